@@ -1,0 +1,103 @@
+package internal_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/aiperf-go/aiperf"
+
+// leaves may be imported by any package that is allowed internal imports at all.
+var leaves = []string{"internal/record", "internal/clock", "internal/tokenizer"}
+
+// allowed lists, per package, the internal packages it may import besides the
+// leaves. The data flows config -> dataset -> timing -> worker (endpoint +
+// transport) -> record -> metrics -> export; a package imports what is
+// upstream of it, never what is downstream. Packages marked isolated import no
+// internal package at all (mockserver must stay standard-library only, so a
+// bug cannot hide on both sides of the wire).
+var allowed = map[string][]string{
+	"cmd/aiperf":              {"internal/cli"},
+	"internal/cli":            {"internal/config", "internal/benchmark", "internal/builtin", "internal/plugin", "internal/mockserver", "internal/ui"},
+	"internal/benchmark":      {"internal/config", "internal/builtin", "internal/plugin", "internal/dataset", "internal/timing", "internal/worker", "internal/endpoint", "internal/transport", "internal/metrics", "internal/metrics/stats", "internal/export", "internal/ui"},
+	"internal/builtin":        {"internal/plugin", "internal/endpoint", "internal/endpoint/openai", "internal/dataset", "internal/timing", "internal/export"},
+	"internal/worker":         {"internal/timing", "internal/dataset", "internal/endpoint", "internal/transport"},
+	"internal/endpoint":       {"internal/dataset"},
+	"internal/endpoint/openai": {"internal/endpoint", "internal/dataset"},
+	"internal/metrics":        {"internal/metrics/stats"},
+	"internal/export":         {"internal/metrics"},
+	"internal/timing":         {},
+	"internal/transport":      {},
+	"internal/dataset":        {},
+}
+
+// isolated packages import nothing internal, not even the leaves.
+var isolated = []string{
+	"internal/config", "internal/record", "internal/clock", "internal/plugin",
+	"internal/tokenizer", "internal/mockserver", "internal/ui", "internal/metrics/stats",
+}
+
+type listedPackage struct {
+	ImportPath string
+	Imports    []string
+	Standard   bool
+}
+
+func TestImportLayering(t *testing.T) {
+	cmd := exec.Command("go", "list", "-json", module+"/...")
+	var out, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("go list: %v\n%s", err, stderr.String())
+	}
+	dec := json.NewDecoder(&out)
+	seen := 0
+	for {
+		var p listedPackage
+		if err := dec.Decode(&p); err == io.EOF {
+			break
+		} else if err != nil {
+			t.Fatalf("decode go list output: %v", err)
+		}
+		rel := strings.TrimPrefix(strings.TrimPrefix(p.ImportPath, module), "/")
+		if rel == "internal" { // this test's own directory
+			continue
+		}
+		seen++
+		checkPackage(t, rel, p.Imports)
+	}
+	if seen == 0 {
+		t.Fatal("go list returned no packages")
+	}
+}
+
+func checkPackage(t *testing.T, rel string, imports []string) {
+	t.Helper()
+	isIsolated := slices.Contains(isolated, rel)
+	allow, known := allowed[rel]
+	if !isIsolated && !known {
+		t.Errorf("package %s is not in the layering table; add it to allowed or isolated", rel)
+		return
+	}
+	for _, imp := range imports {
+		if rel == "internal/mockserver" && strings.Contains(imp, ".") {
+			t.Errorf("%s imports %s: mockserver must use only the standard library", rel, imp)
+		}
+		if !strings.HasPrefix(imp, module+"/") {
+			continue
+		}
+		dep := strings.TrimPrefix(imp, module+"/")
+		switch {
+		case isIsolated:
+			t.Errorf("%s imports %s: it must import no internal package", rel, dep)
+		case slices.Contains(leaves, dep), slices.Contains(allow, dep):
+		default:
+			t.Errorf("%s imports %s: not allowed (downstream or sideways); allowed: %v + leaves %v", rel, dep, allow, leaves)
+		}
+	}
+}

@@ -1,0 +1,49 @@
+package record
+
+import (
+	"fmt"
+	"time"
+)
+
+// ErrorDetails is AIPerf's error shape, {code, type, message}, carried on a
+// failed record and grouped in the run's error_summary.
+//
+// Code is the HTTP status when the server answered with one, 499 for a
+// client-side cancellation, and 0 (exported as null) when no status applies,
+// as for a refused connection or a broken stream.
+type ErrorDetails struct {
+	Code    int    `json:"code"`
+	Type    string `json:"type"`
+	Message string `json:"message"`
+}
+
+// Error types used across the pipeline. They mirror the exception class
+// names AIPerf reports so that error summaries read the same.
+const (
+	TypeCancelled      = "RequestCancellationError" // code 499
+	TypeConnect        = "ConnectionError"          // no connection could be made
+	TypeTimeout        = "TimeoutError"             // --request-timeout-seconds elapsed
+	TypeStream         = "StreamError"              // the body broke off mid-read
+	TypeJSON           = "JSONDecodeError"          // a response chunk was not valid JSON
+	TypeInvalidResult  = "InvalidInferenceResultError"
+	TypeServerReported = "ServerError" // an error object or SSE error event in a 200 response
+)
+
+// CancelledCode is the status AIPerf assigns to client-cancelled requests.
+const CancelledCode = 499
+
+// HTTPError is the error for a non-2xx response: the status, its reason
+// phrase, and the (truncated) body as the message.
+func HTTPError(status int, reason, body string) *ErrorDetails {
+	return &ErrorDetails{Code: status, Type: reason, Message: body}
+}
+
+// CancelledError is the error for a request the client cancelled after it
+// had been in flight for the given time.
+func CancelledError(after time.Duration) *ErrorDetails {
+	return &ErrorDetails{
+		Code:    CancelledCode,
+		Type:    TypeCancelled,
+		Message: fmt.Sprintf("Request was cancelled after %.3f seconds", after.Seconds()),
+	}
+}
