@@ -1,0 +1,142 @@
+package dataset
+
+import (
+	"bytes"
+	"compress/gzip"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/aiperf-go/aiperf/internal/tokenizer"
+)
+
+func gzipText(t *testing.T, text string) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	if _, err := zw.Write([]byte(text)); err != nil {
+		t.Fatal(err)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+func TestSplitCorpus(t *testing.T) {
+	long := strings.Repeat("a", 4000)
+	wide := strings.Repeat("é", 5000)                            // 5,000 characters in 10,000 bytes
+	text := long + "\n\n   \n  " + long + "  \n" + long + "\n" + // closes at 12,000 characters
+		wide + "\n" + // 5,000 characters: still open
+		"b\r\n" + long + "\n" + // 9,001 characters: still open
+		"\t" + long + "\n" + // closes at 13,001 characters
+		"tail"
+	got, err := splitCorpus(gzipText(t, text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		long + " " + long + " " + long,
+		wide + " b " + long + " " + long,
+		"tail",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("chunks mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func TestSplitCorpusErrors(t *testing.T) {
+	if _, err := splitCorpus([]byte("not gzip")); err == nil {
+		t.Error("splitCorpus accepted bytes that are not gzip")
+	}
+	if _, err := splitCorpus(gzipText(t, "\n  \n\t\n")); err == nil {
+		t.Error("splitCorpus accepted a corpus with no text")
+	}
+}
+
+// TestEmbeddedCorpus checks the facts prompts rely on: the corpus is
+// non-trivial and chunked as AIPerf chunks its copy (485 chunks).
+func TestEmbeddedCorpus(t *testing.T) {
+	chunks, err := corpusChunks()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(chunks) != 485 {
+		t.Errorf("%d chunks, want 485", len(chunks))
+	}
+	for i, c := range chunks[:len(chunks)-1] {
+		if len(c) < minChunkChars {
+			t.Fatalf("chunk %d has %d bytes, want at least %d", i, len(c), minChunkChars)
+		}
+	}
+}
+
+// byteTokenizer is a test tokenizer with one token per byte.
+type byteTokenizer struct{}
+
+func (byteTokenizer) Name() string { return "bytes" }
+func (byteTokenizer) Encode(s string) []int {
+	ids := make([]int, len(s))
+	for i := range len(s) {
+		ids[i] = int(s[i])
+	}
+	return ids
+}
+func (byteTokenizer) Decode(ids []int) string {
+	b := make([]byte, len(ids))
+	for i, id := range ids {
+		b[i] = byte(id)
+	}
+	return string(b)
+}
+func (byteTokenizer) Count(s string) int { return len(s) }
+
+func TestCorpusWindowWraps(t *testing.T) {
+	c := newCorpusFrom(byteTokenizer{}, []string{"abc", "de"})
+	cycle := strings.Repeat("abcde", 5)
+	rng := rand.New(rand.NewPCG(1, 2))
+	starts := map[byte]bool{}
+	for range 200 {
+		got := byteTokenizer{}.Decode(c.window(rng, 12, nil))
+		if len(got) != 12 || !strings.Contains(cycle, got) {
+			t.Fatalf("window %q is not 12 consecutive tokens of the cyclic corpus", got)
+		}
+		starts[got[0]] = true
+	}
+	if len(starts) != 5 {
+		t.Errorf("windows started at %d distinct tokens, want all 5", len(starts))
+	}
+}
+
+// TestCorpusTokenizesLazily checks that windows tokenize only the chunks
+// they cover.
+func TestCorpusTokenizesLazily(t *testing.T) {
+	tok, err := tokenizer.Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := newCorpus(tok)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	const windows = 10
+	for range windows {
+		// 100 tokens are far fewer than a chunk's ~2,700, so a window
+		// covers at most two chunks.
+		if got := len(c.window(rng, 100, nil)); got != 100 {
+			t.Fatalf("window of %d tokens, want 100", got)
+		}
+	}
+	tokenized := 0
+	for i := range c.tokens {
+		if c.tokens[i].ids != nil {
+			tokenized++
+		}
+	}
+	if tokenized == 0 || tokenized > 2*windows {
+		t.Errorf("%d of %d chunks tokenized for %d windows", tokenized, len(c.tokens), windows)
+	}
+}

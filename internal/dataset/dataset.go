@@ -1,0 +1,37 @@
+// Package dataset holds the conversations a benchmark sends and the code that
+// produces them: synthetic prompts cut from an embedded corpus by token count
+// today, custom files and traces later.
+//
+// A Conversation is what one credit runs: its turns are sent in order, one at
+// a time. Single-turn workloads are conversations of one turn.
+package dataset
+
+// Conversation is one session of turns sent in order.
+type Conversation struct {
+	// ID is AIPerf's conversation_id / session_id. It is derived from the
+	// random seed so the same seed yields the same inputs.json.
+	ID    string
+	Turns []Turn
+}
+
+// Turn is one request's worth of input.
+type Turn struct {
+	Role  string   // message role; "user" when empty
+	Texts []string // prompt texts; AIPerf's ISL counts strings.Join(Texts, " ")
+	// InputTokens is the client tokenizer's count of strings.Join(Texts, " "),
+	// computed once when the dataset is built; -1 when unknown.
+	InputTokens int
+	// MaxTokens is the requested output length (sent as max_completion_tokens
+	// or max_tokens); 0 means the request does not set one.
+	MaxTokens int
+	// Model overrides the run's model for this turn when non-empty.
+	Model string
+}
+
+// Dataset is an immutable, indexable set of conversations.
+type Dataset struct {
+	Conversations []Conversation
+}
+
+// Len returns the number of conversations.
+func (d *Dataset) Len() int { return len(d.Conversations) }

@@ -1,0 +1,95 @@
+package dataset
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"math"
+	"math/rand/v2"
+	"strconv"
+)
+
+// Stream names of the seeded random generators. Each purpose draws from its
+// own stream, derived from the run's seed and the name, so changing one knob
+// (say the output length) leaves every other draw (prompt lengths, prompt
+// text, sampling order) unchanged. The names follow AIPerf's derived RNG
+// identifiers where it has one.
+const (
+	streamPromptLength = "dataset.prompt.length"
+	streamPromptCorpus = "dataset.prompt.corpus" // one sub-stream per prompt, see promptStream
+	streamMaxTokens    = "composer.turn.max_tokens"
+	streamSessionID    = "dataset.session_id"
+	streamRandom       = "dataset.sampler.random"
+	streamShuffle      = "dataset.sampler.shuffle"
+)
+
+// newStream returns the random generator named name under seed: ChaCha8
+// keyed by SHA-256 of "<seed>:<name>", the string AIPerf hashes to derive its
+// per-component generators. The same seed and name always give the same
+// sequence, on every platform.
+func newStream(seed uint64, name string) *rand.Rand {
+	key := sha256.Sum256([]byte(strconv.FormatUint(seed, 10) + ":" + name))
+	return rand.New(rand.NewChaCha8(key))
+}
+
+// promptStream returns the generator for the text of prompt i: where its
+// window starts and, when its length needs fixing up, the extra tokens. One
+// stream per prompt makes prompts independent of each other, so they can be
+// built in parallel and prompt i does not change when the number of entries
+// does.
+func promptStream(seed uint64, i int) *rand.Rand {
+	return newStream(seed, streamPromptCorpus+"/"+strconv.Itoa(i))
+}
+
+// maxNormalTries bounds the rejection sampling in positiveNormalInt, as in
+// AIPerf.
+const maxNormalTries = 10_000
+
+// positiveNormalInt draws an integer of at least 1 from a normal
+// distribution, following AIPerf's sample_positive_normal_integer: with
+// stddev <= 0 it is max(1, round(mean)); otherwise draws below zero are
+// rejected (up to maxNormalTries, then the mean is used) and the accepted
+// draw is rounded up, so the result is at least 1. mean must be finite and
+// non-negative. Results are capped at math.MaxInt32, far beyond any sequence
+// length, so absurd deviations cannot overflow.
+func positiveNormalInt(rng *rand.Rand, mean, stddev float64) int {
+	if stddev <= 0 {
+		return toLength(math.RoundToEven(mean))
+	}
+	x := mean
+	for range maxNormalTries {
+		if v := rng.NormFloat64()*stddev + mean; v >= 0 {
+			x = v
+			break
+		}
+	}
+	return toLength(math.Ceil(x))
+}
+
+// toLength converts a whole float to a length in [1, math.MaxInt32].
+func toLength(x float64) int {
+	return int(max(1, min(x, math.MaxInt32)))
+}
+
+// newUUID returns a random (version 4) UUID string drawn from rng.
+func newUUID(rng *rand.Rand) string {
+	var b [16]byte
+	for i := range 2 {
+		v := rng.Uint64()
+		for j := range 8 {
+			b[8*i+j] = byte(v >> (8 * j))
+		}
+	}
+	b[6] = b[6]&0x0f | 0x40 // version 4
+	b[8] = b[8]&0x3f | 0x80 // RFC 9562 variant
+	var out [36]byte
+	hex.Encode(out[0:8], b[0:4])
+	out[8] = '-'
+	hex.Encode(out[9:13], b[4:6])
+	out[13] = '-'
+	hex.Encode(out[14:18], b[6:8])
+	out[18] = '-'
+	hex.Encode(out[19:23], b[8:10])
+	out[23] = '-'
+	hex.Encode(out[24:36], b[10:16])
+	return string(out[:])
+}
