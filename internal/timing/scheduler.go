@@ -1,0 +1,352 @@
+package timing
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/aiperf-go/aiperf/internal/clock"
+	"github.com/aiperf-go/aiperf/internal/record"
+)
+
+// Options configures one phase's Scheduler.
+type Options struct {
+	// Phase is stamped on every credit.
+	Phase record.Phase
+	// Arrivals is the schedule. nil selects closed-loop mode (AIPerf's
+	// "concurrency_burst"): a credit is issued whenever a slot is free.
+	Arrivals Arrivals
+	// Concurrency is the most credits outstanding (issued, not yet Done) at
+	// once; 0 means unlimited, which needs Arrivals.
+	Concurrency int
+	// Count stops issuing after this many credits; 0 means no count limit.
+	Count int
+	// Duration stops issuing this long after Run started: no credit is
+	// issued at or after start+Duration. 0 means no time limit.
+	Duration time.Duration
+	// Sleeper waits for due times; nil means a Coarse sleeper.
+	Sleeper Sleeper
+}
+
+// StopReason says why Run stopped issuing credits.
+type StopReason uint8
+
+const (
+	// StopCount: Options.Count credits were issued.
+	StopCount StopReason = iota
+	// StopDuration: Options.Duration elapsed.
+	StopDuration
+	// StopCtx: the context passed to Run was done.
+	StopCtx
+	// StopExhausted: the Arrivals schedule ended (a Fixed schedule ran out,
+	// or a due time would overflow a time.Duration).
+	StopExhausted
+)
+
+// String returns the reason's lower-case name.
+func (r StopReason) String() string {
+	switch r {
+	case StopCount:
+		return "count"
+	case StopDuration:
+		return "duration"
+	case StopCtx:
+		return "ctx"
+	case StopExhausted:
+		return "exhausted"
+	}
+	return fmt.Sprintf("StopReason(%d)", uint8(r))
+}
+
+// Stats describes one Run.
+type Stats struct {
+	// Issued is how many credits were handed to issue.
+	Issued uint64
+	// Start and End are run-clock offsets: the phase start all due times
+	// count from, and the moment Run stopped issuing. For a duration stop End
+	// is at (or just after) Start+Duration.
+	Start, End time.Duration
+	// Reason is the stop condition that ended the run.
+	Reason StopReason
+	// MaxOutstanding is the highest number of credits outstanding at once
+	// as seen right after an issue.
+	MaxOutstanding int
+	// Waited counts rate-mode credits whose due time arrived while every
+	// concurrency slot was taken, so they were issued late. Closed-loop
+	// credits never count: their Due is the moment their slot freed.
+	Waited uint64
+}
+
+// Scheduler issues a phase's credits from one goroutine, against absolute
+// deadlines measured from one start, with an optional concurrency gate.
+//
+// Run is called once, on the goroutine that owns the schedule; Done may be
+// called from any goroutine, before or after Run returns, and never blocks.
+type Scheduler struct {
+	o       Options
+	sleeper Sleeper
+	ran     atomic.Bool
+
+	// notify has capacity 1: Done posts to it without blocking, and the
+	// scheduler re-checks the slot count after every wake, so coalesced or
+	// stale notifications are harmless.
+	notify chan struct{}
+
+	mu          sync.Mutex
+	clk         *clock.Clock // set by Run; Done stamps slot-free times with it
+	outstanding int          // credits issued and not yet Done
+	// Closed loop only: a ring of the moments the free slots became free,
+	// oldest first. Once Run has started, freedN + outstanding ==
+	// Concurrency, so the ring never overflows.
+	freed     []time.Duration
+	freedHead int
+	freedN    int
+}
+
+// New validates o and returns a Scheduler for it. Every problem is reported,
+// joined into one error: a stop condition is required (Count or Duration),
+// negative values are rejected, and closed-loop mode (nil Arrivals) needs
+// Concurrency > 0.
+func New(o Options) (*Scheduler, error) {
+	var errs []error
+	if o.Count < 0 {
+		errs = append(errs, fmt.Errorf("timing: count must be >= 0, got %d", o.Count))
+	}
+	if o.Duration < 0 {
+		errs = append(errs, fmt.Errorf("timing: duration must be >= 0, got %v", o.Duration))
+	}
+	if o.Count == 0 && o.Duration == 0 {
+		errs = append(errs, errors.New("timing: a request count or a duration is required to stop the phase"))
+	}
+	if o.Concurrency < 0 {
+		errs = append(errs, fmt.Errorf("timing: concurrency must be >= 0, got %d", o.Concurrency))
+	}
+	if o.Arrivals == nil && o.Concurrency <= 0 {
+		errs = append(errs, errors.New("timing: closed-loop mode (no arrival schedule) needs concurrency > 0"))
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	s := &Scheduler{o: o, sleeper: o.Sleeper, notify: make(chan struct{}, 1)}
+	if s.sleeper == nil {
+		s.sleeper = &Coarse{}
+	}
+	return s, nil
+}
+
+// Run issues credits until a stop condition holds and returns what it did.
+//
+// It records the phase start as clk.Now(), then calls issue synchronously,
+// on its own goroutine, once per credit, in Seq order with non-decreasing
+// Due. issue must not block: it should hand the credit to a worker and
+// return. Run does not wait for outstanding credits; the caller drains them
+// (with its grace period) and keeps calling Done.
+//
+// Rate mode (Arrivals set): credit n is due at start + the schedule's n-th
+// offset. Run sleeps until then; when it is already late it issues at once
+// (catch-up), so lateness never accumulates. If Concurrency slots are all
+// taken it waits for a Done, and the credit keeps its scheduled Due.
+//
+// Closed-loop mode (Arrivals nil): Concurrency credits are issued at start
+// with Due = start, then one more each time a Done frees a slot, with Due =
+// the moment of that Done.
+//
+// Run stops when Count credits have been issued, when start+Duration is
+// reached (no credit is issued at or after it; Run returns at that moment
+// rather than earlier, so the caller's grace period starts on time), when
+// ctx is done, or when the schedule is exhausted. Run may be called once.
+func (s *Scheduler) Run(ctx context.Context, clk *clock.Clock, issue func(Credit)) Stats {
+	if s.ran.Swap(true) {
+		panic("timing: Scheduler.Run called twice")
+	}
+	l := loop{s: s, ctx: ctx, clk: clk, issue: issue}
+
+	s.mu.Lock()
+	s.clk = clk
+	l.st.Start = clk.Now()
+	if s.o.Arrivals == nil {
+		s.freed = make([]time.Duration, s.o.Concurrency)
+		for range s.o.Concurrency {
+			s.pushFreed(l.st.Start)
+		}
+	}
+	s.mu.Unlock()
+
+	if s.o.Duration > 0 {
+		l.end = l.st.Start + s.o.Duration
+		// One timer, armed once, for the end of the phase: it bounds every
+		// wait for a slot. The Sleeper's own timer handles due times.
+		l.endTimer = time.NewTimer(s.o.Duration)
+		defer l.endTimer.Stop()
+	}
+	if s.o.Arrivals == nil {
+		l.st.Reason = l.closed()
+	} else {
+		l.st.Reason = l.rate()
+	}
+	l.st.End = clk.Now()
+	return l.st
+}
+
+// Done reports that c's work has finished, freeing its concurrency slot.
+// Call it exactly once per issued credit, from any goroutine, at any time
+// (also after Run has returned); it never blocks. Extra calls are ignored
+// once nothing is outstanding. The gate only counts slots, so c is not
+// inspected today; it is taken so callers return the credit they were given
+// and per-credit gates can be added without changing call sites.
+func (s *Scheduler) Done(c Credit) {
+	s.mu.Lock()
+	if s.outstanding > 0 {
+		s.outstanding--
+		if s.o.Arrivals == nil {
+			s.pushFreed(s.clk.Now())
+		}
+	}
+	s.mu.Unlock()
+	select {
+	case s.notify <- struct{}{}:
+	default:
+	}
+}
+
+// loop is the state of one Run, owned by the scheduler goroutine.
+type loop struct {
+	s        *Scheduler
+	ctx      context.Context
+	clk      *clock.Clock
+	issue    func(Credit)
+	end      time.Duration // start+Duration; valid when endTimer != nil
+	endTimer *time.Timer   // nil without a duration limit
+	st       Stats
+}
+
+// rate runs the open-loop schedule and returns why it stopped.
+func (l *loop) rate() StopReason {
+	o := &l.s.o
+	for {
+		if o.Count > 0 && l.st.Issued >= uint64(o.Count) {
+			return StopCount
+		}
+		if l.ctx.Err() != nil {
+			return StopCtx
+		}
+		off, ok := o.Arrivals.Next()
+		if !ok {
+			return StopExhausted
+		}
+		due := l.st.Start + off
+		if l.endTimer != nil && due >= l.end {
+			// The next credit falls outside the phase: wait out the phase.
+			if l.s.sleeper.SleepUntil(l.ctx, l.clk, l.end) != nil {
+				return StopCtx
+			}
+			return StopDuration
+		}
+		if l.s.sleeper.SleepUntil(l.ctx, l.clk, due) != nil {
+			return StopCtx
+		}
+		if o.Concurrency > 0 {
+			waited := false
+			for !l.s.slotFree() {
+				waited = true
+				if r, stop := l.waitForSlot(); stop {
+					return r
+				}
+			}
+			if waited {
+				l.st.Waited++
+			}
+		}
+		if l.endTimer != nil && l.clk.Now() >= l.end {
+			return StopDuration
+		}
+		l.send(due)
+	}
+}
+
+// closed runs the closed loop and returns why it stopped.
+func (l *loop) closed() StopReason {
+	o := &l.s.o
+	for {
+		if o.Count > 0 && l.st.Issued >= uint64(o.Count) {
+			return StopCount
+		}
+		if l.ctx.Err() != nil {
+			return StopCtx
+		}
+		if l.endTimer != nil && l.clk.Now() >= l.end {
+			return StopDuration
+		}
+		due, ok := l.s.takeFreed()
+		if !ok {
+			if r, stop := l.waitForSlot(); stop {
+				return r
+			}
+			continue
+		}
+		l.send(due)
+	}
+}
+
+// send issues the next credit; the caller has reserved its slot or there is
+// no limit.
+func (l *loop) send(due time.Duration) {
+	s := l.s
+	s.mu.Lock()
+	if s.o.Arrivals != nil {
+		// Closed-loop slots are reserved by takeFreed.
+		s.outstanding++
+	}
+	n := s.outstanding
+	s.mu.Unlock()
+	l.st.MaxOutstanding = max(l.st.MaxOutstanding, n)
+	l.issue(Credit{Seq: l.st.Issued, Phase: s.o.Phase, Due: due})
+	l.st.Issued++
+}
+
+// waitForSlot blocks until a Done arrives, the phase ends or ctx is done.
+// stop is true when the run must end, with the reason.
+func (l *loop) waitForSlot() (r StopReason, stop bool) {
+	var endC <-chan time.Time
+	if l.endTimer != nil {
+		endC = l.endTimer.C
+	}
+	select {
+	case <-l.s.notify:
+		return 0, false
+	case <-l.ctx.Done():
+		return StopCtx, true
+	case <-endC:
+		return StopDuration, true
+	}
+}
+
+// slotFree reports whether a rate-mode credit can take a slot now.
+func (s *Scheduler) slotFree() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.outstanding < s.o.Concurrency
+}
+
+// takeFreed reserves a closed-loop slot, returning when it became free.
+func (s *Scheduler) takeFreed() (time.Duration, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.freedN == 0 {
+		return 0, false
+	}
+	t := s.freed[s.freedHead]
+	s.freedHead = (s.freedHead + 1) % len(s.freed)
+	s.freedN--
+	s.outstanding++
+	return t, true
+}
+
+// pushFreed appends a slot-free moment to the ring; s.mu must be held.
+func (s *Scheduler) pushFreed(t time.Duration) {
+	s.freed[(s.freedHead+s.freedN)%len(s.freed)] = t
+	s.freedN++
+}
