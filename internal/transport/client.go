@@ -1,0 +1,105 @@
+// Package transport sends benchmark requests over HTTP and reads their
+// responses, stamping every step on the run clock.
+//
+// One Client (one http.Transport) serves every worker of a run, so that
+// connections are pooled and reused across thousands of concurrent streams.
+// Do never returns an error: every failure (refused connection, timeout,
+// cancellation, non-2xx status, broken stream) is recorded on the
+// record.Record it fills, because a failed request is a measurement too.
+package transport
+
+import (
+	"crypto/tls"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+)
+
+// DefaultMaxIdleConnsPerHost is the idle pool kept per host when
+// Options.MaxIdleConnsPerHost is 0. It is large so that a run at high
+// concurrency reuses its connections instead of redialling after every
+// response; set it to the run's concurrency when that is known.
+const DefaultMaxIdleConnsPerHost = 4096
+
+// Options tune the shared HTTP client. The zero value is usable: no
+// per-request timeout, no connection cap, a large idle pool.
+type Options struct {
+	// Timeout bounds one request from send to the end of its body
+	// (--request-timeout-seconds). 0 means no limit. When it elapses the
+	// record gets a record.TypeTimeout error.
+	Timeout time.Duration
+	// MaxConnsPerHost caps connections per host, idle or active. 0 means no
+	// cap, which is what a load generator wants: a cap would queue requests
+	// inside the client and hide the server's latency behind ours.
+	MaxConnsPerHost int
+	// MaxIdleConnsPerHost is how many idle connections are kept per host for
+	// reuse. 0 means DefaultMaxIdleConnsPerHost.
+	MaxIdleConnsPerHost int
+	// InsecureSkipVerify disables TLS certificate verification, for
+	// self-signed inference endpoints.
+	InsecureSkipVerify bool
+}
+
+// Client sends requests over one shared, tuned http.Transport. It is safe
+// for concurrent use by any number of goroutines.
+type Client struct {
+	hc      *http.Client
+	timeout time.Duration
+	readers sync.Pool // *SSEReader, reused across streams
+}
+
+// New builds the shared client.
+//
+// The transport speaks HTTP/1.1 only (one stream per connection, as AIPerf's
+// aiohttp connector), ignores proxy environment variables, never asks for
+// compression (a gzip body would be buffered and would blur every chunk
+// timestamp), and keeps connections alive with TCP keep-alive.
+func New(o Options) *Client {
+	idle := o.MaxIdleConnsPerHost
+	if idle <= 0 {
+		idle = DefaultMaxIdleConnsPerHost
+	}
+	dialer := &net.Dialer{KeepAlive: 30 * time.Second}
+	protocols := new(http.Protocols)
+	protocols.SetHTTP1(true)
+	t := &http.Transport{
+		Proxy:               nil,
+		DialContext:         dialer.DialContext,
+		MaxIdleConns:        0, // no global cap; the per-host cap below applies
+		MaxIdleConnsPerHost: idle,
+		MaxConnsPerHost:     max(o.MaxConnsPerHost, 0),
+		IdleConnTimeout:     90 * time.Second,
+		TLSHandshakeTimeout: 30 * time.Second,
+		DisableCompression:  true,
+		ForceAttemptHTTP2:   false,
+		Protocols:           protocols,
+	}
+	if o.InsecureSkipVerify {
+		t.TLSClientConfig = &tls.Config{InsecureSkipVerify: true} //nolint:gosec // opt-in for self-signed servers
+	}
+	return &Client{
+		hc: &http.Client{
+			Transport: t,
+			// Redirects are followed as net/http does; a benchmark endpoint
+			// that redirects is unusual but not an error.
+		},
+		timeout: max(o.Timeout, 0),
+	}
+}
+
+// Close releases idle connections. In-flight requests are not affected.
+func (c *Client) Close() { c.hc.CloseIdleConnections() }
+
+// Request is one HTTP POST to send.
+//
+// Header is sent as given: Do adds no headers of its own, so the caller
+// supplies Content-Type, Authorization, X-Request-ID, X-Correlation-ID,
+// User-Agent and any user headers. (Without a User-Agent, net/http sends its
+// default "Go-http-client/1.1".) Do neither modifies nor retains Header or
+// Body after it returns.
+type Request struct {
+	URL    string
+	Body   []byte
+	Header http.Header
+}

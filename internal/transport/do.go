@@ -1,0 +1,295 @@
+package transport
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/aiperf-go/aiperf/internal/clock"
+	"github.com/aiperf-go/aiperf/internal/record"
+)
+
+// MaxErrorBody is how much of a non-2xx response body is kept as the error
+// message. Error summaries group by message, so a whole HTML error page per
+// record would only cost memory.
+const MaxErrorBody = 1 << 10
+
+// SSEErrorCode is the code AIPerf gives an `event: error` SSE block in an
+// otherwise successful response (it maps it to 502 Bad Gateway).
+const SSEErrorCode = 502
+
+// errRequestTimeout is the cancellation cause of the per-request deadline.
+// Comparing causes, rather than ctx.Err values, is what tells our own
+// timeout apart from the caller cancelling: both surface as context errors
+// from net/http, but only the deadline carries this cause.
+var errRequestTimeout = errors.New("request timeout")
+
+// drainLimit is how much of an unread body is discarded on close so that the
+// connection can go back to the pool; beyond it the connection is closed.
+const drainLimit = 64 << 10
+
+// Do sends req and fills rec with what happened. It never returns an error:
+// failures are recorded in rec.Error.
+//
+// Fields set: Sent (just before the request is handed to net/http), Ack
+// (response headers received), End, Status, Streaming, Chunks, RequestBytes,
+// ResponseBytes, and on failure Error, plus Cancelled and CancelledAt when
+// ctx was cancelled. Chunks received before a failure are kept.
+//
+// Classification, in order of precedence:
+//   - the per-request Options.Timeout elapsed: record.TypeTimeout, code 0;
+//   - ctx was cancelled by the caller: record.CancelledError, code 499;
+//   - no response headers (refused, DNS, dial, reset before the response):
+//     record.TypeConnect, code 0, the Go error text as message;
+//   - status outside 2xx: record.HTTPError with the reason phrase and up to
+//     MaxErrorBody bytes of the body;
+//   - the body broke off (reset, unexpected EOF): record.TypeStream;
+//   - an `event: error` SSE block: record.TypeServerReported, code 502.
+func (c *Client) Do(ctx context.Context, clk *clock.Clock, req *Request, rec *record.Record) {
+	rec.RequestBytes = len(req.Body)
+	reqCtx, cancel := ctx, context.CancelFunc(func() {})
+	if c.timeout > 0 {
+		reqCtx, cancel = context.WithTimeoutCause(ctx, c.timeout, errRequestTimeout)
+	}
+	defer cancel()
+
+	hreq, err := http.NewRequestWithContext(reqCtx, http.MethodPost, req.URL, bytes.NewReader(req.Body))
+	if err != nil {
+		// A malformed URL is a configuration fault, but the contract is
+		// that Do records rather than returns; validation upstream should
+		// make this unreachable.
+		rec.Sent = clk.Now()
+		c.fail(ctx, reqCtx, clk, rec, err, record.TypeConnect)
+		return
+	}
+	if req.Header != nil {
+		hreq.Header = req.Header
+	}
+
+	rec.Sent = clk.Now()
+	resp, err := c.hc.Do(hreq)
+	if err != nil {
+		c.fail(ctx, reqCtx, clk, rec, err, record.TypeConnect)
+		return
+	}
+	rec.Ack = clk.Now()
+	rec.Status = resp.StatusCode
+	body := &countingReader{r: resp.Body}
+	defer func() {
+		rec.ResponseBytes = int(body.n)
+		// After an error status, drain a short, complete body so the
+		// connection can be reused. Anything else abandoned early (cancel,
+		// timeout, error event, a long or open-ended body) is not waited
+		// for: closing it closes its connection.
+		if rec.Error != nil && rec.Error.Code == resp.StatusCode && resp.ContentLength >= 0 && resp.ContentLength <= drainLimit {
+			_, _ = io.Copy(io.Discard, resp.Body)
+		}
+		_ = resp.Body.Close()
+	}()
+
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		c.httpError(ctx, reqCtx, clk, rec, resp, body)
+		return
+	}
+	if isEventStream(resp.Header.Get("Content-Type")) {
+		rec.Streaming = true
+		c.readStream(ctx, reqCtx, clk, rec, body)
+		return
+	}
+	c.readBody(ctx, reqCtx, clk, rec, body, resp.ContentLength)
+}
+
+// readStream reads an SSE body, one Chunk per event with data. Event data is
+// copied into one growing arena per record and each Chunk slices it, so a
+// stream costs O(log n) allocations rather than one per event.
+func (c *Client) readStream(ctx, reqCtx context.Context, clk *clock.Clock, rec *record.Record, body io.Reader) {
+	sr, _ := c.readers.Get().(*SSEReader)
+	if sr == nil {
+		sr = NewSSEReader(body, clk)
+	} else {
+		sr.clk = clk
+		sr.Reset(body)
+	}
+	defer c.putReader(sr)
+
+	var arena []byte
+	for sr.Next() {
+		ev := sr.Event()
+		if isErrorEvent(ev.Type) {
+			rec.End = clk.Now()
+			rec.Error = sseError(ev)
+			return
+		}
+		if len(bytes.TrimSpace(ev.Data)) == 0 {
+			// A keep-alive or typed event without data carries no response
+			// (AIPerf skips it as well).
+			continue
+		}
+		if cap(arena)-len(arena) < len(ev.Data) {
+			arena = make([]byte, 0, max(2*cap(arena), len(ev.Data), 4<<10))
+		}
+		start := len(arena)
+		arena = append(arena, ev.Data...)
+		rec.Chunks = append(rec.Chunks, record.Chunk{
+			At:    ev.At,
+			Event: ev.Type,
+			Data:  arena[start:len(arena):len(arena)],
+		})
+	}
+	if err := sr.Err(); err != nil {
+		c.fail(ctx, reqCtx, clk, rec, err, record.TypeStream)
+		return
+	}
+	rec.End = clk.Now()
+}
+
+func (c *Client) putReader(sr *SSEReader) {
+	sr.Reset(nil)
+	// A reader that grew for a huge line would pin that memory in the pool.
+	if cap(sr.buf) <= 1<<20 && cap(sr.data) <= 1<<20 {
+		c.readers.Put(sr)
+	}
+}
+
+// readBody reads a non-streaming body whole into one Chunk stamped when the
+// last byte had been read.
+func (c *Client) readBody(ctx, reqCtx context.Context, clk *clock.Clock, rec *record.Record, body io.Reader, size int64) {
+	var buf []byte
+	if size > 0 && size <= 64<<20 {
+		buf = make([]byte, 0, size+1) // +1 lets the final Read see EOF without growing
+	}
+	buf, err := readAll(buf, body)
+	if err != nil {
+		c.fail(ctx, reqCtx, clk, rec, err, record.TypeStream)
+		return
+	}
+	rec.End = clk.Now()
+	rec.Chunks = append(rec.Chunks, record.Chunk{At: rec.End, Data: buf[:len(buf):len(buf)]})
+}
+
+// readAll is io.ReadAll appending to buf.
+func readAll(buf []byte, r io.Reader) ([]byte, error) {
+	if cap(buf) == 0 {
+		buf = make([]byte, 0, 4<<10)
+	}
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return buf, err
+		}
+	}
+}
+
+// httpError records a non-2xx response with the start of its body.
+func (c *Client) httpError(ctx, reqCtx context.Context, clk *clock.Clock, rec *record.Record, resp *http.Response, body io.Reader) {
+	msg, err := io.ReadAll(io.LimitReader(body, MaxErrorBody))
+	if err != nil && reqCtx.Err() != nil {
+		c.fail(ctx, reqCtx, clk, rec, err, record.TypeStream)
+		return
+	}
+	rec.End = clk.Now()
+	rec.Error = record.HTTPError(resp.StatusCode, reasonPhrase(resp), validUTF8Prefix(msg))
+}
+
+// fail records err, classifying it by what cancelled the request context:
+// our own deadline, the caller, or neither (then fallback is the type).
+func (c *Client) fail(ctx, reqCtx context.Context, clk *clock.Clock, rec *record.Record, err error, fallback string) {
+	now := clk.Now()
+	rec.End = now
+	switch {
+	case context.Cause(reqCtx) == errRequestTimeout:
+		rec.Error = &record.ErrorDetails{
+			Type:    record.TypeTimeout,
+			Message: fmt.Sprintf("Request timed out after %.3f seconds", c.timeout.Seconds()),
+		}
+	case ctx.Err() != nil:
+		rec.Cancelled = true
+		rec.CancelledAt = now
+		rec.Error = record.CancelledError(now - rec.Sent)
+	default:
+		var uerr *url.Error
+		if errors.As(err, &uerr) {
+			err = uerr.Err // drop the repeated `Post "URL":` prefix
+		}
+		rec.Error = &record.ErrorDetails{Type: fallback, Message: err.Error()}
+	}
+}
+
+// sseError converts an `event: error` block as AIPerf does: the first
+// comment is the message, otherwise the event itself is described.
+func sseError(ev Event) *record.ErrorDetails {
+	detail := string(ev.Comment)
+	if len(ev.Comment) == 0 {
+		detail = "Unknown error in SSE response: " + string(ev.Data)
+	}
+	return &record.ErrorDetails{
+		Code:    SSEErrorCode,
+		Type:    record.TypeServerReported,
+		Message: "Error occurred in SSE response: " + detail,
+	}
+}
+
+func isErrorEvent(typ string) bool {
+	return len(typ) >= len("error") && strings.EqualFold(strings.TrimSpace(typ), "error")
+}
+
+// isEventStream reports whether a Content-Type names text/event-stream,
+// ignoring parameters and case.
+func isEventStream(ct string) bool {
+	if i := strings.IndexByte(ct, ';'); i >= 0 {
+		ct = ct[:i]
+	}
+	return strings.EqualFold(strings.TrimSpace(ct), "text/event-stream")
+}
+
+// reasonPhrase returns the server's reason phrase (aiohttp's
+// response.reason), falling back to the standard text for the code.
+func reasonPhrase(resp *http.Response) string {
+	code := strconv.Itoa(resp.StatusCode)
+	if r, ok := strings.CutPrefix(resp.Status, code); ok {
+		if r = strings.TrimSpace(r); r != "" {
+			return r
+		}
+	}
+	return http.StatusText(resp.StatusCode)
+}
+
+// validUTF8Prefix returns b as a string, dropping a rune cut in half by
+// truncation and replacing other invalid bytes.
+func validUTF8Prefix(b []byte) string {
+	for i := 1; i < utf8.UTFMax && i <= len(b); i++ {
+		if utf8.RuneStart(b[len(b)-i]) {
+			if !utf8.FullRune(b[len(b)-i:]) {
+				b = b[:len(b)-i]
+			}
+			break
+		}
+	}
+	return strings.ToValidUTF8(string(b), "\uFFFD")
+}
+
+// countingReader counts body bytes for Record.ResponseBytes.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
