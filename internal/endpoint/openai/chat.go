@@ -1,0 +1,139 @@
+// Package openai implements the OpenAI-compatible endpoints: chat
+// completions (/v1/chat/completions) and text completions (/v1/completions),
+// the APIs served by vLLM, SGLang, TensorRT-LLM, NIM and OpenAI itself.
+//
+// Request bodies match AIPerf 0.13 byte for byte in field names, order and
+// presence (compact JSON, as orjson writes it). Response parsing follows
+// AIPerf's rules for which field is content, reasoning or tool-call text.
+package openai
+
+import (
+	"bytes"
+	"fmt"
+
+	"github.com/go-json-experiment/json"
+
+	"github.com/aiperf-go/aiperf/internal/dataset"
+	"github.com/aiperf-go/aiperf/internal/endpoint"
+	"github.com/aiperf-go/aiperf/internal/record"
+)
+
+// Chat is the OpenAI Chat Completions endpoint. It is stateless.
+type Chat struct{}
+
+var _ endpoint.Endpoint = Chat{}
+
+// NewChat returns the chat endpoint (--endpoint-type chat).
+func NewChat() endpoint.Endpoint { return Chat{} }
+
+// Metadata describes the chat endpoint as AIPerf's plugin metadata does.
+func (Chat) Metadata() endpoint.Metadata {
+	return endpoint.Metadata{
+		Type:              "chat",
+		Path:              "/v1/chat/completions",
+		ServiceKind:       "openai",
+		MetricsTitle:      "LLM Metrics",
+		SupportsStreaming: true,
+		ProducesTokens:    true,
+		TokenizesInput:    true,
+	}
+}
+
+// AppendPayload appends the request body for t:
+//
+//	{"messages":[{"role":..,"content":..}],"model":..,"stream":..,
+//	 "max_completion_tokens":.. (or "max_tokens" with UseLegacyMaxTokens,
+//	 only when t.MaxTokens > 0), <extras>, "stream_options":{"include_usage":true}}
+//
+// Extras are merged in order with dict-update semantics (an existing key is
+// replaced in place, a new one appended); stream_options is added when the
+// merged body streams. The error is non-nil only for an extra input whose
+// value is not valid JSON.
+func (Chat) AppendPayload(dst []byte, t *dataset.Turn, o *endpoint.Options) ([]byte, error) {
+	base := [...]member{
+		{key: "messages", kind: kindMessages},
+		{key: "model", kind: kindModel},
+		{key: "stream", kind: kindStream},
+		{},
+	}
+	n := 3
+	if t.MaxTokens > 0 {
+		key := "max_completion_tokens"
+		if o.UseLegacyMaxTokens {
+			key = "max_tokens"
+		}
+		base[n] = member{key: key, kind: kindMaxTokens}
+		n++
+	}
+	return appendBody(dst, base[:n], t, o)
+}
+
+// ParseResponse parses one chat.completion body or chat.completion.chunk
+// event.
+//
+// The content comes from choices[0].message (chat.completion) or
+// choices[0].delta (chat.completion.chunk); other object types carry no
+// content, as in AIPerf. Precedence: reasoning_content, else reasoning, is
+// Reasoning (with content, if any, as Text); else tool calls' names and
+// arguments (after any content) are Text; else content is Text. usage is
+// read from any chunk. An "error" member, or a top-level "object":"error"
+// body, is reported in Parsed.Error. Invalid JSON or a non-object is an
+// error; "[DONE]" is Done.
+func (Chat) ParseResponse(data []byte) (record.Parsed, error) {
+	data = bytes.TrimSpace(data)
+	if isDone(data) {
+		return record.Parsed{Done: true}, nil
+	}
+	if err := checkObject(data); err != nil {
+		return record.Parsed{}, fmt.Errorf("openai chat response: %w", err)
+	}
+	var r chatResponse
+	if err := json.Unmarshal(data, &r, decodeOptions); err != nil {
+		return record.Parsed{}, fmt.Errorf("openai chat response: %w", err)
+	}
+	p := r.common.parsed(r.Object)
+	var msg *chatMessage
+	switch r.Object {
+	case objChatCompletion:
+		msg = &r.Choices.first.Message
+	case objChatChunk:
+		msg = &r.Choices.first.Delta
+	default:
+		return p, nil
+	}
+	content := msg.Content.s
+	switch {
+	case msg.ReasoningContent.s != "":
+		p.Reasoning, p.Text = msg.ReasoningContent.s, content
+	case msg.Reasoning.s != "":
+		p.Reasoning, p.Text = msg.Reasoning.s, content
+	case msg.ToolCalls.text != "":
+		p.Text = content + msg.ToolCalls.text
+	default:
+		p.Text = content
+	}
+	return p, nil
+}
+
+// chatResponse is the part of a chat response AIPerf reads. Unknown fields
+// are ignored.
+type chatResponse struct {
+	common  `json:",inline"`
+	Object  objectType  `json:"object"`
+	Choices chatChoices `json:"choices"`
+}
+
+// chatChoice holds both shapes; the object type decides which is read.
+type chatChoice struct {
+	Message chatMessage `json:"message"`
+	Delta   chatMessage `json:"delta"`
+}
+
+// chatMessage is a message or a delta. Fields of an unexpected JSON type
+// are treated as absent.
+type chatMessage struct {
+	Content          lenientString `json:"content"`
+	ReasoningContent lenientString `json:"reasoning_content"`
+	Reasoning        lenientString `json:"reasoning"`
+	ToolCalls        toolCallText  `json:"tool_calls"`
+}
