@@ -1,0 +1,231 @@
+package metrics
+
+import (
+	"cmp"
+	"slices"
+	"time"
+
+	"github.com/aiperf-go/aiperf/internal/metrics/stats"
+	"github.com/aiperf-go/aiperf/internal/record"
+)
+
+// Accumulator folds processed records into a Summary. One goroutine owns it
+// (the one reading the processors' output), so it takes no locks. Add only
+// appends to per-metric columns and bumps counters; the distributions,
+// derived metrics and sorting happen once, in Summarize.
+type Accumulator struct {
+	reg      *Registry
+	metrics  []*Metric // selected, in dependency order
+	selected []bool    // by metric index
+
+	cols  [][]float64 // record metrics: every value, display units
+	agg   []float64   // aggregate metrics: the fold so far, display units
+	aggOK []bool
+
+	errs map[record.ErrorDetails]int
+
+	anyRecord           bool
+	firstStart, lastEnd int64 // wall ns over every record (Summary.Start/End)
+
+	anyValid         bool
+	minSent, maxResp time.Duration // valid records: exact benchmark duration
+
+	window time.Duration // observation window, 0 when unset
+}
+
+// NewAccumulator prepares columns for the selected metrics of reg. Without
+// SLOs the goodput metrics are dropped, as AIPerf drops them; metrics that do
+// not belong to reg are ignored.
+func NewAccumulator(reg *Registry, selected []*Metric, slos map[string]float64) *Accumulator {
+	n := len(reg.metrics)
+	a := &Accumulator{
+		reg:      reg,
+		selected: make([]bool, n),
+		cols:     make([][]float64, n),
+		agg:      make([]float64, n),
+		aggOK:    make([]bool, n),
+		errs:     make(map[record.ErrorDetails]int),
+	}
+	for _, m := range selected {
+		if !reg.owns(m) || (len(slos) == 0 && m.Flags.Has(FlagGoodput)) {
+			continue
+		}
+		a.selected[m.idx] = true
+	}
+	for _, m := range reg.metrics {
+		if a.selected[m.idx] {
+			a.metrics = append(a.metrics, m)
+		}
+	}
+	return a
+}
+
+// SetWindow sets the observation window that throughput and goodput divide
+// by, as run offsets: AIPerf 0.13 uses the profiling phase's start and the
+// return of its last request rather than benchmark_duration. Without a
+// window (or with end <= start) they divide by benchmark_duration.
+func (a *Accumulator) SetWindow(start, end time.Duration) {
+	a.window = max(end-start, 0)
+}
+
+// Add folds one processed record. Warmup records are ignored: AIPerf
+// excludes them from every result.
+func (a *Accumulator) Add(p *Processed) {
+	rec := p.Record
+	if rec == nil || rec.Phase == record.Warmup {
+		return
+	}
+	for i := range p.Values {
+		v := &p.Values[i]
+		m := v.Metric
+		if !a.reg.owns(m) || !a.selected[m.idx] {
+			continue
+		}
+		switch {
+		case m.Kind == KindRecord && m.List:
+			a.cols[m.idx] = append(a.cols[m.idx], v.List...)
+		case m.Kind == KindRecord:
+			a.cols[m.idx] = append(a.cols[m.idx], v.Scalar)
+		case m.Kind == KindAggregate:
+			a.fold(m, v.Scalar)
+		}
+	}
+	if rec.Error != nil {
+		a.errs[*rec.Error]++
+	}
+	if !a.anyRecord {
+		a.anyRecord, a.firstStart, a.lastEnd = true, p.StartNs, p.EndNs
+	} else {
+		a.firstStart, a.lastEnd = min(a.firstStart, p.StartNs), max(a.lastEnd, p.EndNs)
+	}
+	if p.Valid {
+		resp := p.lastContent
+		if resp == 0 {
+			resp = rec.End
+		}
+		if !a.anyValid {
+			a.anyValid, a.minSent, a.maxResp = true, rec.Sent, resp
+		} else {
+			a.minSent, a.maxResp = min(a.minSent, rec.Sent), max(a.maxResp, resp)
+		}
+	}
+}
+
+func (a *Accumulator) fold(m *Metric, v float64) {
+	i := m.idx
+	if !a.aggOK[i] {
+		a.agg[i], a.aggOK[i] = v, true
+		return
+	}
+	switch m.Agg {
+	case AggMin:
+		a.agg[i] = min(a.agg[i], v)
+	case AggMax:
+		a.agg[i] = max(a.agg[i], v)
+	default:
+		a.agg[i] += v
+	}
+}
+
+// Summarize computes the phase's results: a distribution for each record
+// metric with values, the fold of each aggregate metric that saw a record,
+// and each derived metric that can be computed, in dependency order. Metrics
+// without a (finite) value are left out. It may be called more than once.
+func (a *Accumulator) Summarize() Summary {
+	n := len(a.reg.metrics)
+	dc := &deriveContext{
+		reg:         a.reg,
+		vals:        make([]float64, n), // base units, as AIPerf's results dict
+		has:         make([]bool, n),
+		duration:    a.maxResp - a.minSent,
+		hasDuration: a.anyValid,
+		window:      a.window,
+	}
+	var results []Result
+	for _, m := range a.metrics {
+		r := Result{Metric: m}
+		switch m.Kind {
+		case KindRecord:
+			col := a.cols[m.idx]
+			if len(col) == 0 {
+				continue
+			}
+			s := toStats(stats.Summarize(col)) // sorting the column is harmless
+			if !s.finite() {
+				continue
+			}
+			r.Stats = &s
+			dc.vals[m.idx] = m.FromDisplay(s.Sum)
+		case KindAggregate:
+			if !a.aggOK[m.idx] {
+				continue
+			}
+			r.Value = a.agg[m.idx]
+			dc.vals[m.idx] = m.FromDisplay(r.Value)
+		case KindDerived:
+			if !dc.hasAll(m.Requires) {
+				continue
+			}
+			v, ok := m.derive(dc)
+			if !ok || !finite(v) || !finite(m.ToDisplay(v)) {
+				continue
+			}
+			r.Value = m.ToDisplay(v)
+			dc.vals[m.idx] = v
+		}
+		dc.has[m.idx] = true
+		results = append(results, r)
+	}
+	slices.SortFunc(results, func(x, y Result) int {
+		ox, oy := x.Metric.Order, y.Metric.Order
+		if (ox == 0) != (oy == 0) {
+			return cmpBool(ox == 0, oy == 0) // unordered metrics last
+		}
+		return cmp.Or(cmp.Compare(ox, oy), cmp.Compare(x.Metric.Tag, y.Metric.Tag))
+	})
+	s := Summary{Results: results, Errors: a.errorCounts()}
+	if a.anyRecord {
+		s.Start, s.End = time.Unix(0, a.firstStart), time.Unix(0, a.lastEnd)
+	}
+	return s
+}
+
+func (c *deriveContext) hasAll(tags []string) bool {
+	for _, t := range tags {
+		if _, ok := c.value(t); !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// errorCounts groups failed records by (code, type, message), most frequent
+// first; ties sort by code, type and message so output is deterministic.
+func (a *Accumulator) errorCounts() []ErrorCount {
+	out := make([]ErrorCount, 0, len(a.errs))
+	for e, n := range a.errs {
+		out = append(out, ErrorCount{Error: e, Count: n})
+	}
+	slices.SortFunc(out, func(x, y ErrorCount) int {
+		return cmp.Or(cmp.Compare(y.Count, x.Count), cmp.Compare(x.Error.Code, y.Error.Code),
+			cmp.Compare(x.Error.Type, y.Error.Type), cmp.Compare(x.Error.Message, y.Error.Message))
+	})
+	return out
+}
+
+func toStats(s stats.Summary) Stats {
+	return Stats{
+		Avg: s.Avg, Min: s.Min, Max: s.Max, Sum: s.Sum,
+		P1: s.P1, P5: s.P5, P10: s.P10, P25: s.P25, P50: s.P50, P75: s.P75, P90: s.P90, P95: s.P95, P99: s.P99,
+		Std: s.Std, Count: s.Count,
+	}
+}
+
+func (s *Stats) finite() bool {
+	for _, v := range []float64{s.Avg, s.Min, s.Max, s.Sum, s.P1, s.P5, s.P10, s.P25, s.P50, s.P75, s.P90, s.P95, s.P99, s.Std} {
+		if !finite(v) {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,342 @@
+package metrics
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/aiperf-go/aiperf/internal/clock"
+	"github.com/aiperf-go/aiperf/internal/record"
+	"github.com/aiperf-go/aiperf/internal/tokenizer"
+)
+
+// Parser turns one response chunk's data into text, reasoning, usage and
+// in-band errors. Endpoints implement it; it is defined here, where it is
+// consumed. Implementations must be safe for concurrent use.
+type Parser interface {
+	ParseResponse(data []byte) (record.Parsed, error)
+}
+
+// ProcessorOptions configure a Processor.
+type ProcessorOptions struct {
+	// ID is the processor's identity, exported as record_processor_id.
+	ID string
+	// Parser parses response chunks. Required.
+	Parser Parser
+	// Tokenizer counts client-side tokens. Without one (and without
+	// UseServerTokenCount), token counts are unknown except for a record's
+	// own InputTokens.
+	Tokenizer tokenizer.Tokenizer
+	// UseServerTokenCount takes ISL, output and reasoning counts from the
+	// server's usage instead of the tokenizer (--use-server-token-count).
+	UseServerTokenCount bool
+	// Metrics are the metrics to compute, normally Registry.Select's result.
+	// Only record and aggregate metrics are computed per record.
+	Metrics []*Metric
+	// Clock converts offsets to the wall-clock timestamps of
+	// min_request_timestamp, max_response_timestamp and Processed.StartNs.
+	// Without one, those hold run offsets.
+	Clock *clock.Clock
+	// SLOs are goodput thresholds in display units, by tag (ParseGoodput).
+	SLOs map[string]float64
+	// Thresholds for the discrepancy counters; nil means DefaultThresholds.
+	Thresholds *Thresholds
+	// Logger receives warnings about values that could not be computed from
+	// inconsistent inputs (AIPerf logs the same). Optional.
+	Logger *slog.Logger
+}
+
+// Processor turns records into per-record metric values: it parses every
+// chunk, decides validity, counts tokens and computes the selected record
+// and aggregate metrics in dependency order. It keeps no state between
+// records and is immutable after NewProcessor, so it is safe for concurrent
+// use given a concurrency-safe Parser and Tokenizer; the pipeline still runs
+// one per goroutine, each with its own ID, as AIPerf runs one per record
+// processor service.
+type Processor struct {
+	reg      *Registry
+	opts     ProcessorOptions
+	th       Thresholds
+	slos     []slo
+	valid    []*Metric // for valid records: neither ERROR_ONLY nor derived
+	failed   []*Metric // for failed records: ERROR_ONLY or EveryRecord
+	nMetrics int
+}
+
+// NewProcessor checks opts against reg: a Parser is required, every metric
+// must belong to reg and have its Requires among opts.Metrics, and every SLO
+// must name a selected metric. All problems are reported together.
+func NewProcessor(reg *Registry, opts ProcessorOptions) (*Processor, error) {
+	var errs []error
+	if opts.Parser == nil {
+		errs = append(errs, errors.New("metrics processor: a Parser is required"))
+	}
+	selected := make([]bool, len(reg.metrics))
+	for _, m := range opts.Metrics {
+		if !reg.owns(m) {
+			errs = append(errs, fmt.Errorf("metrics processor: metric %q is not from this registry", m.Tag))
+			continue
+		}
+		selected[m.idx] = true
+	}
+	for _, m := range opts.Metrics {
+		for _, dep := range m.Requires {
+			if d, ok := reg.byTag[dep]; ok && !selected[d.idx] {
+				errs = append(errs, fmt.Errorf("metrics processor: metric %q requires %q, which is not selected", m.Tag, dep))
+			}
+		}
+	}
+	if err := ValidateSLOs(opts.SLOs, opts.Metrics); err != nil {
+		errs = append(errs, err)
+	}
+	slos, err := compileSLOs(reg, opts.SLOs)
+	if err != nil {
+		errs = append(errs, err)
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	th := DefaultThresholds()
+	if opts.Thresholds != nil {
+		th = *opts.Thresholds
+	}
+	p := &Processor{reg: reg, opts: opts, th: th, slos: slos, nMetrics: len(reg.metrics)}
+	// Registry order is dependency order. good_request_count depends on the
+	// SLO metrics, which only the run knows, so it goes last.
+	ordered := slices.Clone(opts.Metrics)
+	slices.SortStableFunc(ordered, func(a, b *Metric) int {
+		if c := cmpBool(isGoodCount(a), isGoodCount(b)); c != 0 {
+			return c
+		}
+		return a.idx - b.idx
+	})
+	for _, m := range ordered {
+		if m.Kind == KindDerived {
+			continue
+		}
+		if m.EveryRecord || !m.Flags.Has(FlagErrorOnly) {
+			p.valid = append(p.valid, m)
+		}
+		if m.EveryRecord || m.Flags.Has(FlagErrorOnly) {
+			p.failed = append(p.failed, m)
+		}
+	}
+	return p, nil
+}
+
+func isGoodCount(m *Metric) bool { return m.Tag == tagGoodRequestCount }
+
+func cmpBool(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case a:
+		return 1
+	}
+	return -1
+}
+
+// Process computes rec's metrics. It may set rec.Error: a chunk the Parser
+// rejects (JSONDecodeError), an in-band error object or SSE "error" event,
+// and a response without any content or with End <= Sent
+// (InvalidInferenceResultError, as AIPerf) all turn the record into a failed
+// one. Failed records get only ERROR_ONLY metrics and the EveryRecord ones.
+// Every value in the result is finite and in display units.
+func (p *Processor) Process(rec *record.Record) Processed {
+	c := &recordContext{
+		reg:        p.reg,
+		rec:        rec,
+		startNs:    p.wallNanos(rec.Sent),
+		slos:       p.slos,
+		thresholds: p.th,
+		log:        p.opts.Logger,
+		vals:       make([]float64, p.nMetrics),
+		has:        make([]bool, p.nMetrics),
+	}
+	out := Processed{
+		Record:      rec,
+		ProcessorID: p.opts.ID,
+		StartNs:     c.startNs,
+		EndNs:       p.wallNanos(rec.End),
+	}
+	var text, reasoning strings.Builder
+	if rec.Error == nil {
+		rec.Error = p.parse(c, &text, &reasoning)
+	}
+	if rec.Error == nil {
+		rec.Error = invalidResult(c)
+	}
+	out.Valid = rec.Error == nil
+	if out.Valid {
+		out.lastContent = c.content[len(c.content)-1].at
+	}
+	c.tokens = p.countTokens(c, out.Valid, text.String(), reasoning.String())
+
+	metrics := p.failed
+	if out.Valid {
+		metrics = p.valid
+	}
+	out.Values = make([]Value, 0, len(metrics))
+	for _, m := range metrics {
+		if v, ok := p.compute(c, m); ok {
+			out.Values = append(out.Values, v)
+		}
+	}
+	return out
+}
+
+// compute evaluates one metric, records its base value for dependents and
+// returns it in display units. Non-finite results count as no value.
+func (p *Processor) compute(c *recordContext, m *Metric) (Value, bool) {
+	// AIPerf's required-metrics check: a missing scalar dependency means no
+	// value. (List metrics are never dependencies.)
+	for _, dep := range m.Requires {
+		if d := p.reg.byTag[dep]; !d.List && !c.has[d.idx] {
+			return Value{}, false
+		}
+	}
+	if m.List {
+		vs, ok := m.list(c)
+		if !ok {
+			return Value{}, false
+		}
+		disp := make([]float64, len(vs))
+		for i, v := range vs {
+			disp[i] = m.ToDisplay(v)
+			if !finite(disp[i]) {
+				return Value{}, false
+			}
+		}
+		return Value{Metric: m, List: disp}, true
+	}
+	v, ok := m.record(c)
+	if !ok || !finite(v) || !finite(m.ToDisplay(v)) {
+		return Value{}, false
+	}
+	c.vals[m.idx], c.has[m.idx] = v, true
+	return Value{Metric: m, Scalar: m.ToDisplay(v)}, true
+}
+
+func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+
+func (p *Processor) wallNanos(offset time.Duration) int64 {
+	if p.opts.Clock == nil {
+		return int64(offset)
+	}
+	return p.opts.Clock.WallNanos(offset)
+}
+
+// parse reads every chunk. It returns the error that makes the record a
+// failed one, or nil. Chunks with no data (SSE comments, keep-alives) carry
+// nothing to parse and are skipped, as AIPerf skips empty bodies.
+func (p *Processor) parse(c *recordContext, text, reasoning *strings.Builder) *record.ErrorDetails {
+	for i := range c.rec.Chunks {
+		ch := &c.rec.Chunks[i]
+		if len(bytes.TrimSpace(ch.Data)) == 0 {
+			continue
+		}
+		parsed, err := p.opts.Parser.ParseResponse(ch.Data)
+		if parsed.Error != nil {
+			e := *parsed.Error
+			return &e
+		}
+		if strings.EqualFold(ch.Event, "error") {
+			// AIPerf raises SSEResponseError with code 502 for these.
+			return &record.ErrorDetails{Code: sseErrorCode, Type: record.TypeServerReported,
+				Message: "Error occurred in SSE response: " + string(ch.Data)}
+		}
+		if err != nil {
+			return &record.ErrorDetails{Type: record.TypeJSON, Message: err.Error()}
+		}
+		if parsed.HasContent() {
+			c.content = append(c.content, content{at: ch.At, output: parsed.Text != ""})
+			text.WriteString(parsed.Text)
+			reasoning.WriteString(parsed.Reasoning)
+		}
+		if parsed.Usage != nil && !usageEmpty(parsed.Usage) {
+			c.usage = parsed.Usage
+		}
+	}
+	return nil
+}
+
+func usageEmpty(u *record.Usage) bool {
+	return !u.PromptTokens.OK && !u.CompletionTokens.OK && !u.TotalTokens.OK &&
+		!u.ReasoningTokens.OK && !u.CachedPromptTokens.OK
+}
+
+// sseErrorCode is the status AIPerf gives an SSE "error" event.
+const sseErrorCode = 502
+
+// AIPerf's messages for a response that parsed but is unusable; the type is
+// the exception class and the message its repr.
+const (
+	msgNoContent = "InvalidInferenceResultError('Invalid inference result: No responses with actual content " +
+		"were received from the server (only usage/metadata, null/empty data, or [DONE] markers)')"
+	msgBadTiming = "InvalidInferenceResultError('Invalid inference result: ')"
+)
+
+// invalidResult applies AIPerf's validity rule to a record without an error:
+// at least one content response and Sent < End.
+func invalidResult(c *recordContext) *record.ErrorDetails {
+	switch {
+	case len(c.content) == 0:
+		return &record.ErrorDetails{Type: record.TypeInvalidResult, Message: msgNoContent}
+	case c.rec.Sent >= c.rec.End:
+		return &record.ErrorDetails{Type: record.TypeInvalidResult, Message: msgBadTiming}
+	}
+	return nil
+}
+
+// countTokens implements AIPerf's token accounting. Server mode reads the
+// last usage (ISL = prompt, reasoning = reasoning, output = completion -
+// reasoning clamped at 0) for valid records and counts nothing for failed
+// ones. Client mode uses the record's known input count or tokenizes
+// " ".join(InputTexts), and, for valid records, tokenizes the concatenated
+// output and reasoning texts; a kind of text that never appeared has no
+// count.
+func (p *Processor) countTokens(c *recordContext, valid bool, text, reasoning string) tokenCounts {
+	var t tokenCounts
+	if p.opts.UseServerTokenCount {
+		if !valid || c.usage == nil {
+			return t
+		}
+		u := c.usage
+		t.input = count{u.PromptTokens.N, u.PromptTokens.OK}
+		t.reasoning = count{u.ReasoningTokens.N, u.ReasoningTokens.OK}
+		if u.CompletionTokens.OK {
+			out := u.CompletionTokens.N - t.reasoning.n
+			if out < 0 {
+				if c.log != nil {
+					c.log.Warn("server reported inconsistent token counts; clamping output tokens to 0",
+						"completion_tokens", u.CompletionTokens.N, "reasoning_tokens", t.reasoning.n)
+				}
+				out = 0
+			}
+			t.output = count{out, true}
+		}
+		return t
+	}
+	tok := p.opts.Tokenizer
+	switch {
+	case c.rec.InputTokens >= 0:
+		t.input = count{int64(c.rec.InputTokens), true}
+	case tok != nil && len(c.rec.InputTexts) > 0:
+		t.input = count{int64(tok.Count(strings.Join(c.rec.InputTexts, " "))), true}
+	}
+	if !valid || tok == nil {
+		return t
+	}
+	if text != "" {
+		t.output = count{int64(tok.Count(text)), true}
+	}
+	if reasoning != "" {
+		t.reasoning = count{int64(tok.Count(reasoning)), true}
+	}
+	return t
+}

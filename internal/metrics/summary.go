@@ -1,0 +1,81 @@
+package metrics
+
+import (
+	"time"
+
+	"github.com/aiperf-go/aiperf/internal/record"
+)
+
+// Stats are a record metric's distribution over a phase, in display units:
+// numpy linear-interpolation percentiles and population standard deviation.
+type Stats struct {
+	Avg, Min, Max, Sum                        float64
+	P1, P5, P10, P25, P50, P75, P90, P95, P99 float64
+	Std                                       float64
+	Count                                     int
+}
+
+// Result is one metric's outcome for the profiling phase. Exactly one of
+// Stats (record metrics) or Value (aggregate and derived metrics) is set.
+// Every number is finite: metrics whose value is not finite are left out of
+// the Summary entirely.
+type Result struct {
+	Metric *Metric
+	Stats  *Stats  // record metrics
+	Value  float64 // aggregate and derived metrics, in display units
+}
+
+// ErrorCount is one row of AIPerf's error_summary.
+type ErrorCount struct {
+	Error record.ErrorDetails
+	Count int
+}
+
+// Summary is everything exporters need about a finished phase.
+type Summary struct {
+	// Results holds every metric that has a value, sorted by display order
+	// (metrics without an order last), then by tag. Hidden metrics are kept
+	// here; exporters skip them.
+	Results []Result
+	// Errors groups failed records by (code, type, message), most frequent
+	// first.
+	Errors []ErrorCount
+	// Start and End bound the phase in wall time (first send, last response).
+	Start, End time.Time
+}
+
+// Get returns the result for tag.
+func (s *Summary) Get(tag string) (Result, bool) {
+	for _, r := range s.Results {
+		if r.Metric.Tag == tag {
+			return r, true
+		}
+	}
+	return Result{}, false
+}
+
+// Value is one per-record metric value in display units.
+type Value struct {
+	Metric *Metric
+	Scalar float64   // when !Metric.List
+	List   []float64 // when Metric.List
+}
+
+// Processed is a record after the Processor: its metric values (display
+// units, in dependency order) and whether it counts as valid. A record is
+// valid when it has no error, at least one content response, and Sent < End.
+type Processed struct {
+	Record      *record.Record
+	Valid       bool
+	Values      []Value
+	ProcessorID string // AIPerf record_processor_id
+
+	// StartNs and EndNs are Record.Sent and Record.End as wall-clock Unix
+	// nanoseconds (AIPerf request_start_ns / request_end_ns), from the
+	// Processor's clock; plain run offsets when it has none.
+	StartNs, EndNs int64
+
+	// lastContent is the offset of the last content response (AIPerf's
+	// request end for latency and benchmark duration); 0 when there is none.
+	lastContent time.Duration
+}
