@@ -1,0 +1,285 @@
+package export
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/jedib0t/go-pretty/v6/text"
+
+	"github.com/aiperf-go/aiperf/internal/metrics"
+)
+
+// DefaultConsoleWidth is the width AIPerf renders its end-of-run tables at
+// (AIPERF_UI_CONSOLE_EXPORT_WIDTH) when saving them.
+const DefaultConsoleWidth = 140
+
+// ConsoleOptions configure the end-of-run console output.
+type ConsoleOptions struct {
+	// Title heads the main table, e.g. "NVIDIA AIPerf | LLM Metrics";
+	// group tables are titled "<Title>: Usage" and so on.
+	Title string
+	// Width is the number of columns to fit; 0 means DefaultConsoleWidth.
+	Width int
+
+	// Incomplete marks results computed over part of the run; a warning
+	// with IncompleteReason comes first.
+	Incomplete       bool
+	IncompleteReason string
+
+	// Thresholds quoted by the warnings (AIPerf's environment defaults
+	// when zero: 10 %, 5 % and 50 tokens).
+	UsageDiffThresholdPct   float64
+	OSLMismatchThresholdPct float64
+	OSLMismatchMaxTokens    int
+
+	// The trailer (ConsoleTrailer) lines.
+	CLICommand   string
+	WasCancelled bool
+	Exports      []Export // from Paths.Exports
+	LogFile      string
+}
+
+func (o *ConsoleOptions) width() int {
+	if o.Width <= 0 {
+		return DefaultConsoleWidth
+	}
+	return o.Width
+}
+
+// consoleGroups is the order AIPerf 0.13 prints its group tables in (the
+// groups we have): every group table comes before the main one.
+var consoleGroups = [...]struct {
+	g    metrics.Group
+	name string
+}{
+	{metrics.GroupUsage, "Usage"},
+	{metrics.GroupCache, "Cache"},
+	{metrics.GroupReasoning, "Reasoning"},
+	{metrics.GroupDefault, ""},
+}
+
+// consoleStatColumns are the stat columns of the metric tables.
+var consoleStatColumns = [...]string{"avg", "min", "max", "p99", "p90", "p50", "std"}
+
+// onConsole reports whether a metric belongs in the console tables:
+// AIPerf hides INTERNAL, EXPERIMENTAL and ERROR_ONLY metrics and those of
+// console group NONE.
+func onConsole(m *metrics.Metric) bool {
+	return !m.Hidden() && m.Flags&metrics.FlagErrorOnly == 0 && m.Group != metrics.GroupNone
+}
+
+// Console writes what AIPerf prints after a run and saves as
+// profile_export_console.txt: the incomplete-results warning, the API error
+// hint, the error summary table, the metric tables (one per console group,
+// then the main one), the prompt-cache hint, and the token-count and
+// output-length warnings, each when it applies, in AIPerf's order.
+func Console(w io.Writer, s *metrics.Summary, o ConsoleOptions) error {
+	if s == nil {
+		s = &metrics.Summary{}
+	}
+	width := o.width()
+	var b strings.Builder
+	if o.Incomplete {
+		reason := o.IncompleteReason
+		if reason == "" {
+			reason = "no reason was recorded"
+		}
+		b.WriteString("\n\n")
+		for _, l := range wrapText("NVIDIA AIPerf | INCOMPLETE RESULTS\n"+reason+
+			"\nThese numbers cover only part of the run; do not compare them with complete runs.", width) {
+			b.WriteString(l + "\n")
+		}
+	}
+	if note, ok := maxCompletionTokensNote(s.Errors); ok {
+		b.WriteString("\n")
+		b.WriteString(panel(note.title, note.body, width))
+	}
+	if len(s.Errors) > 0 {
+		b.WriteString("\n\n")
+		b.WriteString(errorTable(s.Errors, width))
+	}
+	results := visibleResults(s)
+	if tables := metricTables(results, o.Title, width); tables != "" {
+		b.WriteString("\n\n")
+		b.WriteString(tables)
+		if cacheHintApplies(results) {
+			b.WriteString("\n")
+			for _, l := range wrapText(cacheHint, width) {
+				b.WriteString(l + "\n")
+			}
+		}
+	}
+	for _, note := range []func(*metrics.Summary, ConsoleOptions) (note, bool){usageDiscrepancyNote, oslMismatchNote} {
+		if n, ok := note(s, o); ok {
+			b.WriteString("\n")
+			b.WriteString(panel(n.title, n.body, width))
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// WriteConsoleTxt saves Console's output to path atomically.
+func WriteConsoleTxt(path string, s *metrics.Summary, o ConsoleOptions) error {
+	var b strings.Builder
+	if err := Console(&b, s, o); err != nil {
+		return err
+	}
+	return writeFileAtomic(path, []byte(b.String()))
+}
+
+// metricTables renders the group tables followed by the main table; empty
+// tables are left out.
+func metricTables(results []metrics.Result, title string, width int) string {
+	var b strings.Builder
+	for _, cg := range consoleGroups {
+		var rows []metrics.Result
+		for _, r := range results {
+			if onConsole(r.Metric) && r.Metric.Group == cg.g {
+				rows = append(rows, r)
+			}
+		}
+		if len(rows) == 0 {
+			continue
+		}
+		t := title
+		if cg.name != "" {
+			t += ": " + cg.name
+		}
+		b.WriteString(metricTable(t, rows, width))
+	}
+	return b.String()
+}
+
+// displayKey sorts metrics by display order, unordered ones last.
+func displayKey(m *metrics.Metric) int {
+	if m.Order == 0 {
+		return int(^uint(0) >> 1)
+	}
+	return m.Order
+}
+
+func metricTable(title string, rows []metrics.Result, width int) string {
+	sort.SliceStable(rows, func(i, j int) bool { return displayKey(rows[i].Metric) < displayKey(rows[j].Metric) })
+	cols := []column{{header: "Metric", align: text.AlignRight, wrap: true}}
+	for _, k := range consoleStatColumns {
+		cols = append(cols, column{header: k, align: text.AlignRight})
+	}
+	cellRows := make([][]string, 0, len(rows))
+	for _, r := range rows {
+		row := []string{consoleLabel(r.Metric)}
+		if r.Stats == nil {
+			row = append(row, grouped2(r.Value))
+			for range consoleStatColumns[1:] {
+				row = append(row, "N/A")
+			}
+		} else {
+			st := r.Stats
+			for _, v := range [...]float64{st.Avg, st.Min, st.Max, st.P99, st.P90, st.P50, st.Std} {
+				if finite(v) {
+					row = append(row, grouped2(v))
+				} else {
+					row = append(row, "N/A")
+				}
+			}
+		}
+		cellRows = append(cellRows, row)
+	}
+	return richTable(title, cols, cellRows, width)
+}
+
+// consoleLabel is "<header> (<unit>)", with the unit on its own line when
+// the header is longer than 30 characters, as AIPerf labels rows.
+func consoleLabel(m *metrics.Metric) string {
+	u := unitOf(m)
+	if u == "" {
+		return m.Header
+	}
+	sep := " "
+	if utf8.RuneCountInString(m.Header) > 30 {
+		sep = "\n"
+	}
+	return m.Header + sep + "(" + u + ")"
+}
+
+// errorTable is AIPerf's "Error Summary" table: code, type, message and
+// count per distinct error, in the Summary's order (most frequent first).
+func errorTable(errs []metrics.ErrorCount, width int) string {
+	cols := []column{
+		{header: "Code", align: text.AlignRight},
+		{header: "Type", align: text.AlignRight},
+		{header: "Message", align: text.AlignLeft, wrap: true},
+		{header: "Count", align: text.AlignRight},
+	}
+	rows := make([][]string, 0, len(errs))
+	for _, e := range errs {
+		code, typ := "N/A", "N/A"
+		if e.Error.Code != 0 {
+			code = fmt.Sprint(e.Error.Code)
+		}
+		if e.Error.Type != "" {
+			typ = e.Error.Type
+		}
+		rows = append(rows, []string{code, typ, e.Error.Message, groupedInt(e.Count)})
+	}
+	return richTable("NVIDIA AIPerf | Error Summary", cols, rows, width)
+}
+
+// ConsoleTrailer writes the lines AIPerf prints after the console tables:
+// the command line, the benchmark duration, our schedule-lag line, the
+// exported files and the log file, each wrapped to the console width.
+// Lines whose data is missing are left out.
+func ConsoleTrailer(w io.Writer, s *metrics.Summary, o ConsoleOptions) error {
+	if s == nil {
+		s = &metrics.Summary{}
+	}
+	var lines []string
+	if o.CLICommand != "" {
+		lines = append(lines, "CLI Command: "+o.CLICommand)
+	}
+	if r, ok := s.Get("benchmark_duration"); ok && r.Stats == nil && finite(r.Value) {
+		l := fmt.Sprintf("Benchmark Duration: %s %s", fixed2(r.Value), unitOf(r.Metric))
+		if o.WasCancelled {
+			l += " (cancelled early)"
+		}
+		lines = append(lines, l)
+	}
+	if l, ok := scheduleLagLine(s); ok {
+		lines = append(lines, l)
+	}
+	for _, e := range o.Exports {
+		lines = append(lines, e.Label+": "+e.Path)
+	}
+	if o.LogFile != "" {
+		lines = append(lines, "Log File: "+o.LogFile)
+	}
+	var b strings.Builder
+	b.WriteString("\n")
+	for _, l := range lines {
+		for _, wl := range wrapText(l, o.width()) {
+			b.WriteString(wl + "\n")
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// scheduleLagLine summarises how late requests went out relative to their
+// schedule, from the schedule_lag distribution and late_request_count:
+// "Schedule lag: p50 0.04 ms, p99 0.91 ms; 3 of 100 requests sent more than
+// 1 ms late".
+func scheduleLagLine(s *metrics.Summary) (string, bool) {
+	r, ok := s.Get("schedule_lag")
+	if !ok || r.Stats == nil || !finite(r.Stats.P50) || !finite(r.Stats.P99) {
+		return "", false
+	}
+	u := unitOf(r.Metric)
+	l := fmt.Sprintf("Schedule lag: p50 %s %s, p99 %s %s", fixed2(r.Stats.P50), u, fixed2(r.Stats.P99), u)
+	if late, ok := s.Get("late_request_count"); ok && late.Stats == nil && finite(late.Value) {
+		l += fmt.Sprintf("; %d of %d requests sent more than 1 ms late", int64(late.Value), r.Stats.Count)
+	}
+	return l, true
+}

@@ -1,0 +1,81 @@
+package export
+
+import (
+	"strconv"
+
+	"github.com/go-json-experiment/json/jsontext"
+)
+
+// jsonw appends compact JSON with an explicit member order. Go maps and
+// struct reflection cannot express AIPerf's key order (fixed fields
+// interleaved with one key per metric), so the artifacts are built token by
+// token. Callers open and close containers in matching pairs; jsonw inserts
+// the commas. Strings with invalid UTF-8 get U+FFFD, as jsontext does.
+type jsonw struct {
+	b        []byte
+	fresh    []bool // per open container: no member written yet
+	afterKey bool   // a member name was written; its value comes next
+}
+
+// sep writes the comma before a member or element when one is needed.
+func (w *jsonw) sep() {
+	if w.afterKey {
+		w.afterKey = false
+		return
+	}
+	if n := len(w.fresh); n > 0 {
+		if !w.fresh[n-1] {
+			w.b = append(w.b, ',')
+		}
+		w.fresh[n-1] = false
+	}
+}
+
+// open starts an object ('{') or array ('[').
+func (w *jsonw) open(c byte) {
+	w.sep()
+	w.b = append(w.b, c)
+	w.fresh = append(w.fresh, true)
+}
+
+// close ends the innermost container with '}' or ']'.
+func (w *jsonw) close(c byte) {
+	w.fresh = w.fresh[:len(w.fresh)-1]
+	w.b = append(w.b, c)
+}
+
+// key writes an object member name; the next call writes its value.
+func (w *jsonw) key(k string) {
+	w.sep()
+	w.b, _ = jsontext.AppendQuote(w.b, k)
+	w.b = append(w.b, ':')
+	w.afterKey = true
+}
+
+func (w *jsonw) str(s string) {
+	w.sep()
+	w.b, _ = jsontext.AppendQuote(w.b, s)
+}
+
+// float writes a finite float the way AIPerf's orjson does ("10.0").
+// Callers filter non-finite values first.
+func (w *jsonw) float(f float64) {
+	w.sep()
+	w.b = appendJSONFloat(w.b, f)
+}
+
+func (w *jsonw) int(n int64) {
+	w.sep()
+	w.b = strconv.AppendInt(w.b, n, 10)
+}
+
+func (w *jsonw) bool(v bool) {
+	w.sep()
+	w.b = strconv.AppendBool(w.b, v)
+}
+
+// raw writes an already-encoded JSON value verbatim.
+func (w *jsonw) raw(v []byte) {
+	w.sep()
+	w.b = append(w.b, v...)
+}

@@ -1,0 +1,161 @@
+package export
+
+import (
+	"math"
+	"strconv"
+)
+
+// finite reports whether f can be written to an artifact.
+func finite(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }
+
+// decimal is a float64 split into its shortest round-tripping decimal
+// digits and exponent: value = 0.d1d2d3... * 10^(exp+1), i.e. d1.d2d3 * 10^exp.
+type decimal struct {
+	neg    bool
+	digits []byte // at least one digit, no leading zero (unless the value is 0)
+	exp    int
+}
+
+// splitFloat decomposes a finite f using Go's shortest formatting, which
+// picks the same digits as Python's repr and orjson (both shortest
+// round-trip).
+func splitFloat(f float64) decimal {
+	var buf [32]byte
+	s := strconv.AppendFloat(buf[:0], f, 'e', -1, 64) // -d.ddde±XX
+	var d decimal
+	if s[0] == '-' {
+		d.neg = true
+		s = s[1:]
+	}
+	e := 0
+	for i, c := range s {
+		if c == 'e' {
+			n, _ := strconv.Atoi(string(s[i+1:]))
+			e = n
+			s = s[:i]
+			break
+		}
+	}
+	for _, c := range s {
+		if c != '.' {
+			d.digits = append(d.digits, c)
+		}
+	}
+	d.exp = e
+	return d
+}
+
+// appendPyFloat spells f the way Python does: positional notation with at
+// least one fractional digit ("10.0", "0.0025") while the decimal exponent
+// is in [minExp, 16), scientific otherwise. expPad is the minimum number of
+// exponent digits ("1e-05" for Python's repr, "1e-7" for orjson).
+func appendPyFloat(dst []byte, f float64, minExp, expPad int) []byte {
+	d := splitFloat(f)
+	if d.neg {
+		dst = append(dst, '-')
+	}
+	if f == 0 {
+		return append(dst, "0.0"...)
+	}
+	if d.exp < minExp || d.exp >= 16 {
+		dst = append(dst, d.digits[0])
+		if len(d.digits) > 1 {
+			dst = append(dst, '.')
+			dst = append(dst, d.digits[1:]...)
+		}
+		dst = append(dst, 'e')
+		e := d.exp
+		if e < 0 {
+			dst = append(dst, '-')
+			e = -e
+		} else {
+			dst = append(dst, '+')
+		}
+		es := strconv.Itoa(e)
+		for i := len(es); i < expPad; i++ {
+			dst = append(dst, '0')
+		}
+		return append(dst, es...)
+	}
+	if d.exp < 0 {
+		dst = append(dst, '0', '.')
+		for i := -1; i > d.exp; i-- {
+			dst = append(dst, '0')
+		}
+		return append(dst, d.digits...)
+	}
+	intLen := d.exp + 1
+	if len(d.digits) <= intLen {
+		dst = append(dst, d.digits...)
+		for i := len(d.digits); i < intLen; i++ {
+			dst = append(dst, '0')
+		}
+		return append(dst, ".0"...)
+	}
+	dst = append(dst, d.digits[:intLen]...)
+	dst = append(dst, '.')
+	return append(dst, d.digits[intLen:]...)
+}
+
+// appendJSONFloat writes a finite float as orjson does in AIPerf's JSON and
+// JSONL artifacts ("10.0", "0.000015", "1e-7", "1e+16").
+func appendJSONFloat(dst []byte, f float64) []byte { return appendPyFloat(dst, f, -5, 1) }
+
+// pyRepr is Python's repr(float), used where AIPerf formats a float into a
+// name (the artifact directory's "request_rate20.0").
+func pyRepr(f float64) string { return string(appendPyFloat(nil, f, -4, 2)) }
+
+// fixed2 is Python's f"{v:.2f}": correctly rounded, as strconv is.
+func fixed2(v float64) string { return strconv.FormatFloat(v, 'f', 2, 64) }
+
+// grouped2 is Python's f"{v:,.2f}": two decimals with a comma between
+// thousands, as AIPerf's console tables print values.
+func grouped2(v float64) string {
+	s := fixed2(v)
+	sign := ""
+	if s[0] == '-' {
+		sign, s = "-", s[1:]
+	}
+	dot := len(s) - 3 // "ddd.dd"
+	intPart, frac := s[:dot], s[dot:]
+	if len(intPart) <= 3 {
+		return sign + s
+	}
+	out := make([]byte, 0, len(s)+len(s)/3+1)
+	out = append(out, sign...)
+	lead := len(intPart) % 3
+	if lead > 0 {
+		out = append(out, intPart[:lead]...)
+	}
+	for i := lead; i < len(intPart); i += 3 {
+		if len(out) > len(sign) {
+			out = append(out, ',')
+		}
+		out = append(out, intPart[i:i+3]...)
+	}
+	return string(append(out, frac...))
+}
+
+// groupedInt is Python's f"{n:,}".
+func groupedInt(n int) string {
+	s := strconv.Itoa(n)
+	sign := ""
+	if n < 0 {
+		sign, s = "-", s[1:]
+	}
+	if len(s) <= 3 {
+		return sign + s
+	}
+	out := []byte(sign)
+	lead := len(s) % 3
+	if lead > 0 {
+		out = append(out, s[:lead]...)
+	}
+	for i := lead; i < len(s); i += 3 {
+		if len(out) > len(sign) {
+			out = append(out, ',')
+		}
+		out = append(out, s[i:i+3]...)
+	}
+	return string(out)
+}

@@ -1,0 +1,226 @@
+package export
+
+import (
+	"errors"
+	"math"
+	"time"
+
+	"github.com/aiperf-go/aiperf/internal/clock"
+	"github.com/aiperf-go/aiperf/internal/metrics"
+	"github.com/aiperf-go/aiperf/internal/record"
+)
+
+// Wall converts run-clock offsets into Unix epoch nanoseconds; a
+// *clock.Clock is one. Tests pass a fixed one so lines are reproducible.
+type Wall interface {
+	WallNanos(d time.Duration) int64
+}
+
+var _ Wall = (*clock.Clock)(nil)
+
+// LineOptions say how per-request lines are stamped.
+type LineOptions struct {
+	// Clock converts the record's run offsets into epoch nanoseconds.
+	// Required.
+	Clock Wall
+	// WarmupFirst reports that a warmup phase ran before profiling, which
+	// makes the profiling phase's phase_index 1 (AIPerf numbers phases in
+	// run order).
+	WarmupFirst bool
+	// FlushEvery and FlushLines bound how long a written line may stay in
+	// memory: it reaches the file within FlushEvery, or as soon as
+	// FlushLines lines are pending. Zero picks 100 ms and 256 lines.
+	FlushEvery time.Duration
+	FlushLines int
+}
+
+// RecordWriter streams profile_export.jsonl: one line per request, in the
+// order Write is called, shaped exactly like AIPerf 0.13's MetricRecordInfo
+// lines ({metadata, metrics, error}). It is safe for concurrent use; Write
+// never waits for the disk (see lineWriter).
+type RecordWriter struct {
+	lw  *lineWriter
+	opt LineOptions
+}
+
+// NewRecordWriter creates (truncating) path and starts streaming to it.
+func NewRecordWriter(path string, o LineOptions) (*RecordWriter, error) {
+	if o.Clock == nil {
+		return nil, errors.New("export: RecordWriter needs a clock")
+	}
+	lw, err := newLineWriter(path, o.FlushEvery, o.FlushLines)
+	if err != nil {
+		return nil, err
+	}
+	return &RecordWriter{lw: lw, opt: o}, nil
+}
+
+// Write queues the line for one processed record. It returns an error only
+// for a nil record, after Close, or when an earlier flush failed.
+func (w *RecordWriter) Write(p *metrics.Processed) error {
+	if p == nil || p.Record == nil {
+		return errors.New("export: nil record")
+	}
+	return w.lw.add(func(dst []byte) []byte { return AppendRecordLine(dst, p, w.opt) })
+}
+
+// Close flushes every queued line and closes the file. After Close the
+// file holds exactly the lines written, each complete.
+func (w *RecordWriter) Close() error { return w.lw.close() }
+
+// AppendRecordLine appends the JSONL line (without its newline) for p.
+// Hidden metrics and NO_INDIVIDUAL_RECORDS metrics are left out, and so are
+// non-finite values. Fields AIPerf leaves out when unset are left out here
+// too: request_ack_ns without response headers, cancellation_time_ns unless
+// cancelled, error on success, the error code when there is none.
+func AppendRecordLine(dst []byte, p *metrics.Processed, o LineOptions) []byte {
+	w := jsonw{b: dst}
+	w.open('{')
+	w.key("metadata")
+	writeMetadata(&w, p.Record, p.ProcessorID, o)
+	w.key("metrics")
+	w.open('{')
+	for _, v := range p.Values {
+		writeRecordValue(&w, v)
+	}
+	w.close('}')
+	if e := p.Record.Error; e != nil {
+		w.key("error")
+		writeErrorDetails(&w, e)
+	}
+	w.close('}')
+	return w.b
+}
+
+// writeMetadata writes AIPerf 0.13's MetricRecordMetadata, in its key
+// order. Timestamps are wall-clock epoch nanoseconds; credit_issued_ns is
+// when the request was due.
+func writeMetadata(w *jsonw, r *record.Record, processorID string, o LineOptions) {
+	wall := func(d time.Duration) int64 { return o.Clock.WallNanos(d) }
+	w.open('{')
+	w.key("session_num")
+	w.int(int64(r.Seq))
+	if r.XRequestID != "" {
+		w.key("x_request_id")
+		w.str(r.XRequestID)
+	}
+	if r.XCorrelationID != "" {
+		w.key("x_correlation_id")
+		w.str(r.XCorrelationID)
+	}
+	if r.ConversationID != "" {
+		w.key("conversation_id")
+		w.str(r.ConversationID)
+	}
+	w.key("turn_index")
+	w.int(int64(r.TurnIndex))
+	w.key("credit_issued_ns")
+	w.int(wall(r.Due))
+	w.key("request_start_ns")
+	w.int(wall(r.Sent))
+	if r.Ack != 0 {
+		w.key("request_ack_ns")
+		w.int(wall(r.Ack))
+	}
+	w.key("request_end_ns")
+	w.int(wall(r.End))
+	w.key("worker_id")
+	w.str(r.WorkerID)
+	w.key("record_processor_id")
+	w.str(processorID)
+	w.key("benchmark_phase")
+	w.str(r.Phase.String())
+	phaseIndex := 0
+	if r.Phase == record.Profiling && o.WarmupFirst {
+		phaseIndex = 1
+	}
+	w.key("phase_index")
+	w.int(int64(phaseIndex))
+	if r.Phase == record.Profiling {
+		w.key("profiling_index")
+		w.int(0)
+	}
+	w.key("phase_name")
+	w.str(r.Phase.String())
+	w.key("phase_kind")
+	w.str(r.Phase.String())
+	w.key("was_cancelled")
+	w.bool(r.Cancelled)
+	if r.Cancelled {
+		w.key("cancellation_time_ns")
+		w.int(wall(r.CancelledAt))
+	}
+	w.key("context_overflow_skip")
+	w.bool(false)
+	w.key("agent_depth")
+	w.int(0)
+	if r.XCorrelationID != "" {
+		w.key("root_correlation_id")
+		w.str(r.XCorrelationID)
+	}
+	w.close('}')
+}
+
+// writeRecordValue writes "tag": {"value": v, "unit": u} unless the metric
+// is not exported per record or its value is not finite. A list keeps its
+// finite elements.
+func writeRecordValue(w *jsonw, v metrics.Value) {
+	m := v.Metric
+	if m == nil || m.Hidden() || m.Flags&metrics.FlagNoIndividualRecord != 0 {
+		return
+	}
+	if !m.List && !finite(v.Scalar) {
+		return
+	}
+	w.key(m.Tag)
+	w.open('{')
+	w.key("value")
+	if m.List {
+		w.open('[')
+		for _, x := range v.List {
+			if finite(x) {
+				writeRecordNumber(w, m, x)
+			}
+		}
+		w.close(']')
+	} else {
+		writeRecordNumber(w, m, v.Scalar)
+	}
+	w.key("unit")
+	w.str(unitOf(m))
+	w.close('}')
+}
+
+// maxExactInt is the largest magnitude below which every integer is exact
+// in a float64.
+const maxExactInt = 1 << 53
+
+// writeRecordNumber writes an integer-typed metric's whole value as an int
+// (AIPerf's "value":100 for token counts) and anything else as a float. A
+// value converted to another display unit is a float in AIPerf (80.0 ms
+// from integer nanoseconds), so only unconverted integer metrics qualify.
+func writeRecordNumber(w *jsonw, m *metrics.Metric, x float64) {
+	unconverted := m.DisplayUnit == "" || m.DisplayUnit == m.Unit
+	if m.Integer && unconverted && x == math.Trunc(x) && math.Abs(x) < maxExactInt {
+		w.int(int64(x))
+		return
+	}
+	w.float(x)
+}
+
+// writeErrorDetails writes {code, type, message}, leaving out a zero code
+// and an empty type as AIPerf leaves out None.
+func writeErrorDetails(w *jsonw, e *record.ErrorDetails) {
+	w.open('{')
+	if e.Code != 0 {
+		w.key("code")
+		w.int(int64(e.Code))
+	}
+	if e.Type != "" {
+		w.key("type")
+		w.str(e.Type)
+	}
+	w.key("message")
+	w.str(e.Message)
+	w.close('}')
+}

@@ -1,0 +1,312 @@
+package export
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"time"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/aiperf-go/aiperf/internal/metrics"
+)
+
+// SchemaVersion is the profile_export_aiperf.json schema AIPerf 0.13 writes.
+const SchemaVersion = "1.4"
+
+// RunInfo is the run-level context of the summary JSON that a
+// metrics.Summary does not carry. Zero values are left out of the file, as
+// AIPerf leaves out unset fields.
+type RunInfo struct {
+	Version     string // aiperf_version
+	BenchmarkID string // benchmark_id, repeated in run_info
+	// InputConfig is the resolved configuration, marshalled as given (use a
+	// struct, or a jsontext.Value, to control its key order). Nil omits it.
+	InputConfig any
+	RandomSeed  *uint64 // run_info.random_seed; nil when no seed was set
+	Trial       int     // run_info.trial
+	RunLabel    string  // run_info.run_label
+	CLICommand  string  // run_info.cli_command (already redacted)
+
+	// Start and End override the Summary's phase bounds when set. AIPerf
+	// stamps the phase start and the last response.
+	Start, End time.Time
+
+	WasCancelled     bool
+	IsComplete       bool
+	IncompleteReason string // written when !IsComplete
+
+	// Warmup, when set, is written as warmup_metrics.
+	Warmup *metrics.Summary
+}
+
+// leadingTags are the metrics AIPerf's JSON model declares as fields (kept
+// from GenAI-Perf's layout); they come first, in this order, right after
+// benchmark_id. Every other metric follows end_time in Summary order.
+var leadingTags = [...]string{
+	"request_throughput",
+	"request_latency",
+	"request_count",
+	"time_to_first_token",
+	"time_to_second_token",
+	"inter_token_latency",
+	"output_token_throughput",
+	"output_token_throughput_per_user",
+	"output_sequence_length",
+	"input_sequence_length",
+	"goodput",
+	"good_request_count",
+	"output_token_count",
+	"reasoning_token_count",
+	"min_request_timestamp",
+	"max_response_timestamp",
+	"inter_chunk_latency",
+	"total_output_tokens",
+	"total_reasoning_tokens",
+	"benchmark_duration",
+	"total_isl",
+	"total_osl",
+	"error_request_count",
+	"error_isl",
+	"total_error_isl",
+}
+
+// unitOf is the unit a metric's exported values are in.
+func unitOf(m *metrics.Metric) string {
+	if m.DisplayUnit != "" {
+		return string(m.DisplayUnit)
+	}
+	return string(m.Unit)
+}
+
+// visibleResults returns the results exporters may show: hidden metrics,
+// duplicates and results without a finite value are dropped.
+func visibleResults(s *metrics.Summary) []metrics.Result {
+	if s == nil {
+		return nil
+	}
+	out := make([]metrics.Result, 0, len(s.Results))
+	seen := make(map[string]bool, len(s.Results))
+	for _, r := range s.Results {
+		if r.Metric == nil || r.Metric.Hidden() || seen[r.Metric.Tag] {
+			continue
+		}
+		if r.Stats == nil && !finite(r.Value) {
+			continue
+		}
+		if r.Stats != nil && !finite(r.Stats.Avg) {
+			continue
+		}
+		seen[r.Metric.Tag] = true
+		out = append(out, r)
+	}
+	return out
+}
+
+// SummaryJSON renders profile_export_aiperf.json: 2-space indentation, no
+// trailing newline, keys in AIPerf 0.13's order. Record metrics carry
+// {unit, avg, p1..p99, min, max, std, count, sum}; aggregate and derived
+// metrics carry {unit, avg}. Non-finite numbers are left out.
+func SummaryJSON(s *metrics.Summary, info RunInfo) ([]byte, error) {
+	if s == nil {
+		s = &metrics.Summary{}
+	}
+	results := visibleResults(s)
+	byTag := make(map[string]metrics.Result, len(results))
+	for _, r := range results {
+		byTag[r.Metric.Tag] = r
+	}
+
+	var w jsonw
+	w.open('{')
+	w.key("schema_version")
+	w.str(SchemaVersion)
+	if info.Version != "" {
+		w.key("aiperf_version")
+		w.str(info.Version)
+	}
+	if info.BenchmarkID != "" {
+		w.key("benchmark_id")
+		w.str(info.BenchmarkID)
+	}
+	leading := make(map[string]bool, len(leadingTags))
+	for _, tag := range leadingTags {
+		leading[tag] = true
+		if r, ok := byTag[tag]; ok {
+			w.key(tag)
+			writeResultJSON(&w, r)
+		}
+	}
+	if info.InputConfig != nil {
+		cfg, err := json.Marshal(info.InputConfig, json.Deterministic(true))
+		if err != nil {
+			return nil, fmt.Errorf("marshal input_config: %w", err)
+		}
+		w.key("input_config")
+		w.raw(cfg)
+	}
+	writeRunInfoJSON(&w, info)
+	w.key("was_cancelled")
+	w.bool(info.WasCancelled)
+	w.key("is_complete")
+	w.bool(info.IsComplete)
+	if !info.IsComplete && info.IncompleteReason != "" {
+		w.key("incomplete_reason")
+		w.str(info.IncompleteReason)
+	}
+	writeErrorSummaryJSON(&w, s.Errors)
+	start, end := s.Start, s.End
+	if !info.Start.IsZero() {
+		start = info.Start
+	}
+	if !info.End.IsZero() {
+		end = info.End
+	}
+	if !start.IsZero() {
+		w.key("start_time")
+		w.str(isoTime(start))
+	}
+	if !end.IsZero() {
+		w.key("end_time")
+		w.str(isoTime(end))
+	}
+	if wr := visibleResults(info.Warmup); len(wr) > 0 {
+		w.key("warmup_metrics")
+		w.open('{')
+		for _, r := range wr {
+			w.key(r.Metric.Tag)
+			writeResultJSON(&w, r)
+		}
+		w.close('}')
+	}
+	for _, r := range results {
+		if leading[r.Metric.Tag] {
+			continue
+		}
+		w.key(r.Metric.Tag)
+		writeResultJSON(&w, r)
+	}
+	w.close('}')
+
+	v := jsontext.Value(w.b)
+	if err := v.Indent(jsontext.WithIndent("  ")); err != nil {
+		return nil, fmt.Errorf("format summary json: %w", err)
+	}
+	return v, nil
+}
+
+// WriteSummaryJSON writes SummaryJSON to path atomically.
+func WriteSummaryJSON(path string, s *metrics.Summary, info RunInfo) error {
+	b, err := SummaryJSON(s, info)
+	if err != nil {
+		return err
+	}
+	return writeFileAtomic(path, b)
+}
+
+// writeResultJSON writes one metric's block. Stats fields that are not
+// finite are omitted one by one.
+func writeResultJSON(w *jsonw, r metrics.Result) {
+	w.open('{')
+	w.key("unit")
+	w.str(unitOf(r.Metric))
+	if r.Stats == nil {
+		w.key("avg")
+		w.float(r.Value)
+		w.close('}')
+		return
+	}
+	st := r.Stats
+	for _, kv := range [...]struct {
+		k string
+		v float64
+	}{
+		{"avg", st.Avg},
+		{"p1", st.P1}, {"p5", st.P5}, {"p10", st.P10}, {"p25", st.P25}, {"p50", st.P50},
+		{"p75", st.P75}, {"p90", st.P90}, {"p95", st.P95}, {"p99", st.P99},
+		{"min", st.Min}, {"max", st.Max}, {"std", st.Std},
+	} {
+		if finite(kv.v) {
+			w.key(kv.k)
+			w.float(kv.v)
+		}
+	}
+	w.key("count")
+	w.int(int64(st.Count))
+	if finite(st.Sum) {
+		w.key("sum")
+		w.float(st.Sum)
+	}
+	w.close('}')
+}
+
+func writeRunInfoJSON(w *jsonw, info RunInfo) {
+	w.key("run_info")
+	w.open('{')
+	if info.BenchmarkID != "" {
+		w.key("benchmark_id")
+		w.str(info.BenchmarkID)
+	}
+	if info.RandomSeed != nil {
+		w.key("random_seed")
+		w.raw(strconv.AppendUint(nil, *info.RandomSeed, 10))
+	}
+	w.key("trial")
+	w.int(int64(info.Trial))
+	if info.RunLabel != "" {
+		w.key("run_label")
+		w.str(info.RunLabel)
+	}
+	if info.CLICommand != "" {
+		w.key("cli_command")
+		w.str(info.CLICommand)
+	}
+	w.close('}')
+}
+
+// writeErrorSummaryJSON writes error_summary: [{error_details, count}],
+// leaving out a zero code and an empty type as AIPerf leaves out None.
+func writeErrorSummaryJSON(w *jsonw, errs []metrics.ErrorCount) {
+	w.key("error_summary")
+	w.open('[')
+	for _, e := range errs {
+		w.open('{')
+		w.key("error_details")
+		w.open('{')
+		if e.Error.Code != 0 {
+			w.key("code")
+			w.int(int64(e.Error.Code))
+		}
+		if e.Error.Type != "" {
+			w.key("type")
+			w.str(e.Error.Type)
+		}
+		w.key("message")
+		w.str(e.Error.Message)
+		w.close('}')
+		w.key("count")
+		w.int(int64(e.Count))
+		w.close('}')
+	}
+	w.close(']')
+}
+
+// isoTime formats t as Python's datetime.fromtimestamp(ns/1e9).isoformat():
+// local wall time (t's location), microseconds rounded half-to-even from
+// the float seconds, and no fractional part when it is zero.
+func isoTime(t time.Time) string {
+	secs := float64(t.UnixNano()) / 1e9
+	whole := math.Floor(secs)
+	us := math.RoundToEven((secs - whole) * 1e6)
+	if us >= 1e6 {
+		whole++
+		us -= 1e6
+	}
+	lt := time.Unix(int64(whole), 0).In(t.Location())
+	s := lt.Format("2006-01-02T15:04:05")
+	if us != 0 {
+		s += fmt.Sprintf(".%06d", int64(us))
+	}
+	return s
+}
