@@ -1,0 +1,179 @@
+package mockserver
+
+import (
+	"errors"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// maxBodyBytes bounds a request body.
+const maxBodyBytes = 64 << 20
+
+// complete serves /v1/chat/completions and /v1/completions: it parses the
+// request, maybe injects a failure, plans the output, and answers streaming
+// or not against the latency model, counting from arrival.
+func (s *Server) complete(w http.ResponseWriter, r *http.Request, api apiKind, arrival time.Time) {
+	active := int(s.active.Add(1)) // includes this request, as AIPerf samples after its own bump
+	defer s.active.Add(-1)
+
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBodyBytes))
+	if err != nil {
+		status := http.StatusBadRequest
+		if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
+			status = http.StatusRequestEntityTooLarge
+		}
+		writeError(w, status, "invalid_request_error", "reading request body: "+err.Error())
+		return
+	}
+	req, err := parseRequest(api, body)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, "invalid_request_error", err.Error())
+		return
+	}
+	if s.injectError() {
+		writeError(w, http.StatusInternalServerError, "server_error", "Simulated error")
+		return
+	}
+	plan := planOutput(&req, s.count)
+	model := req.Model
+	if model == "" {
+		model = s.cfg.DefaultModel
+	}
+	resp := response{
+		api:     api,
+		id:      s.nextID(api),
+		created: arrival.Unix(),
+		model:   model,
+		plan:    plan,
+		arrival: arrival,
+	}
+	if !s.cfg.Fast {
+		clk := s.newClock(plan, active)
+		resp.clock = &clk
+	}
+	wt := waiter{done: s.done, fine: s.fine}
+	defer wt.stop()
+	if req.Stream {
+		s.stream(w, r, &resp, &wt, req.includeUsage())
+		return
+	}
+	if resp.clock != nil {
+		if wt.until(r.Context(), arrival.Add(resp.clock.complete(plan.Count))) != nil {
+			return
+		}
+	}
+	writeJSON(w, http.StatusOK, resp.body(s.text(plan)))
+}
+
+// injectError draws whether this request fails (ErrorRate percent do).
+func (s *Server) injectError() bool {
+	if s.cfg.ErrorRate <= 0 {
+		return false
+	}
+	s.rngMu.Lock()
+	defer s.rngMu.Unlock()
+	return s.errRNG.Float64()*100 < s.cfg.ErrorRate
+}
+
+// newClock fixes a request's latencies, drawing its jitter. Each request
+// with ITL jitter gets its own generator, seeded from the server's, so the
+// per-token draws need no lock.
+func (s *Server) newClock(p outputPlan, active int) tokenClock {
+	var z float64
+	var rng *rand.Rand
+	if s.cfg.TTFTJitterCV > 0 || s.cfg.ITLJitterCV > 0 {
+		s.rngMu.Lock()
+		if s.cfg.TTFTJitterCV > 0 {
+			z = s.jitterRNG.NormFloat64()
+		}
+		if s.cfg.ITLJitterCV > 0 {
+			rng = rand.New(rand.NewPCG(s.jitterRNG.Uint64(), s.jitterRNG.Uint64()))
+		}
+		s.rngMu.Unlock()
+	}
+	return newTokenClock(&s.cfg, p.ISL, p.Count, active, z, rng)
+}
+
+// nextID returns a unique response id in OpenAI's style.
+func (s *Server) nextID(api apiKind) string {
+	prefix := "chatcmpl-mock-"
+	if api == completionAPI {
+		prefix = "cmpl-mock-"
+	}
+	return prefix + strconv.FormatUint(s.ids.Add(1), 10)
+}
+
+// text returns the whole output text of p.
+func (s *Server) text(p outputPlan) string {
+	var b strings.Builder
+	words := p.words
+	for range p.Count {
+		b.WriteString(s.words[words.next(len(s.words))])
+	}
+	return b.String()
+}
+
+// response carries what one answer needs.
+type response struct {
+	api     apiKind
+	id      string
+	created int64
+	model   string
+	plan    outputPlan
+	arrival time.Time
+	clock   *tokenClock // nil in Fast mode
+}
+
+// usage is OpenAI's token usage object.
+type usage struct {
+	PromptTokens     int `json:"prompt_tokens"`
+	CompletionTokens int `json:"completion_tokens"`
+	TotalTokens      int `json:"total_tokens"`
+}
+
+// usage returns the usage of the response.
+func (r *response) usage() usage {
+	return usage{r.plan.ISL, r.plan.Count, r.plan.ISL + r.plan.Count}
+}
+
+// chatMessageOut is the assistant message of a chat completion.
+type chatMessageOut struct {
+	Role    string `json:"role"`
+	Content string `json:"content"`
+}
+
+// choiceOut is one choice of a non-streaming response; Message is set for
+// chat, Text for completions.
+type choiceOut struct {
+	Index        int             `json:"index"`
+	Message      *chatMessageOut `json:"message,omitempty"`
+	Text         *string         `json:"text,omitempty"`
+	FinishReason string          `json:"finish_reason"`
+}
+
+// completionBody is a non-streaming chat.completion or text_completion.
+type completionBody struct {
+	ID      string      `json:"id"`
+	Object  string      `json:"object"`
+	Created int64       `json:"created"`
+	Model   string      `json:"model"`
+	Choices []choiceOut `json:"choices"`
+	Usage   usage       `json:"usage"`
+}
+
+// body builds the non-streaming answer carrying text.
+func (r *response) body(text string) completionBody {
+	c := choiceOut{FinishReason: r.plan.Finish}
+	object := "chat.completion"
+	if r.api == chatAPI {
+		c.Message = &chatMessageOut{Role: "assistant", Content: text}
+	} else {
+		object = "text_completion"
+		c.Text = &text
+	}
+	return completionBody{r.id, object, r.created, r.model, []choiceOut{c}, r.usage()}
+}

@@ -1,0 +1,80 @@
+package mockserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// shutdownGrace bounds how long Close waits for handlers to return after
+// telling them to stop; they return at once, so this only guards bugs.
+const shutdownGrace = 5 * time.Second
+
+// Running is a mock server listening and serving in the background.
+type Running struct {
+	srv    *Server
+	http   *http.Server
+	ln     net.Listener
+	served chan error // Serve's result, once it returns
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// Start listens on addr ("127.0.0.1:0" picks a free port; "" means
+// cfg.Host:cfg.Port) and serves a Server for cfg in the background until
+// Close. The served configuration reports the actual host and port.
+func Start(cfg Config, addr string) (*Running, error) {
+	if addr == "" {
+		addr = net.JoinHostPort(cfg.Host, strconv.Itoa(cfg.Port))
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("mock server: listen on %s: %w", addr, err)
+	}
+	if ta, ok := ln.Addr().(*net.TCPAddr); ok {
+		cfg.Host, cfg.Port = ta.IP.String(), ta.Port
+	}
+	r := &Running{
+		srv:    New(cfg),
+		ln:     ln,
+		served: make(chan error, 1),
+	}
+	r.http = &http.Server{Handler: r.srv, ReadHeaderTimeout: 30 * time.Second}
+	go func() { r.served <- r.http.Serve(ln) }()
+	return r, nil
+}
+
+// URL is the server's base URL, e.g. "http://127.0.0.1:40123".
+func (r *Running) URL() string { return "http://" + r.ln.Addr().String() }
+
+// Server returns the handler being served, e.g. to read Active.
+func (r *Running) Server() *Server { return r.srv }
+
+// Close stops listening, ends in-flight responses (streams stop where they
+// are), waits for the handlers to return, and reports a serving error if
+// there was one. Later calls return the first call's result.
+func (r *Running) Close() error {
+	r.closeOnce.Do(func() { r.closeErr = r.close() })
+	return r.closeErr
+}
+
+// close does Close's work once.
+func (r *Running) close() error {
+	r.srv.shutdown()
+	ctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+	defer cancel()
+	err := r.http.Shutdown(ctx)
+	if err != nil {
+		err = errors.Join(fmt.Errorf("mock server: shutdown: %w", err), r.http.Close())
+	}
+	if serveErr := <-r.served; !errors.Is(serveErr, http.ErrServerClosed) {
+		err = errors.Join(err, fmt.Errorf("mock server: serve: %w", serveErr))
+	}
+	return err
+}

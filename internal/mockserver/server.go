@@ -1,0 +1,184 @@
+// Package mockserver is an OpenAI-compatible mock LLM inference server with
+// a controllable latency model, modelled on AIPerf's aiperf-mock-server.
+//
+// It serves /v1/chat/completions and /v1/completions (streaming and not),
+// /v1/models, /health and /. Output length and text are deterministic
+// functions of the prompt; latency follows TTFT + i*ITL against absolute
+// deadlines so that what a client measures is what was configured. It is
+// used by tests in-process (httptest), by `aiperf mock-server`, and by
+// `aiperf profile --mock-server`. It imports only the standard library.
+package mockserver
+
+import (
+	"encoding/json"
+	"math/rand/v2"
+	"net/http"
+	"runtime"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Server is the mock's http.Handler. It is safe for concurrent use; its
+// configuration is fixed at New.
+type Server struct {
+	cfg     Config
+	count   func(string) int
+	started time.Time
+
+	active atomic.Int64  // inference requests in flight
+	ids    atomic.Uint64 // response id counter
+
+	// rngMu guards both generators. Errors and jitter draw from separate
+	// streams so that enabling jitter does not change which requests fail.
+	rngMu     sync.Mutex
+	errRNG    *rand.Rand
+	jitterRNG *rand.Rand
+
+	done      chan struct{} // closed by shutdown: waiting handlers return
+	fine      chan struct{} // fine-sleep slots (see waiter); nil disables fine sleeping
+	closeOnce sync.Once
+
+	wordJSON []string // JSON string of " "+word for each vocabulary word
+	words    []string // " "+word for each vocabulary word
+}
+
+var _ http.Handler = (*Server)(nil)
+
+// New returns a Server for cfg. It does not validate cfg; callers that take
+// user input call cfg.Validate first. With cfg.SeedSet the error and jitter
+// draws are reproducible for a given arrival order.
+func New(cfg Config) *Server {
+	s := &Server{
+		cfg:     cfg,
+		count:   cfg.countTokens(),
+		started: time.Now(),
+		done:    make(chan struct{}),
+	}
+	if fineSleepSupported {
+		s.fine = make(chan struct{}, 2*runtime.GOMAXPROCS(0))
+	}
+	seed := uint64(cfg.RandomSeed)
+	if !cfg.SeedSet {
+		seed = rand.Uint64()
+	}
+	s.errRNG = rand.New(rand.NewPCG(seed, 0x6572726f72)) // "error"
+	s.jitterRNG = rand.New(rand.NewPCG(seed, 0x6a6974746572))
+	for _, w := range Words() {
+		tok := " " + w
+		b, _ := json.Marshal(tok) // a plain string always marshals
+		s.words = append(s.words, tok)
+		s.wordJSON = append(s.wordJSON, string(b))
+	}
+	return s
+}
+
+// Active returns the number of inference requests in flight now.
+func (s *Server) Active() int { return int(s.active.Load()) }
+
+// shutdown makes every waiting handler return at once. Idempotent.
+func (s *Server) shutdown() { s.closeOnce.Do(func() { close(s.done) }) }
+
+// ServeHTTP routes a request. Unknown paths get a 404 and known paths with
+// the wrong method a 405, both as OpenAI-style JSON errors.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	arrival := time.Now() // before anything else: the latency model counts from here
+	var handle func(http.ResponseWriter, *http.Request)
+	method := http.MethodGet
+	switch r.URL.Path {
+	case "/v1/chat/completions":
+		method = http.MethodPost
+		handle = func(w http.ResponseWriter, r *http.Request) { s.complete(w, r, chatAPI, arrival) }
+	case "/v1/completions":
+		method = http.MethodPost
+		handle = func(w http.ResponseWriter, r *http.Request) { s.complete(w, r, completionAPI, arrival) }
+	case "/v1/models":
+		handle = s.models
+	case "/health":
+		handle = s.health
+	case "/":
+		handle = s.info
+	default:
+		writeError(w, http.StatusNotFound, "not_found_error", "no route for "+r.URL.Path)
+		return
+	}
+	if r.Method != method && !(method == http.MethodGet && r.Method == http.MethodHead) {
+		w.Header().Set("Allow", method)
+		writeError(w, http.StatusMethodNotAllowed, "invalid_request_error",
+			r.Method+" is not allowed on "+r.URL.Path+"; use "+method)
+		return
+	}
+	handle(w, r)
+}
+
+// models lists the default model, in OpenAI's /v1/models shape.
+func (s *Server) models(w http.ResponseWriter, _ *http.Request) {
+	type model struct {
+		ID      string `json:"id"`
+		Object  string `json:"object"`
+		Created int64  `json:"created"`
+		OwnedBy string `json:"owned_by"`
+	}
+	writeJSON(w, http.StatusOK, struct {
+		Object string  `json:"object"`
+		Data   []model `json:"data"`
+	}{"list", []model{{s.cfg.DefaultModel, "model", s.started.Unix(), "aiperf-mock"}}})
+}
+
+// health reports liveness and the effective configuration, like AIPerf's
+// mock ({"status": "healthy", "config": {...}}).
+func (s *Server) health(w http.ResponseWriter, _ *http.Request) {
+	writeJSON(w, http.StatusOK, struct {
+		Status string     `json:"status"`
+		Active int        `json:"active"`
+		Config configView `json:"config"`
+	}{"healthy", s.Active(), s.cfg.view()})
+}
+
+// info describes the server and its endpoints.
+func (s *Server) info(w http.ResponseWriter, _ *http.Request) {
+	writeJSON(w, http.StatusOK, struct {
+		Message   string     `json:"message"`
+		Endpoints []string   `json:"endpoints"`
+		Config    configView `json:"config"`
+	}{
+		"AIPerf Mock Server (Go)",
+		[]string{"POST /v1/chat/completions", "POST /v1/completions", "GET /v1/models", "GET /health", "GET /"},
+		s.cfg.view(),
+	})
+}
+
+// apiError is the OpenAI error envelope.
+type apiError struct {
+	Error apiErrorBody `json:"error"`
+}
+
+// apiErrorBody is the inside of an OpenAI error envelope; Code is the HTTP
+// status, as vLLM reports it.
+type apiErrorBody struct {
+	Message string `json:"message"`
+	Type    string `json:"type"`
+	Code    int    `json:"code"`
+}
+
+// writeError answers with an OpenAI-style JSON error.
+func writeError(w http.ResponseWriter, status int, typ, msg string) {
+	writeJSON(w, status, apiError{apiErrorBody{Message: msg, Type: typ, Code: status}})
+}
+
+// writeJSON answers with v as JSON. A value that cannot be encoded (only a
+// non-finite float could, and Validate rejects those) becomes a 500.
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		status = http.StatusInternalServerError
+		b, _ = json.Marshal(apiError{apiErrorBody{Message: "encoding response: " + err.Error(),
+			Type: "server_error", Code: status}})
+	}
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Content-Length", strconv.Itoa(len(b)))
+	w.WriteHeader(status)
+	_, _ = w.Write(b) // a client that went away needs no answer
+}
