@@ -1,0 +1,178 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/aiperf-go/aiperf/internal/config"
+	"github.com/aiperf-go/aiperf/internal/mockserver"
+	"github.com/aiperf-go/aiperf/internal/tokenizer"
+)
+
+// profileLong is the long help of `aiperf profile`, exit codes included.
+const profileLong = `Benchmark an inference server: send synthetic prompts at a fixed concurrency or
+request rate, then report latency, time to first token, inter-token latency,
+throughput and goodput on the console and in artifacts/ (JSON, CSV, JSONL).
+
+Flags take AIPerf's names and aliases, in kebab-case or snake_case
+(--request-count, --request_count, --num-requests).
+
+Examples:
+  aiperf profile --mock-server -m mock-model --streaming
+  aiperf profile -m my-model -u localhost:8000 --streaming --concurrency 8 --request-count 100
+  aiperf profile -m my-model --endpoint-type completions --request-rate 20 --benchmark-duration 60
+
+Exit codes:
+  0    the run finished and at least one request succeeded
+  1    the run failed: every request failed, or it could not start or finish
+  2    invalid flags or configuration (every problem is listed); nothing ran
+  130  interrupted by SIGINT or SIGTERM (a second signal stops at once)
+`
+
+// profileCommand is `aiperf profile`: its flags are bound to cfg.
+type profileCommand struct {
+	cmd *cobra.Command
+	env *Env
+	cfg config.Config
+	// valueProblems are values that did not parse, found while cobra
+	// parsed the flags.
+	valueProblems problemList
+	// scanProblems are unknown flags and missing values, found by
+	// prepareProfileArgs before cobra ran.
+	scanProblems []error
+	// spelled maps canonical flags to the alias the user typed.
+	spelled map[string]string
+	// rawArgs is the command line as typed, starting with "profile".
+	rawArgs []string
+}
+
+// newProfileCommand builds `aiperf profile` bound to a fresh config.
+func newProfileCommand(env *Env) *profileCommand {
+	p := &profileCommand{env: env, cfg: config.Defaults()}
+	p.cmd = &cobra.Command{
+		Use:   "profile",
+		Short: "Benchmark an inference server",
+		Long:  profileLong,
+		// Positional arguments are reported with the other problems.
+		Args: cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return p.run(cmd.Context(), args)
+		},
+	}
+	fs := p.cmd.Flags()
+	registerProfileFlags(fs, &p.cfg, &p.valueProblems)
+	fs.BoolP("help", "h", false, "Show this help and exit.")
+	p.cmd.SetHelpFunc(func(cmd *cobra.Command, _ []string) {
+		if err := groupedHelp(cmd.OutOrStdout(), cmd, profileGroups()); err != nil {
+			fmt.Fprintln(cmd.ErrOrStderr(), err)
+		}
+	})
+	registerChoiceCompletions(p.cmd)
+	return p
+}
+
+// run validates the command line and, when it is usable, runs the
+// benchmark.
+func (p *profileCommand) run(ctx context.Context, args []string) error {
+	var problems []error
+	problems = append(problems, p.scanProblems...)
+	for _, a := range args {
+		problems = append(problems, fmt.Errorf("unexpected argument %q: profile takes only flags", a))
+	}
+	problems = append(problems, p.valueProblems.errs...)
+	p.cfg.Output.ArtifactDirExplicit = p.cmd.Flags().Changed("output-artifact-dir")
+	problems = append(problems, unjoin(p.cfg.Validate())...)
+	if len(problems) > 0 {
+		return &usageError{command: "aiperf profile", problems: p.inUserWords(problems)}
+	}
+	if p.env.Runner == nil {
+		return &runError{errors.New("no profile runner configured")}
+	}
+
+	cfg := p.cfg
+	if cfg.Endpoint.MockServer {
+		stop, err := startEmbeddedMock(&cfg, p.env.Stderr)
+		if err != nil {
+			return &runError{err}
+		}
+		defer stop()
+	}
+	rio := RunIO{
+		Stdout:     p.env.Stdout,
+		Stderr:     p.env.Stderr,
+		IsTTY:      p.env.IsTTY,
+		CLICommand: commandLine(p.cmd.Flags(), p.rawArgs),
+	}
+	err := p.env.Runner(ctx, &cfg, rio)
+	switch {
+	case err != nil:
+		return &runError{err}
+	case ctx.Err() != nil:
+		return &config.ExitError{Code: config.ExitInterrupted}
+	}
+	return nil
+}
+
+// inUserWords names each problem's flag the way the user typed it, with
+// the canonical name in parentheses: "--isl (--prompt-input-tokens-mean)".
+func (p *profileCommand) inUserWords(problems []error) []error {
+	out := make([]error, len(problems))
+	for i, err := range problems {
+		out[i] = err
+		var fe *config.FieldError
+		if errors.As(err, &fe) {
+			if typed, ok := p.spelled[fe.Flag]; ok {
+				out[i] = &config.FieldError{Flag: typed + " (" + fe.Flag + ")", Problem: fe.Problem, Err: fe.Err}
+			}
+		}
+	}
+	return out
+}
+
+// startEmbeddedMock starts the mock server for --mock-server on a free
+// loopback port, counting prompt tokens with the built-in tokenizer, and
+// points cfg at it. stop closes it.
+func startEmbeddedMock(cfg *config.Config, stderr io.Writer) (stop func(), err error) {
+	mcfg := mockserver.DefaultConfig()
+	tok, err := tokenizer.Resolve(tokenizer.BuiltinAlias, "")
+	if err != nil {
+		return nil, fmt.Errorf("--mock-server: %w", err)
+	}
+	mcfg.CountTokens = tok.Count
+	srv, err := mockserver.Start(mcfg, "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("--mock-server: %w", err)
+	}
+	cfg.Endpoint.URLs = []string{srv.URL()}
+	fmt.Fprintf(stderr, "Benchmarking the built-in mock server at %s\n", srv.URL())
+	return func() {
+		if err := srv.Close(); err != nil {
+			fmt.Fprintf(stderr, "mock server: %v\n", err)
+		}
+	}, nil
+}
+
+// registerChoiceCompletions offers each enum flag's choices to shell
+// completion.
+func registerChoiceCompletions(cmd *cobra.Command) {
+	for _, name := range []string{"endpoint-type", "arrival-pattern", "export-level", "ui-type", "log-level"} {
+		f := cmd.Flags().Lookup(name)
+		choices := f.Annotations[annChoices]
+		_ = cmd.RegisterFlagCompletionFunc(name, cobra.FixedCompletions(choices, cobra.ShellCompDirectiveNoFileComp))
+	}
+}
+
+// unjoin splits an errors.Join result into its errors.
+func unjoin(err error) []error {
+	if err == nil {
+		return nil
+	}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		return j.Unwrap()
+	}
+	return []error{err}
+}

@@ -1,0 +1,185 @@
+package cli
+
+import (
+	"encoding/json"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/aiperf-go/aiperf/internal/config"
+)
+
+// commandLine renders the command that started a run, for artifacts
+// (AIPerf's cli_command), with every secret replaced by "<redacted>":
+// --api-key values, the values of credential-bearing headers (see
+// config.IsSensitiveHeader, in Name:Value and JSON forms) and passwords in
+// URLs. fs resolves aliases and shorthands, so "--api_key" and
+// "-HAuthorization:x" are caught too.
+//
+// Like AIPerf, plain values are single-quoted and numbers are not:
+// aiperf profile -m 'mock-model' --concurrency 2.
+func commandLine(fs *pflag.FlagSet, args []string) string {
+	out := []string{"aiperf"}
+	var pending *pflag.Flag // flag whose value comes next
+	var multi *pflag.Flag   // multi-value flag still taking values
+	for i, a := range args {
+		switch {
+		case i == 0 && a == "profile":
+			out = append(out, a)
+			continue
+		case pending != nil && !isKnownFlag(fs, a):
+			out = append(out, quoteArg(redactValue(pending.Name, a)))
+			if multiValueFlags()[pending.Name] {
+				multi = pending
+			}
+			pending = nil
+			continue
+		case multi != nil && !strings.HasPrefix(a, "-"):
+			out = append(out, quoteArg(redactValue(multi.Name, a)))
+			continue
+		}
+		multi, pending = nil, nil
+		f, value, hasValue := lookupArg(fs, a)
+		switch {
+		case f == nil:
+			if strings.HasPrefix(a, "-") {
+				out = append(out, a)
+			} else {
+				out = append(out, quoteArg(a))
+			}
+		case hasValue:
+			out = append(out, flagPrefix(a)+redactValue(f.Name, value))
+			if multiValueFlags()[f.Name] {
+				multi = f
+			}
+		default:
+			out = append(out, a)
+			if f.NoOptDefVal == "" {
+				pending = f
+			}
+		}
+	}
+	return strings.Join(out, " ")
+}
+
+// lookupArg resolves a flag token to its flag and inline value: "--name",
+// "--name=value", "-x", "-xvalue", "-x=value". Non-flag tokens, "-vv" and
+// unknown flags return nil.
+func lookupArg(fs *pflag.FlagSet, a string) (f *pflag.Flag, value string, hasValue bool) {
+	switch {
+	case strings.HasPrefix(a, "--") && len(a) > 2:
+		name, v, ok := strings.Cut(a[2:], "=")
+		return fs.Lookup(name), v, ok
+	case len(a) == 2 && a[0] == '-':
+		return fs.ShorthandLookup(a[1:]), "", false
+	case len(a) > 2 && a[0] == '-' && a[1] != '-':
+		f := fs.ShorthandLookup(a[1:2])
+		if f == nil || f.NoOptDefVal != "" {
+			return nil, "", false
+		}
+		return f, strings.TrimPrefix(a[2:], "="), true
+	}
+	return nil, "", false
+}
+
+// flagPrefix returns the part of a flag token before its inline value.
+func flagPrefix(a string) string {
+	if strings.HasPrefix(a, "--") {
+		name, _, _ := strings.Cut(a, "=")
+		return name + "="
+	}
+	if len(a) > 2 && a[2] == '=' {
+		return a[:3]
+	}
+	return a[:2]
+}
+
+// redactValue hides the secret parts of a value of flag (canonical name).
+func redactValue(flag, v string) string {
+	switch flag {
+	case "api-key":
+		return config.Redacted
+	case "header":
+		return redactHeaderArg(v)
+	case "url":
+		return redactURLArg(v)
+	}
+	return v
+}
+
+// redactHeaderArg redacts a -H value: "Name:Value" keeps the name; a JSON
+// object keeps every key and redacts the values of sensitive ones. An
+// unparsable JSON object is redacted whole, to be safe.
+func redactHeaderArg(v string) string {
+	if strings.HasPrefix(strings.TrimSpace(v), "{") {
+		hs, err := config.ParseHeaders(v)
+		if err != nil {
+			return config.Redacted
+		}
+		redacted := false
+		obj := make([]string, len(hs))
+		for i, h := range hs {
+			val := h.Value
+			if config.IsSensitiveHeader(h.Name) {
+				val, redacted = config.Redacted, true
+			}
+			obj[i] = jsonString(h.Name) + ":" + jsonString(val)
+		}
+		if !redacted {
+			return v
+		}
+		return "{" + strings.Join(obj, ",") + "}"
+	}
+	name, _, ok := strings.Cut(v, ":")
+	if ok && config.IsSensitiveHeader(strings.TrimSpace(name)) {
+		return name + ":" + config.Redacted
+	}
+	return v
+}
+
+// jsonString quotes s as JSON without HTML escaping, so "<redacted>"
+// stays readable.
+func jsonString(s string) string {
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s) // a string always encodes
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// redactURLArg replaces URL userinfo ("user:pass@") with "<redacted>@".
+func redactURLArg(v string) string {
+	parts := config.SplitList(v)
+	changed := false
+	for i, u := range parts {
+		rest := u
+		scheme := ""
+		if k := strings.Index(u, "://"); k >= 0 {
+			scheme, rest = u[:k+3], u[k+3:]
+		}
+		host := rest
+		if k := strings.IndexAny(rest, "/?#"); k >= 0 {
+			host = rest[:k]
+		}
+		if at := strings.LastIndex(host, "@"); at >= 0 {
+			parts[i] = scheme + config.Redacted + rest[at:]
+			changed = true
+		}
+	}
+	if !changed {
+		return v
+	}
+	return strings.Join(parts, ",")
+}
+
+// quoteArg single-quotes a value for a POSIX shell unless it is a number.
+func quoteArg(v string) string {
+	if _, err := strconv.ParseFloat(v, 64); err == nil && !strings.ContainsAny(v, "nN") {
+		return v
+	}
+	if v == config.Redacted {
+		return v
+	}
+	return "'" + strings.ReplaceAll(v, "'", `'\''`) + "'"
+}

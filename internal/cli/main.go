@@ -1,0 +1,273 @@
+// Package cli is the `aiperf` command line: it maps arguments onto a
+// config.Config, runs the chosen command, and turns the outcome into a
+// process exit code. It does nothing else; the benchmark itself is the
+// ProfileRunner it is given.
+//
+// All process state (arguments, standard streams, environment, terminal
+// detection, the runner) arrives through Env, so the whole CLI runs
+// in-process in tests.
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime"
+	"runtime/debug"
+	"syscall"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/aiperf-go/aiperf/internal/config"
+)
+
+// Build identification, set at link time:
+//
+//	go build -ldflags "-X github.com/aiperf-go/aiperf/internal/cli.buildVersion=v0.1.0
+//	  -X github.com/aiperf-go/aiperf/internal/cli.buildCommit=$(git rev-parse --short HEAD)"
+//
+// They are read only by OSEnv.
+var (
+	buildVersion = "dev"
+	buildCommit  = "dev"
+)
+
+// VersionInfo identifies the build, for `aiperf version`.
+type VersionInfo struct {
+	Version   string
+	Commit    string
+	GoVersion string // e.g. "go1.26.8"; runtime.Version() when empty
+}
+
+// RunIO is what a profile run may touch of the process besides its
+// configuration.
+type RunIO struct {
+	Stdout, Stderr io.Writer
+	// IsTTY reports whether Stdout is a terminal (for the UI default).
+	IsTTY bool
+	// CLICommand is the command line as typed, secrets redacted, for
+	// artifacts (AIPerf's cli_command): "aiperf profile -m 'x' ...".
+	CLICommand string
+}
+
+// ProfileRunner runs one benchmark. cfg has been validated. It returns nil
+// on success, a *config.ExitError to choose the exit code, or any other
+// error for exit code 1. Cancellation of ctx (SIGINT/SIGTERM) asks it to
+// stop gracefully and leads to exit code 130.
+type ProfileRunner func(ctx context.Context, cfg *config.Config, io RunIO) error
+
+// Env is the process state the CLI runs with.
+type Env struct {
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+	// Getenv reads an environment variable; nil reads none.
+	Getenv func(string) string
+	// IsTTY reports whether Stdout is a terminal.
+	IsTTY bool
+	// Runner runs `aiperf profile`.
+	Runner ProfileRunner
+	// Version identifies the build.
+	Version VersionInfo
+	// NotifySignals makes Main cancel its context on the first SIGINT or
+	// SIGTERM (a graceful stop) and then restore the default handling, so
+	// that a second signal kills the process. Only OSEnv sets it: tests
+	// cancel the context themselves.
+	NotifySignals bool
+}
+
+// OSEnv returns the real process environment. Its Runner is a placeholder
+// until the benchmark is wired in.
+func OSEnv() Env {
+	return Env{
+		Stdin:  os.Stdin,
+		Stdout: os.Stdout,
+		Stderr: os.Stderr,
+		Getenv: os.Getenv,
+		IsTTY:  term.IsTerminal(int(os.Stdout.Fd())),
+		Runner: func(context.Context, *config.Config, RunIO) error {
+			return errors.New("aiperf profile: the benchmark runner is not wired in yet")
+		},
+		Version:       VersionInfo{Version: buildVersion, Commit: vcsCommit(buildCommit), GoVersion: runtime.Version()},
+		NotifySignals: true,
+	}
+}
+
+// vcsCommit returns commit, or the VCS revision Go stamped into the binary
+// when commit was not set at link time.
+func vcsCommit(commit string) string {
+	if commit != "dev" {
+		return commit
+	}
+	if info, ok := debug.ReadBuildInfo(); ok {
+		for _, s := range info.Settings {
+			if s.Key == "vcs.revision" && s.Value != "" {
+				return s.Value
+			}
+		}
+	}
+	return commit
+}
+
+// withDefaults fills unset streams and functions with harmless ones.
+func (e Env) withDefaults() Env {
+	if e.Stdin == nil {
+		e.Stdin = eofReader{}
+	}
+	if e.Stdout == nil {
+		e.Stdout = io.Discard
+	}
+	if e.Stderr == nil {
+		e.Stderr = io.Discard
+	}
+	if e.Getenv == nil {
+		e.Getenv = func(string) string { return "" }
+	}
+	if e.Version.Version == "" {
+		e.Version.Version = "dev"
+	}
+	if e.Version.Commit == "" {
+		e.Version.Commit = "dev"
+	}
+	if e.Version.GoVersion == "" {
+		e.Version.GoVersion = runtime.Version()
+	}
+	return e
+}
+
+// eofReader is an empty stdin.
+type eofReader struct{}
+
+func (eofReader) Read([]byte) (int, error) { return 0, io.EOF }
+
+// Main runs the aiperf command line args (without the program name) and
+// returns the process exit code:
+//
+//	0   success
+//	1   the run failed (every request failed, or it could not finish)
+//	2   invalid usage or configuration; nothing ran
+//	130 interrupted (SIGINT/SIGTERM, or ctx cancelled)
+//
+// Errors are printed to env.Stderr.
+func Main(ctx context.Context, args []string, env Env) int {
+	env = env.withDefaults()
+	if env.NotifySignals {
+		var stop context.CancelFunc
+		ctx, stop = signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+		defer stop()
+		// After the first signal, stop listening: a second one then
+		// terminates the process the default way.
+		go func() { <-ctx.Done(); stop() }()
+	}
+
+	root, profile := newRootCommand(&env)
+	if len(args) > 0 && args[0] == profile.cmd.Name() {
+		profile.rawArgs = args
+		clean, problems, spelled := prepareProfileArgs(profile.cmd.Flags(), args[1:])
+		profile.scanProblems, profile.spelled = problems, spelled
+		args = append([]string{args[0]}, clean...)
+	}
+	root.SetArgs(args)
+	err := root.ExecuteContext(ctx)
+	code := exitCode(ctx, err)
+	if err != nil {
+		report(env.Stderr, err)
+	}
+	return code
+}
+
+// newRootCommand builds the command tree. It returns the profile command
+// too, whose arguments Main prepares before cobra parses them.
+func newRootCommand(env *Env) (*cobra.Command, *profileCommand) {
+	root := &cobra.Command{
+		Use:   "aiperf",
+		Short: "Benchmark generative AI inference servers",
+		Long: "aiperf measures the performance of OpenAI-compatible inference servers: latency,\n" +
+			"time to first token, inter-token latency, throughput and goodput.\n" +
+			"It is a Go implementation of NVIDIA AIPerf with the same flags and artifacts.",
+		SilenceErrors: true,
+		SilenceUsage:  true,
+		Version:       versionLine(env.Version),
+	}
+	root.SetVersionTemplate("{{.Version}}\n")
+	root.SetIn(env.Stdin)
+	root.SetOut(env.Stdout)
+	root.SetErr(env.Stderr)
+	profile := newProfileCommand(env)
+	root.AddCommand(profile.cmd, newMockServerCommand(env), newVersionCommand(env))
+	return root, profile
+}
+
+// usageError is a command line or configuration that cannot run; it lists
+// every problem found.
+type usageError struct {
+	command  string // e.g. "aiperf profile"
+	problems []error
+}
+
+func (e *usageError) Error() string { return errors.Join(e.problems...).Error() }
+
+// write prints the problems, one per line, and where to find help.
+func (e *usageError) write(w io.Writer) {
+	noun := "problems"
+	if len(e.problems) == 1 {
+		noun = "problem"
+	}
+	fmt.Fprintf(w, "Error: invalid %s usage (%d %s):\n", e.command, len(e.problems), noun)
+	for _, p := range e.problems {
+		fmt.Fprintf(w, "  %v\n", p)
+	}
+	fmt.Fprintf(w, "Run '%s --help' for usage.\n", e.command)
+}
+
+// runError is an error returned by a run, as opposed to a usage error.
+type runError struct{ err error }
+
+func (e *runError) Error() string { return e.err.Error() }
+func (e *runError) Unwrap() error { return e.err }
+
+// exitCode maps the outcome of a command to the process exit code.
+func exitCode(ctx context.Context, err error) int {
+	if err == nil {
+		return config.ExitOK
+	}
+	var ee *config.ExitError
+	if errors.As(err, &ee) {
+		return ee.Code
+	}
+	var ue *usageError
+	if errors.As(err, &ue) {
+		return config.ExitUsage
+	}
+	var re *runError
+	if errors.As(err, &re) {
+		if ctx.Err() != nil {
+			return config.ExitInterrupted
+		}
+		return config.ExitFailure
+	}
+	// Anything else comes from cobra itself: unknown command, bad flag of
+	// a command other than profile, wrong arguments.
+	return config.ExitUsage
+}
+
+// report prints err for the user.
+func report(w io.Writer, err error) {
+	var ue *usageError
+	if errors.As(err, &ue) {
+		ue.write(w)
+		return
+	}
+	var ee *config.ExitError
+	if errors.As(err, &ee) && ee.Err == nil {
+		return
+	}
+	fmt.Fprintf(w, "Error: %v\n", err)
+	var re *runError
+	if !errors.As(err, &re) && (ee == nil) {
+		fmt.Fprintln(w, "Run 'aiperf --help' for usage.")
+	}
+}

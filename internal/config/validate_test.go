@@ -1,0 +1,189 @@
+package config
+
+import (
+	"errors"
+	"math"
+	"strings"
+	"testing"
+)
+
+func ptr[T any](v T) *T { return &v }
+
+// valid returns the smallest configuration that validates.
+func valid() Config {
+	c := Defaults()
+	c.Endpoint.ModelNames = []string{"mock-model"}
+	return c
+}
+
+func TestDefaultsNeedOnlyAModel(t *testing.T) {
+	t.Parallel()
+	c := Defaults()
+	err := c.Validate()
+	if err == nil || !strings.Contains(err.Error(), "--model-names") {
+		t.Fatalf("Defaults().Validate() = %v; want a --model-names problem", err)
+	}
+	if got := flagsOf(err); len(got) != 1 {
+		t.Fatalf("Defaults().Validate() problems = %v; want only --model-names", got)
+	}
+	c = valid()
+	if err := c.Validate(); err != nil {
+		t.Fatalf("valid().Validate() = %v; want nil", err)
+	}
+}
+
+// flagsOf lists the Flag of every FieldError joined in err.
+func flagsOf(err error) []string {
+	var out []string
+	var joined interface{ Unwrap() []error }
+	if errors.As(err, &joined) {
+		for _, e := range joined.Unwrap() {
+			var fe *FieldError
+			if errors.As(e, &fe) {
+				out = append(out, fe.Flag)
+			}
+		}
+	}
+	return out
+}
+
+func TestValidateRules(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		edit func(c *Config)
+		// flag is the flag the only problem must name ("" = valid); text
+		// must appear in the message.
+		flag, text string
+	}{
+		{"empty model name", func(c *Config) { c.Endpoint.ModelNames = []string{"a", " "} }, "--model-names", "must not be empty"},
+		{"two models", func(c *Config) { c.Endpoint.ModelNames = []string{"a", "b"} }, "", ""},
+		{"no url", func(c *Config) { c.Endpoint.URLs = nil }, "--url", "at least one URL"},
+		{"url without host", func(c *Config) { c.Endpoint.URLs = []string{"http://"} }, "--url", "no host"},
+		{"ftp url", func(c *Config) { c.Endpoint.URLs = []string{"ftp://x"} }, "--url", "http or https"},
+		{"https url", func(c *Config) { c.Endpoint.URLs = []string{"https://x:1/p"} }, "", ""},
+		{"mock server", func(c *Config) { c.Endpoint.MockServer = true }, "", ""},
+		{"mock server no url", func(c *Config) { c.Endpoint.MockServer = true; c.Endpoint.URLs = nil }, "", ""},
+		{"mock server with url", func(c *Config) {
+			c.Endpoint.MockServer = true
+			c.Endpoint.URLs = []string{"http://h:1"}
+		}, "--mock-server", "cannot be combined with --url"},
+		{"completions", func(c *Config) { c.Endpoint.Type = EndpointCompletions }, "", ""},
+		{"embeddings not yet", func(c *Config) { c.Endpoint.Type = EndpointEmbeddings }, "--endpoint-type", "not supported yet"},
+		{"unknown endpoint", func(c *Config) { c.Endpoint.Type = "bogus" }, "--endpoint-type", "invalid choice"},
+		{"custom endpoint space", func(c *Config) { c.Endpoint.CustomEndpoint = "/a b" }, "--custom-endpoint", "whitespace"},
+		{"timeout zero", func(c *Config) { c.Endpoint.TimeoutSeconds = 0 }, "--request-timeout-seconds", "> 0"},
+		{"timeout nan", func(c *Config) { c.Endpoint.TimeoutSeconds = math.NaN() }, "--request-timeout-seconds", "> 0"},
+		{"timeout inf", func(c *Config) { c.Endpoint.TimeoutSeconds = math.Inf(1) }, "--request-timeout-seconds", "finite"},
+		{"extra empty key", func(c *Config) { c.Input.Extra = []ExtraInput{{Key: "", Value: []byte("1")}} }, "--extra-inputs", "keys"},
+		{"extra bad json", func(c *Config) { c.Input.Extra = []ExtraInput{{Key: "k", Value: []byte("{")}} }, "--extra-inputs", "not valid JSON"},
+		{"header bad name", func(c *Config) { c.Input.Headers = []Header{{Name: "A B", Value: "v"}} }, "--header", "not a valid header name"},
+		{"header empty name", func(c *Config) { c.Input.Headers = []Header{{Name: "", Value: "v"}} }, "--header", "not a valid header name"},
+		{"header newline", func(c *Config) { c.Input.Headers = []Header{{Name: "A", Value: "v\r\nB: x"}} }, "--header", "CR, LF"},
+		{"header ok", func(c *Config) { c.Input.Headers = []Header{{Name: "X-A", Value: "a, b: c"}} }, "", ""},
+		{"seed negative", func(c *Config) { c.Input.RandomSeed = ptr(int64(-1)) }, "--random-seed", ">= 0"},
+		{"seed zero", func(c *Config) { c.Input.RandomSeed = ptr(int64(0)) }, "", ""},
+		{"goodput nan", func(c *Config) { c.Input.Goodput = map[string]float64{"ttft": math.NaN()} }, "--goodput", "finite"},
+		{"goodput empty tag", func(c *Config) { c.Input.Goodput = map[string]float64{"": 1} }, "--goodput", "empty"},
+		{"entries zero", func(c *Config) { c.Input.NumDatasetEntries = ptr(0) }, "--num-dataset-entries", ">= 1"},
+		{"isl zero", func(c *Config) { c.Input.InputTokens.Mean = 0 }, "--prompt-input-tokens-mean", ">= 1"},
+		{"isl stddev negative", func(c *Config) { c.Input.InputTokens.Stddev = -1 }, "--prompt-input-tokens-stddev", ">= 0"},
+		{"osl zero", func(c *Config) { c.Input.OutputTokens.Mean = ptr(0) }, "--prompt-output-tokens-mean", ">= 1"},
+		{"osl stddev negative", func(c *Config) { c.Input.OutputTokens.Stddev = -0.5 }, "--prompt-output-tokens-stddev", ">= 0"},
+		{"concurrency zero", func(c *Config) { c.Load.Concurrency = ptr(0) }, "--concurrency", ">= 1"},
+		{"rate zero", func(c *Config) { c.Load.RequestRate = ptr(0.0) }, "--request-rate", "> 0"},
+		{"rate and concurrency", func(c *Config) { c.Load.RequestRate = ptr(5.0); c.Load.Concurrency = ptr(3) }, "", ""},
+		{"count zero", func(c *Config) { c.Load.RequestCount = ptr(0) }, "--request-count", ">= 1"},
+		{"duration zero", func(c *Config) { c.Load.BenchmarkDuration = ptr(0.0) }, "--benchmark-duration", "> 0"},
+		{"count and duration", func(c *Config) { c.Load.RequestCount = ptr(5); c.Load.BenchmarkDuration = ptr(1.0) }, "", ""},
+		{"grace without duration", func(c *Config) { c.Load.BenchmarkGracePeriod = ptr(Seconds(5)) }, "--benchmark-grace-period", "requires --benchmark-duration"},
+		{"grace inf", func(c *Config) {
+			c.Load.BenchmarkDuration = ptr(1.0)
+			c.Load.BenchmarkGracePeriod = ptr(Seconds(math.Inf(1)))
+		}, "", ""},
+		{"grace zero", func(c *Config) {
+			c.Load.BenchmarkDuration = ptr(1.0)
+			c.Load.BenchmarkGracePeriod = ptr(Seconds(0))
+		}, "", ""},
+		{"grace negative", func(c *Config) {
+			c.Load.BenchmarkDuration = ptr(1.0)
+			c.Load.BenchmarkGracePeriod = ptr(Seconds(-1))
+		}, "--benchmark-grace-period", ">= 0"},
+		{"pattern without rate", func(c *Config) { c.Load.ArrivalPattern = ArrivalConstant }, "--arrival-pattern", "requires --request-rate"},
+		{"pattern with rate", func(c *Config) { c.Load.ArrivalPattern = ArrivalConstant; c.Load.RequestRate = ptr(2.0) }, "", ""},
+		{"burst without rate", func(c *Config) { c.Load.ArrivalPattern = ArrivalConcurrencyBurst }, "", ""},
+		{"burst with rate", func(c *Config) {
+			c.Load.ArrivalPattern = ArrivalConcurrencyBurst
+			c.Load.RequestRate = ptr(2.0)
+		}, "--arrival-pattern", "cannot be combined"},
+		{"unknown pattern", func(c *Config) { c.Load.ArrivalPattern = "zipf"; c.Load.RequestRate = ptr(2.0) }, "--arrival-pattern", "invalid choice"},
+		{"smoothness without rate", func(c *Config) { c.Load.ArrivalSmoothness = ptr(2.0) }, "--arrival-smoothness", "requires --request-rate"},
+		{"smoothness implies gamma", func(c *Config) { c.Load.ArrivalSmoothness = ptr(2.0); c.Load.RequestRate = ptr(1.0) }, "", ""},
+		{"smoothness with gamma", func(c *Config) {
+			c.Load.ArrivalSmoothness = ptr(2.0)
+			c.Load.RequestRate = ptr(1.0)
+			c.Load.ArrivalPattern = ArrivalGamma
+		}, "", ""},
+		{"smoothness with poisson", func(c *Config) {
+			c.Load.ArrivalSmoothness = ptr(2.0)
+			c.Load.RequestRate = ptr(1.0)
+			c.Load.ArrivalPattern = ArrivalPoisson
+		}, "--arrival-smoothness", "only supported with --arrival-pattern gamma"},
+		{"smoothness zero", func(c *Config) {
+			c.Load.ArrivalSmoothness = ptr(0.0)
+			c.Load.RequestRate = ptr(1.0)
+		}, "--arrival-smoothness", "> 0"},
+		{"warmup count zero", func(c *Config) { c.Warmup.RequestCount = ptr(0) }, "--warmup-request-count", ">= 1"},
+		{"warmup duration zero", func(c *Config) { c.Warmup.Duration = ptr(0.0) }, "--warmup-duration", "> 0"},
+		{"warmup both", func(c *Config) { c.Warmup.Duration = ptr(1.0); c.Warmup.RequestCount = ptr(3) }, "", ""},
+		{"artifact dir empty", func(c *Config) { c.Output.ArtifactDir = "" }, "--output-artifact-dir", "empty"},
+		{"export level", func(c *Config) { c.Output.ExportLevel = "all" }, "--export-level", "invalid choice"},
+		{"prefix path", func(c *Config) { c.Output.ProfileExportPrefix = "a/b" }, "--profile-export-prefix", "not a path"},
+		{"prefix ok", func(c *Config) { c.Output.ProfileExportPrefix = "myrun" }, "", ""},
+		{"log level", func(c *Config) { c.Service.LogLevel = "LOUD" }, "--log-level", "invalid choice"},
+		{"ui type", func(c *Config) { c.Service.UIType = "tui" }, "--ui-type", "invalid choice"},
+		{"ui simple", func(c *Config) { c.Service.UIType = UISimple }, "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			c := valid()
+			tt.edit(&c)
+			err := c.Validate()
+			if tt.flag == "" {
+				if err != nil {
+					t.Fatalf("Validate() = %v; want nil", err)
+				}
+				return
+			}
+			if err == nil {
+				t.Fatalf("Validate() = nil; want a %s problem", tt.flag)
+			}
+			if got := flagsOf(err); len(got) != 1 || got[0] != tt.flag {
+				t.Fatalf("Validate() flags = %v (%v); want [%s]", got, err, tt.flag)
+			}
+			if !strings.Contains(err.Error(), tt.text) {
+				t.Errorf("Validate() = %q; want it to contain %q", err, tt.text)
+			}
+			if !strings.HasPrefix(err.Error(), tt.flag+": ") {
+				t.Errorf("Validate() = %q; want it to start with %q", err, tt.flag+": ")
+			}
+		})
+	}
+}
+
+func TestValidateReportsEveryProblem(t *testing.T) {
+	t.Parallel()
+	c := Defaults()
+	c.Load.Concurrency = ptr(0)
+	c.Load.RequestCount = ptr(-1)
+	c.Load.BenchmarkGracePeriod = ptr(Seconds(1))
+	c.Input.InputTokens.Mean = 0
+	c.Service.UIType = "x"
+	err := c.Validate()
+	want := []string{"--model-names", "--prompt-input-tokens-mean", "--concurrency", "--request-count", "--benchmark-grace-period", "--ui-type"}
+	got := flagsOf(err)
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Fatalf("Validate() flags = %v; want %v\n%v", got, want, err)
+	}
+}
