@@ -168,8 +168,9 @@ func (p *Pool) run(workerID string, j job) {
 		header.Set(p.o.SessionHeader, correlation)
 		req := &transport.Request{URL: p.o.URLs[rec.URLIndex], Body: p.o.Payloads[j.conv][t], Header: header}
 		p.o.Sender.Do(p.ctx, p.o.Clock, req, rec)
+		failed := rec.Error != nil // read before handing over: the record belongs downstream after the send
 		p.o.Out <- rec
-		if rec.Error != nil {
+		if failed {
 			return
 		}
 	}
