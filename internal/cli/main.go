@@ -12,6 +12,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/aiperf-go/aiperf/internal/benchmark"
 	"io"
 	"os"
 	"os/signal"
@@ -83,17 +84,30 @@ type Env struct {
 // until the benchmark is wired in.
 func OSEnv() Env {
 	return Env{
-		Stdin:  os.Stdin,
-		Stdout: os.Stdout,
-		Stderr: os.Stderr,
-		Getenv: os.Getenv,
-		IsTTY:  term.IsTerminal(int(os.Stdout.Fd())),
-		Runner: func(context.Context, *config.Config, RunIO) error {
-			return errors.New("aiperf profile: the benchmark runner is not wired in yet")
-		},
+		Stdin:         os.Stdin,
+		Stdout:        os.Stdout,
+		Stderr:        os.Stderr,
+		Getenv:        os.Getenv,
+		IsTTY:         term.IsTerminal(int(os.Stdout.Fd())),
+		Runner:        RunBenchmark,
 		Version:       VersionInfo{Version: buildVersion, Commit: vcsCommit(buildCommit), GoVersion: runtime.Version()},
 		NotifySignals: true,
 	}
+}
+
+// RunBenchmark is the real ProfileRunner: it runs cfg with
+// internal/benchmark, sizing tables to the terminal when there is one.
+func RunBenchmark(ctx context.Context, cfg *config.Config, rio RunIO) error {
+	width := 0
+	if rio.IsTTY {
+		if w, _, err := term.GetSize(int(os.Stdout.Fd())); err == nil {
+			width = w
+		}
+	}
+	return benchmark.Run(ctx, cfg, benchmark.IO{
+		Stdout: rio.Stdout, Stderr: rio.Stderr, IsTTY: rio.IsTTY, Width: width,
+		CLICommand: rio.CLICommand, Version: buildVersion,
+	})
 }
 
 // vcsCommit returns commit, or the VCS revision Go stamped into the binary

@@ -1,0 +1,66 @@
+package benchmark
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+
+	"github.com/aiperf-go/aiperf/internal/export"
+)
+
+// writeArtifacts writes the summary files and prints the result tables.
+// Every file is attempted even when an earlier one fails.
+func writeArtifacts(p *Plan, res *result, rio IO) error {
+	s := &res.Summary
+	info := export.RunInfo{
+		Version:      rio.Version,
+		BenchmarkID:  res.BenchmarkID,
+		InputConfig:  inputConfig(p, p.Config.UIType(rio.IsTTY)),
+		CLICommand:   rio.CLICommand,
+		Start:        res.Clock.Wall(res.Profiling.Start),
+		End:          res.Clock.Wall(res.Profiling.End),
+		WasCancelled: res.Stopped,
+		IsComplete:   !res.Stopped,
+	}
+	if res.Stopped {
+		info.IncompleteReason = "the run was interrupted before its stop condition"
+	}
+	if p.SeedSet {
+		seed := p.Seed
+		info.RandomSeed = &seed
+	}
+	opts := export.ConsoleOptions{
+		Title:            "NVIDIA AIPerf | " + p.Meta.MetricsTitle,
+		Width:            rio.Width,
+		Incomplete:       res.Stopped,
+		IncompleteReason: info.IncompleteReason,
+		CLICommand:       rio.CLICommand,
+		WasCancelled:     res.Stopped,
+		Exports:          p.Paths.Exports(),
+		LogFile:          p.Paths.Log,
+	}
+
+	var errs []error
+	if err := export.WriteSummaryJSON(p.Paths.JSON, s, info); err != nil {
+		errs = append(errs, fmt.Errorf("summary JSON: %w", err))
+	}
+	if err := export.WriteSummaryCSV(p.Paths.CSV, s); err != nil {
+		errs = append(errs, fmt.Errorf("summary CSV: %w", err))
+	}
+	if err := export.WriteConsoleTxt(p.Paths.ConsoleTxt, s, opts); err != nil {
+		errs = append(errs, fmt.Errorf("console text: %w", err))
+	}
+
+	var out bytes.Buffer
+	fmt.Fprintln(&out)
+	if err := export.Console(&out, s, opts); err != nil {
+		errs = append(errs, fmt.Errorf("console: %w", err))
+	}
+	if err := export.ConsoleTrailer(&out, s, opts); err != nil {
+		errs = append(errs, fmt.Errorf("console: %w", err))
+	}
+	if _, err := rio.Stdout.Write(out.Bytes()); err != nil {
+		errs = append(errs, fmt.Errorf("stdout: %w", err))
+	}
+	return errors.Join(errs...)
+}

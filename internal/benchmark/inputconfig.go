@@ -1,0 +1,156 @@
+package benchmark
+
+import (
+	"strings"
+
+	"github.com/aiperf-go/aiperf/internal/config"
+	"github.com/aiperf-go/aiperf/internal/tokenizer"
+)
+
+// The input_config block of profile_export_aiperf.json follows AIPerf's
+// config v2 layout (models, endpoint, datasets, phases, artifacts, slos,
+// tokenizer, runtime) so that tools reading AIPerf's summaries find the
+// same keys. Only what this run actually used is written.
+type inputConfigDoc struct {
+	Models    inputModels         `json:"models"`
+	Endpoint  inputEndpoint       `json:"endpoint"`
+	Datasets  []inputDataset      `json:"datasets"`
+	Phases    []inputPhase        `json:"phases"`
+	Artifacts inputArtifacts      `json:"artifacts"`
+	SLOs      map[string]float64  `json:"slos,omitzero"`
+	Tokenizer inputTokenizer      `json:"tokenizer"`
+	Runtime   map[string]string   `json:"runtime"`
+	Extra     []config.ExtraInput `json:"extra_inputs,omitzero"`
+	Headers   []config.Header     `json:"headers,omitzero"`
+}
+
+type inputModels struct {
+	Items []inputModel `json:"items"`
+}
+
+type inputModel struct {
+	Name string `json:"name"`
+}
+
+type inputEndpoint struct {
+	URLs                []string      `json:"urls"`
+	Type                string        `json:"type"`
+	Path                string        `json:"path,omitzero"`
+	Streaming           bool          `json:"streaming"`
+	APIKey              config.Secret `json:"api_key,omitzero"`
+	Timeout             float64       `json:"timeout"`
+	UseLegacyMaxTokens  bool          `json:"use_legacy_max_tokens,omitzero"`
+	UseServerTokenCount bool          `json:"use_server_token_count,omitzero"`
+}
+
+type inputDataset struct {
+	Name       string       `json:"name"`
+	Type       string       `json:"type"`
+	Entries    int          `json:"entries"`
+	RandomSeed *uint64      `json:"random_seed,omitzero"`
+	Prompts    inputPrompts `json:"prompts"`
+}
+
+type inputPrompts struct {
+	ISL inputDist  `json:"isl"`
+	OSL *inputDist `json:"osl,omitzero"`
+}
+
+type inputDist struct {
+	Mean   float64 `json:"mean"`
+	Stddev float64 `json:"stddev,omitzero"`
+}
+
+type inputPhase struct {
+	Name        string   `json:"name"`
+	Kind        string   `json:"kind"`
+	Type        string   `json:"type"`
+	Requests    int      `json:"requests,omitzero"`
+	Duration    float64  `json:"duration,omitzero"`
+	GracePeriod *float64 `json:"grace_period,omitzero"`
+	Concurrency int      `json:"concurrency,omitzero"`
+	Rate        float64  `json:"rate,omitzero"`
+	Smoothness  float64  `json:"smoothness,omitzero"`
+	Exclude     bool     `json:"exclude_from_results,omitzero"`
+}
+
+type inputArtifacts struct {
+	Dir         string `json:"dir"`
+	Prefix      string `json:"profile_export_prefix,omitzero"`
+	ExportLevel string `json:"export_level"`
+}
+
+type inputTokenizer struct {
+	Name string `json:"name"`
+}
+
+func inputConfig(p *Plan, ui config.UIType) inputConfigDoc {
+	cfg := p.Config
+	doc := inputConfigDoc{
+		Endpoint: inputEndpoint{
+			URLs:                cfg.Endpoint.URLs,
+			Type:                string(cfg.Endpoint.Type),
+			Path:                cfg.Endpoint.CustomEndpoint,
+			Streaming:           p.EOptions.Streaming,
+			APIKey:              cfg.Endpoint.APIKey,
+			Timeout:             cfg.Endpoint.TimeoutSeconds,
+			UseLegacyMaxTokens:  cfg.Endpoint.UseLegacyMaxTokens,
+			UseServerTokenCount: cfg.Endpoint.UseServerTokenCount,
+		},
+		Artifacts: inputArtifacts{Dir: p.Paths.Dir, Prefix: cfg.Output.ProfileExportPrefix, ExportLevel: p.Paths.Level.String()},
+		SLOs:      p.SLOs,
+		Tokenizer: inputTokenizer{Name: tokenizerName(p)},
+		Runtime:   map[string]string{"ui": string(ui)},
+		Extra:     cfg.Input.Extra,
+		Headers:   cfg.Input.Headers,
+	}
+	for _, m := range p.Models {
+		doc.Models.Items = append(doc.Models.Items, inputModel{Name: m})
+	}
+	ds := inputDataset{
+		Name: "main", Type: "synthetic", Entries: p.Dataset.Len(),
+		Prompts: inputPrompts{ISL: inputDist{Mean: float64(cfg.Input.InputTokens.Mean), Stddev: cfg.Input.InputTokens.Stddev}},
+	}
+	if p.SeedSet {
+		seed := p.Seed
+		ds.RandomSeed = &seed
+	}
+	if m := cfg.Input.OutputTokens.Mean; m != nil {
+		ds.Prompts.OSL = &inputDist{Mean: float64(*m), Stddev: cfg.Input.OutputTokens.Stddev}
+	}
+	doc.Datasets = []inputDataset{ds}
+	if p.Warmup != nil {
+		w := phaseDoc("warmup", p.Warmup)
+		w.Exclude = true
+		doc.Phases = append(doc.Phases, w)
+	}
+	doc.Phases = append(doc.Phases, phaseDoc("profiling", &p.Profiling))
+	return doc
+}
+
+func phaseDoc(name string, s *PhaseSpec) inputPhase {
+	ph := inputPhase{Name: name, Kind: name, Type: "concurrency", Requests: s.Count, Concurrency: s.Concurrency}
+	if s.Rate > 0 && s.Pattern != config.ArrivalConcurrencyBurst {
+		ph.Type, ph.Rate = string(s.Pattern), s.Rate
+		if s.Pattern == config.ArrivalGamma {
+			ph.Smoothness = s.Smoothness
+		}
+	}
+	if s.Duration > 0 {
+		ph.Duration = s.Duration.Seconds()
+		if s.Grace >= 0 {
+			g := s.Grace.Seconds()
+			ph.GracePeriod = &g
+		}
+	}
+	return ph
+}
+
+// tokenizerName is the tokenizer as AIPerf names it in input_config:
+// "builtin" for the embedded o200k_base, else the --tokenizer value.
+func tokenizerName(p *Plan) string {
+	if strings.HasPrefix(p.Tokenizer.Name(), tokenizer.BuiltinAlias) {
+		return tokenizer.BuiltinAlias
+	}
+	return p.Tokenizer.Name()
+}

@@ -1,0 +1,150 @@
+package benchmark
+
+import (
+	"fmt"
+	"log/slog"
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	"github.com/aiperf-go/aiperf/internal/clock"
+	"github.com/aiperf-go/aiperf/internal/export"
+	"github.com/aiperf-go/aiperf/internal/metrics"
+	"github.com/aiperf-go/aiperf/internal/record"
+)
+
+// pipeline carries finished records from the workers to the artifacts:
+//
+//	raw records -> Processor x N (parse, tokenize, record metrics)
+//	            -> one consumer (Accumulator, JSONL stream, progress counters)
+//
+// Parsing and tokenizing happen off the worker goroutines so CPU work never
+// delays a send; the consumer is the single writer of the accumulator.
+type pipeline struct {
+	raw       chan *record.Record
+	processed chan metrics.Processed
+	acc       *metrics.Accumulator
+	records   *export.RecordWriter // nil when the export level writes no records
+	rawOut    *export.RawWriter    // nil unless --export-level raw
+	payload   func(*record.Record) []byte
+	log       *slog.Logger
+	counts    *[2]counters // by record.Phase
+
+	procWG     sync.WaitGroup
+	consumerWG sync.WaitGroup
+	writeErr   error // first export write error; owned by the consumer until it exits
+}
+
+// counters are one phase's live numbers for the progress view. The
+// consumer is the only writer of everything but sent (written by the
+// scheduler goroutine).
+type counters struct {
+	sent, done, errors, late atomic.Int64
+	maxLag                   atomic.Int64 // ns
+}
+
+// startPipeline starts the processors and the consumer. Close raw (after
+// the last worker is done) and call wait to drain it.
+func startPipeline(p *Plan, clk *clock.Clock, records *export.RecordWriter, rawOut *export.RawWriter, log *slog.Logger, counts *[2]counters) (*pipeline, error) {
+	n := max(1, runtime.GOMAXPROCS(0))
+	pl := &pipeline{
+		raw:       make(chan *record.Record, 4096),
+		processed: make(chan metrics.Processed, 4096),
+		acc:       metrics.NewAccumulator(p.Registry, p.Metrics, p.SLOs),
+		records:   records,
+		rawOut:    rawOut,
+		payload:   payloadLookup(p),
+		log:       log,
+		counts:    counts,
+	}
+	procs := make([]*metrics.Processor, n)
+	for i := range procs {
+		proc, err := metrics.NewProcessor(p.Registry, metrics.ProcessorOptions{
+			ID:                  fmt.Sprintf("record_processor_%d", i),
+			Parser:              p.Endpoint,
+			Tokenizer:           p.Tokenizer,
+			UseServerTokenCount: p.Config.Endpoint.UseServerTokenCount,
+			Metrics:             p.Metrics,
+			Clock:               clk,
+			SLOs:                p.SLOs,
+			Logger:              log,
+		})
+		if err != nil {
+			return nil, fmt.Errorf("record processor: %w", err)
+		}
+		procs[i] = proc
+	}
+	for _, proc := range procs {
+		pl.procWG.Add(1)
+		go func() {
+			defer pl.procWG.Done()
+			for rec := range pl.raw {
+				pl.processed <- proc.Process(rec)
+			}
+		}()
+	}
+	pl.consumerWG.Add(1)
+	go pl.consume()
+	return pl, nil
+}
+
+// consume folds every processed record into the results and streams it to
+// disk. Warmup records only move the progress counters.
+func (pl *pipeline) consume() {
+	defer pl.consumerWG.Done()
+	for p := range pl.processed {
+		rec := p.Record
+		c := &pl.counts[rec.Phase]
+		c.done.Add(1)
+		if rec.Error != nil {
+			c.errors.Add(1)
+		}
+		if lag := rec.Lag(); lag > metrics.LateThreshold {
+			c.late.Add(1)
+		}
+		if lag := int64(rec.Lag()); lag > c.maxLag.Load() {
+			c.maxLag.Store(lag)
+		}
+		if rec.Phase != record.Profiling {
+			continue
+		}
+		pl.acc.Add(&p)
+		if pl.records != nil {
+			pl.noteWriteErr(pl.records.Write(&p))
+		}
+		if pl.rawOut != nil {
+			pl.noteWriteErr(pl.rawOut.Write(&p, pl.payload(rec)))
+		}
+	}
+}
+
+func (pl *pipeline) noteWriteErr(err error) {
+	if err != nil && pl.writeErr == nil {
+		pl.writeErr = err
+		pl.log.Error("writing per-request records failed; later records are still summarised", "error", err)
+	}
+}
+
+// wait closes the processors' input and returns once every record has been
+// consumed. Call it after the last worker has finished.
+func (pl *pipeline) wait() {
+	close(pl.raw)
+	pl.procWG.Wait()
+	close(pl.processed)
+	pl.consumerWG.Wait()
+}
+
+// payloadLookup finds the request body a record sent, for the raw export.
+func payloadLookup(p *Plan) func(*record.Record) []byte {
+	index := make(map[string]int, len(p.Dataset.Conversations))
+	for i, c := range p.Dataset.Conversations {
+		index[c.ID] = i
+	}
+	return func(r *record.Record) []byte {
+		c, ok := index[r.ConversationID]
+		if !ok || r.TurnIndex >= len(p.Payloads[c]) {
+			return nil
+		}
+		return p.Payloads[c][r.TurnIndex]
+	}
+}

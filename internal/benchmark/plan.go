@@ -1,0 +1,282 @@
+// Package benchmark is the composition root: it turns a validated
+// config.Config into a plan (tokenizer, dataset, endpoint, request bodies,
+// metrics, artifact paths, phases) and runs it, wiring the stages
+//
+//	dataset -> timing.Scheduler -> worker.Pool (endpoint + transport)
+//	        -> metrics.Processor x N -> metrics.Accumulator -> export
+//
+// It is the only package that knows the whole flow; every other package
+// owns one stage and its own options.
+package benchmark
+
+import (
+	"crypto/rand"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"net/http"
+	"path/filepath"
+	"time"
+
+	"github.com/aiperf-go/aiperf/internal/builtin"
+	"github.com/aiperf-go/aiperf/internal/config"
+	"github.com/aiperf-go/aiperf/internal/dataset"
+	"github.com/aiperf-go/aiperf/internal/endpoint"
+	"github.com/aiperf-go/aiperf/internal/export"
+	"github.com/aiperf-go/aiperf/internal/metrics"
+	"github.com/aiperf-go/aiperf/internal/record"
+	"github.com/aiperf-go/aiperf/internal/timing"
+	"github.com/aiperf-go/aiperf/internal/tokenizer"
+)
+
+// Plan is everything resolved before the first request: nothing in it
+// changes while the benchmark runs.
+type Plan struct {
+	Config *config.Config
+
+	Models    []string
+	Endpoint  endpoint.Endpoint
+	Meta      endpoint.Metadata
+	EOptions  endpoint.Options
+	Tokenizer tokenizer.Tokenizer
+	URLs      []string    // full request URLs: base URL + endpoint path
+	Header    http.Header // headers every request carries
+
+	Dataset  *dataset.Dataset
+	Payloads [][][]byte // [conversation][turn] request body
+	Sampling string     // dataset sampling strategy
+
+	Registry *metrics.Registry
+	Metrics  []*metrics.Metric // selected for this run
+	SLOs     map[string]float64
+
+	Paths export.Paths
+
+	Seed    uint64 // the run's random seed (drawn when none was given)
+	SeedSet bool
+
+	Warmup    *PhaseSpec // nil when no warmup phase runs
+	Profiling PhaseSpec
+}
+
+// PhaseSpec is how one phase sends and when it stops.
+type PhaseSpec struct {
+	Phase       record.Phase
+	Count       int           // stop after this many credits; 0 = no count bound
+	Duration    time.Duration // stop issuing after this long; 0 = no time bound
+	Grace       time.Duration // wait this long for in-flight requests once issuing stops; <0 = forever
+	Concurrency int           // cap on credits outstanding; 0 = unlimited
+	Pattern     config.ArrivalPattern
+	Rate        float64 // requests/s in request-rate mode; 0 in concurrency mode
+	Smoothness  float64 // gamma shape
+}
+
+// usageError marks a problem with the user's input found while planning:
+// it maps to exit code 2, like a flag error.
+func usageError(err error) error {
+	return &config.ExitError{Code: config.ExitUsage, Err: err}
+}
+
+// NewPlan resolves cfg. Problems the user can fix (an unknown goodput tag,
+// an unsupported tokenizer) are reported together as a usage error.
+func NewPlan(cfg *config.Config, reg *builtin.Registries) (*Plan, error) {
+	p := &Plan{Config: cfg, Models: cfg.Endpoint.ModelNames, Sampling: dataset.SamplingShuffle}
+	var problems []error
+
+	factory, err := reg.Endpoints.Lookup(string(cfg.Endpoint.Type))
+	if err != nil {
+		problems = append(problems, fmt.Errorf("--endpoint-type: %w", err))
+	} else {
+		p.Endpoint = factory()
+		p.Meta = p.Endpoint.Metadata()
+	}
+
+	p.Tokenizer, err = tokenizer.Resolve(cfg.Tokenizer.Name, firstModel(cfg))
+	if err != nil {
+		problems = append(problems, fmt.Errorf("--tokenizer: %w", err))
+	}
+
+	p.Registry = metrics.Builtin()
+	if p.Endpoint != nil {
+		p.Metrics = p.Registry.Select(metrics.Selection{
+			Streaming:           cfg.Endpoint.Streaming && p.Meta.SupportsStreaming,
+			ProducesTokens:      p.Meta.ProducesTokens,
+			TokenizesInput:      p.Meta.TokenizesInput,
+			UseServerTokenCount: cfg.Endpoint.UseServerTokenCount,
+			Goodput:             len(cfg.Input.Goodput) > 0,
+		})
+		if len(cfg.Input.Goodput) > 0 {
+			if err := metrics.ValidateSLOs(cfg.Input.Goodput, p.Metrics); err != nil {
+				problems = append(problems, fmt.Errorf("--goodput: %w", err))
+			}
+			p.SLOs = cfg.Input.Goodput
+		}
+	}
+	if len(problems) > 0 {
+		return nil, usageError(errors.Join(problems...))
+	}
+
+	p.EOptions = endpoint.Options{
+		Model:              firstModel(cfg),
+		Streaming:          cfg.Endpoint.Streaming && p.Meta.SupportsStreaming,
+		UseLegacyMaxTokens: cfg.Endpoint.UseLegacyMaxTokens,
+	}
+	for _, e := range cfg.Input.Extra {
+		p.EOptions.Extra = append(p.EOptions.Extra, endpoint.ExtraInput{Key: e.Key, Value: e.Value})
+	}
+	path := p.Meta.Path
+	if cfg.Endpoint.CustomEndpoint != "" {
+		path = cfg.Endpoint.CustomEndpoint
+	}
+	for _, u := range cfg.Endpoint.URLs {
+		p.URLs = append(p.URLs, config.NormalizeURL(u)+path)
+	}
+	p.Header = requestHeader(cfg)
+
+	if cfg.Input.RandomSeed != nil {
+		p.Seed, p.SeedSet = uint64(*cfg.Input.RandomSeed), true
+	} else {
+		var b [8]byte
+		rand.Read(b[:])
+		p.Seed = binary.LittleEndian.Uint64(b[:]) >> 1 // keep it a valid non-negative int64 for artifacts
+	}
+
+	p.Profiling = profilingSpec(cfg)
+	if cfg.WarmupEnabled() {
+		w := p.Profiling
+		w.Phase = record.Warmup
+		w.Count, w.Duration, w.Grace = 0, 0, -1 // AIPerf's warmup grace period defaults to infinity
+		if cfg.Warmup.RequestCount != nil {
+			w.Count = *cfg.Warmup.RequestCount
+		}
+		if cfg.Warmup.Duration != nil {
+			w.Duration = seconds(*cfg.Warmup.Duration)
+		}
+		p.Warmup = &w
+	}
+
+	p.Paths = export.NewPaths(artifactDir(cfg, p.Meta), cfg.Output.ProfileExportPrefix, exportLevel(cfg))
+	return p, nil
+}
+
+// BuildDataset generates the prompts and the request bodies the endpoint
+// makes of them. It runs after NewPlan so that configuration errors are
+// reported before any prompt is generated.
+func (p *Plan) BuildDataset() error {
+	in := p.Config.Input
+	o := dataset.SyntheticOptions{
+		ISLMean:   in.InputTokens.Mean,
+		ISLStddev: in.InputTokens.Stddev,
+		OSLStddev: int(in.OutputTokens.Stddev),
+		Entries:   p.Config.DatasetEntries(),
+		Seed:      p.Seed,
+		SeedSet:   p.SeedSet,
+	}
+	if in.OutputTokens.Mean != nil {
+		o.OSLMean = *in.OutputTokens.Mean
+	}
+	ds, err := dataset.Synthetic(o, p.Tokenizer)
+	if err != nil {
+		return usageError(fmt.Errorf("synthetic dataset: %w", err))
+	}
+	p.Dataset = ds
+	p.Payloads = make([][][]byte, len(ds.Conversations))
+	for c := range ds.Conversations {
+		conv := &ds.Conversations[c]
+		p.Payloads[c] = make([][]byte, len(conv.Turns))
+		for t := range conv.Turns {
+			body, err := p.Endpoint.AppendPayload(nil, &conv.Turns[t], &p.EOptions)
+			if err != nil {
+				return usageError(fmt.Errorf("building the request body of %s turn %d: %w", conv.ID, t, err))
+			}
+			p.Payloads[c][t] = body
+		}
+	}
+	return nil
+}
+
+// NewArrivals returns the spec's arrival schedule, or nil for a closed loop
+// (concurrency mode). seed feeds the random patterns.
+func (s *PhaseSpec) NewArrivals(seed uint64) (timing.Arrivals, error) {
+	switch {
+	case s.Rate <= 0 || s.Pattern == config.ArrivalConcurrencyBurst:
+		return nil, nil
+	case s.Pattern == config.ArrivalConstant:
+		return timing.Constant(s.Rate)
+	case s.Pattern == config.ArrivalGamma:
+		return timing.Gamma(s.Rate, s.Smoothness, seed)
+	default:
+		return timing.Poisson(s.Rate, seed)
+	}
+}
+
+func profilingSpec(cfg *config.Config) PhaseSpec {
+	s := PhaseSpec{
+		Phase:       record.Profiling,
+		Count:       cfg.RequestCount(),
+		Concurrency: cfg.Concurrency(),
+		Pattern:     cfg.ArrivalPattern(),
+		Smoothness:  cfg.ArrivalSmoothness(),
+		Grace:       -1, // a count-bound phase waits for every response
+	}
+	if cfg.Load.RequestRate != nil {
+		s.Rate = *cfg.Load.RequestRate
+	}
+	if cfg.Load.BenchmarkDuration != nil {
+		s.Duration = seconds(*cfg.Load.BenchmarkDuration)
+		if g := cfg.GracePeriod(); !math.IsInf(g, 1) {
+			s.Grace = seconds(g)
+		}
+	}
+	return s
+}
+
+// requestHeader builds the headers every request carries: JSON content
+// type, a User-Agent, the bearer token for --api-key, then each -H header
+// in order (a later one replaces an earlier one of the same name).
+func requestHeader(cfg *config.Config) http.Header {
+	h := http.Header{}
+	h.Set("Content-Type", "application/json")
+	h.Set("User-Agent", "aiperf-go")
+	if cfg.Endpoint.APIKey != "" {
+		h.Set("Authorization", "Bearer "+string(cfg.Endpoint.APIKey))
+	}
+	for _, x := range cfg.Input.Headers {
+		h.Set(x.Name, x.Value)
+	}
+	return h
+}
+
+// artifactDir is --output-artifact-dir, plus AIPerf's per-run sub-directory
+// (model-service-endpoint-stimulus) when the directory was not given.
+func artifactDir(cfg *config.Config, meta endpoint.Metadata) string {
+	if cfg.Output.ArtifactDirExplicit {
+		return cfg.Output.ArtifactDir
+	}
+	st := export.Stimulus{Concurrency: cfg.Concurrency()}
+	if cfg.Load.RequestRate != nil {
+		st.RequestRate = *cfg.Load.RequestRate
+		if cfg.Load.Concurrency == nil {
+			st.Concurrency = 0
+		}
+	}
+	return filepath.Join(cfg.Output.ArtifactDir, export.DirName(cfg.Endpoint.ModelNames, meta.ServiceKind, meta.Type, st))
+}
+
+func exportLevel(cfg *config.Config) export.Level {
+	l, err := export.ParseLevel(string(cfg.Output.ExportLevel))
+	if err != nil { // Validate has already rejected anything else
+		return export.LevelRecords
+	}
+	return l
+}
+
+func firstModel(cfg *config.Config) string {
+	if len(cfg.Endpoint.ModelNames) == 0 {
+		return ""
+	}
+	return cfg.Endpoint.ModelNames[0]
+}
+
+func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }

@@ -1,0 +1,199 @@
+package benchmark
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"time"
+
+	"github.com/aiperf-go/aiperf/internal/builtin"
+	"github.com/aiperf-go/aiperf/internal/clock"
+	"github.com/aiperf-go/aiperf/internal/config"
+	"github.com/aiperf-go/aiperf/internal/dataset"
+	"github.com/aiperf-go/aiperf/internal/export"
+	"github.com/aiperf-go/aiperf/internal/metrics"
+	"github.com/aiperf-go/aiperf/internal/transport"
+)
+
+// IO is the process state a run may touch.
+type IO struct {
+	Stdout, Stderr io.Writer
+	IsTTY          bool   // Stdout is a terminal
+	Width          int    // terminal width for tables; 0 = default
+	CLICommand     string // the command line, secrets redacted
+	Version        string // aiperf_version in artifacts
+}
+
+// Run executes one benchmark and writes its artifacts. Cancelling ctx (the
+// first Ctrl-C) stops issuing new requests; requests in flight drain within
+// the grace period and every artifact is still written, marked
+// was_cancelled.
+//
+// The returned error carries the exit code as a *config.ExitError: usage
+// problems found while planning (2), a run in which every request failed
+// or artifacts could not be written (1). Artifacts are written whenever a
+// request was sent.
+func Run(ctx context.Context, cfg *config.Config, rio IO) error {
+	plan, err := NewPlan(cfg, builtin.New())
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(plan.Paths.Dir, 0o755); err != nil {
+		return fmt.Errorf("artifact directory: %w", err)
+	}
+	log, closeLog, err := openLog(plan.Paths.Log, cfg, rio.Stderr)
+	if err != nil {
+		return err
+	}
+	defer closeLog()
+	log.Info("aiperf-go starting", "version", rio.Version, "command", rio.CLICommand, "artifacts", plan.Paths.Dir)
+
+	started := time.Now()
+	if err := plan.BuildDataset(); err != nil {
+		log.Error("dataset", "error", err)
+		return err
+	}
+	log.Info("dataset ready", "conversations", plan.Dataset.Len(), "tokenizer", plan.Tokenizer.Name(),
+		"seed", plan.Seed, "elapsed", time.Since(started))
+	if err := export.WriteInputs(plan.Paths.Inputs, sessions(plan)); err != nil {
+		return &config.ExitError{Code: config.ExitFailure, Err: fmt.Errorf("writing inputs.json: %w", err)}
+	}
+
+	res, err := execute(ctx, plan, rio, log)
+	if err != nil {
+		log.Error("run failed", "error", err)
+		return err
+	}
+	if err := writeArtifacts(plan, res, rio); err != nil {
+		log.Error("writing artifacts failed", "error", err)
+		return &config.ExitError{Code: config.ExitFailure, Err: err}
+	}
+	return exitStatus(res)
+}
+
+// result is a finished run.
+type result struct {
+	Summary     metrics.Summary
+	Clock       *clock.Clock
+	BenchmarkID string
+	Stopped     bool // interrupted before the stop condition
+	Profiling   phaseResult
+	WriteErr    error
+}
+
+// execute runs the phases with the processing pipeline behind them.
+func execute(ctx context.Context, plan *Plan, rio IO, log *slog.Logger) (*result, error) {
+	clk := clock.New()
+	sampler, err := dataset.NewSampler(plan.Sampling, plan.Dataset.Len(), plan.Seed)
+	if err != nil {
+		return nil, err
+	}
+	var records *export.RecordWriter
+	if plan.Paths.WritesRecords() {
+		if records, err = export.NewRecordWriter(plan.Paths.JSONL, export.LineOptions{Clock: clk, WarmupFirst: plan.Warmup != nil}); err != nil {
+			return nil, &config.ExitError{Code: config.ExitFailure, Err: err}
+		}
+	}
+	var rawOut *export.RawWriter
+	if plan.Paths.WritesRaw() {
+		if rawOut, err = export.NewRawWriter(plan.Paths.RawJSONL, export.LineOptions{Clock: clk, WarmupFirst: plan.Warmup != nil}); err != nil {
+			return nil, &config.ExitError{Code: config.ExitFailure, Err: err}
+		}
+	}
+	var counts [2]counters
+	pl, err := startPipeline(plan, clk, records, rawOut, log, &counts)
+	if err != nil {
+		return nil, err
+	}
+	client := transport.New(transport.Options{
+		Timeout:             seconds(plan.Config.Endpoint.TimeoutSeconds),
+		MaxIdleConnsPerHost: plan.Profiling.Concurrency, // 0 = the transport's large default
+	})
+	defer client.Close()
+
+	progress := newProgressLoop(plan, rio, clk, &counts)
+	runner := &phaseRunner{
+		plan: plan, clk: clk, client: client, sampler: sampler, pl: pl, log: log,
+		interruptGrace: seconds(plan.Config.GracePeriod()),
+		onStart:        progress.start,
+	}
+	if g := plan.Config.GracePeriod(); g > 1e9 { // +Inf or absurd: wait for everything
+		runner.interruptGrace = -1
+	}
+
+	res := &result{Clock: clk, BenchmarkID: newBenchmarkID()}
+	var phaseErr error
+	if plan.Warmup != nil {
+		wr, err := runner.run(ctx, plan.Warmup, plan.Seed^0x5741524d5550) // "WARMUP"
+		phaseErr = err
+		res.Stopped = wr.Stopped
+	}
+	if phaseErr == nil && ctx.Err() == nil {
+		res.Profiling, phaseErr = runner.run(ctx, &plan.Profiling, plan.Seed)
+		res.Stopped = res.Profiling.Stopped
+	}
+	res.Stopped = res.Stopped || ctx.Err() != nil
+	pl.wait()
+	progress.stop()
+	if records != nil {
+		if err := records.Close(); err != nil && res.WriteErr == nil {
+			res.WriteErr = err
+		}
+	}
+	if rawOut != nil {
+		if err := rawOut.Close(); err != nil && res.WriteErr == nil {
+			res.WriteErr = err
+		}
+	}
+	if pl.writeErr != nil && res.WriteErr == nil {
+		res.WriteErr = pl.writeErr
+	}
+	if phaseErr != nil {
+		return nil, phaseErr
+	}
+	res.Summary = pl.acc.Summarize()
+	return res, nil
+}
+
+// exitStatus decides the run's outcome from its results.
+func exitStatus(res *result) error {
+	valid, errs := count(&res.Summary, "request_count"), count(&res.Summary, "error_request_count")
+	switch {
+	case res.WriteErr != nil:
+		return &config.ExitError{Code: config.ExitFailure, Err: fmt.Errorf("per-request records: %w", res.WriteErr)}
+	case res.Stopped:
+		return &config.ExitError{Code: config.ExitInterrupted, Err: errors.New("interrupted: results cover the requests finished before the stop")}
+	case valid == 0 && errs > 0:
+		return &config.ExitError{Code: config.ExitFailure, Err: fmt.Errorf("all %d requests failed; see the error summary above and the log", errs)}
+	case valid == 0:
+		return &config.ExitError{Code: config.ExitFailure, Err: errors.New("no request completed")}
+	}
+	return nil
+}
+
+func count(s *metrics.Summary, tag string) int {
+	if r, ok := s.Get(tag); ok {
+		return int(r.Value)
+	}
+	return 0
+}
+
+// sessions lists the request bodies per conversation for inputs.json.
+func sessions(p *Plan) []export.Session {
+	out := make([]export.Session, len(p.Dataset.Conversations))
+	for i, c := range p.Dataset.Conversations {
+		out[i] = export.Session{ID: c.ID, Payloads: p.Payloads[i]}
+	}
+	return out
+}
+
+func newBenchmarkID() string {
+	var b [6]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
