@@ -1,0 +1,30 @@
+package clock
+
+import (
+	"testing"
+	"testing/synctest"
+	"time"
+)
+
+func TestClockOffsetsAndWallAgree(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		c := New()
+		if got := c.Now(); got != 0 {
+			t.Fatalf("Now() at start = %v; want 0 in a synctest bubble", got)
+		}
+		time.Sleep(1500 * time.Millisecond) // fake time inside the bubble
+		if got := c.Now(); got != 1500*time.Millisecond {
+			t.Errorf("Now() = %v; want 1.5s", got)
+		}
+		if got := c.Until(2 * time.Second); got != 500*time.Millisecond {
+			t.Errorf("Until(2s) = %v; want 500ms", got)
+		}
+		d := 250 * time.Millisecond
+		if got, want := c.WallNanos(d), c.Start().UnixNano()+int64(d); got != want {
+			t.Errorf("WallNanos(%v) = %d; want %d", d, got, want)
+		}
+		if got := c.Wall(d).UnixNano(); got != c.WallNanos(d) {
+			t.Errorf("Wall(%v) = %d ns; WallNanos = %d", d, got, c.WallNanos(d))
+		}
+	})
+}
