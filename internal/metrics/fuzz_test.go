@@ -10,30 +10,6 @@ import (
 	"github.com/aiperf-go/aiperf/internal/record"
 )
 
-func FuzzParseGoodput(f *testing.F) {
-	for _, s := range []string{"time_to_first_token:200 request_latency:300", "", "a:b", "request_latency:1e400",
-		"inter_token_latency:-0 inter_token_latency:1", ":::", "request_latency:0x1p-2"} {
-		f.Add(s)
-	}
-	reg := Builtin()
-	f.Fuzz(func(t *testing.T, spec string) {
-		slos, err := ParseGoodput(spec, reg)
-		if err != nil {
-			return
-		}
-		if len(slos) != len(strings.Fields(spec)) {
-			t.Errorf("ParseGoodput(%q) = %d SLOs for %d fields", spec, len(slos), len(strings.Fields(spec)))
-		}
-		for tag, v := range slos {
-			if _, ok := reg.Lookup(tag); !ok || math.IsNaN(v) || math.IsInf(v, 0) {
-				t.Errorf("ParseGoodput(%q) accepted %s:%v", spec, tag, v)
-			}
-		}
-	})
-}
-
-// FuzzProcess drives arbitrary chunk timings and payloads through the
-// Processor and Accumulator: nothing may panic and no value may be NaN/Inf.
 func FuzzProcess(f *testing.F) {
 	f.Add([]byte{0, 0, 0, 10, 0, 0, 0, 20}, " a b|THINK: x|USAGE 3 4 7 1 0|[DONE]", int64(5), int64(0))
 	f.Add([]byte{0, 0, 0, 0}, "!x", int64(0), int64(0))

@@ -3,55 +3,9 @@ package metrics
 import (
 	"errors"
 	"fmt"
-	"math"
 	"slices"
-	"strconv"
 	"strings"
 )
-
-// ParseGoodput parses a --goodput value: space-separated "tag:value" pairs,
-// values in the metric's display unit, e.g.
-// "time_to_first_token:200 request_latency:300". Every problem is reported
-// at once: malformed pairs, unknown tags, values that are not finite
-// numbers, and tags given twice.
-func ParseGoodput(spec string, reg *Registry) (map[string]float64, error) {
-	fields := strings.Fields(spec)
-	if len(fields) == 0 {
-		return nil, errors.New("goodput: expected space-separated 'tag:value' pairs (e.g. 'request_latency:250'), got an empty string")
-	}
-	out := make(map[string]float64, len(fields))
-	var errs, unknown []error
-	for _, f := range fields {
-		tag, val, ok := strings.Cut(f, ":")
-		tag, val = strings.TrimSpace(tag), strings.TrimSpace(val)
-		switch {
-		case !ok:
-			errs = append(errs, fmt.Errorf("goodput: %q is not in 'tag:value' format", f))
-			continue
-		case tag == "":
-			errs = append(errs, fmt.Errorf("goodput: %q has an empty tag", f))
-			continue
-		case val == "":
-			errs = append(errs, fmt.Errorf("goodput: %q has an empty value", f))
-			continue
-		}
-		v, err := strconv.ParseFloat(val, 64)
-		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-			errs = append(errs, fmt.Errorf("goodput: value for %q must be a finite number, got %q", tag, val))
-		}
-		if _, known := reg.Lookup(tag); !known {
-			unknown = append(unknown, fmt.Errorf("goodput: unknown metric tag %q", tag))
-		}
-		if _, dup := out[tag]; dup {
-			errs = append(errs, fmt.Errorf("goodput: metric %q is given more than once", tag))
-		}
-		out[tag] = v
-	}
-	if errs = append(errs, unknown...); len(errs) > 0 {
-		return nil, errors.Join(errs...)
-	}
-	return out, nil
-}
 
 // ValidateSLOs checks that every SLO names a metric in selected (AIPerf:
 // "metric(s) ... are not applicable to the current endpoint/configuration").

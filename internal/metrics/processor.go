@@ -42,7 +42,7 @@ type ProcessorOptions struct {
 	// min_request_timestamp, max_response_timestamp and Processed.StartNs.
 	// Without one, those hold run offsets.
 	Clock *clock.Clock
-	// SLOs are goodput thresholds in display units, by tag (ParseGoodput).
+	// SLOs are goodput thresholds in display units, by tag (config.ParseGoodput, checked with ValidateSLOs).
 	SLOs map[string]float64
 	// Thresholds for the discrepancy counters; nil means DefaultThresholds.
 	Thresholds *Thresholds

@@ -182,42 +182,6 @@ func TestSelectRules(t *testing.T) {
 	}
 }
 
-func TestParseGoodput(t *testing.T) {
-	t.Parallel()
-	reg := Builtin()
-	got, err := ParseGoodput("  time_to_first_token:200   request_latency:300.5 output_token_throughput_per_user:600 ", reg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := map[string]float64{tagTTFT: 200, tagRequestLatency: 300.5, "output_token_throughput_per_user": 600}
-	if len(got) != len(want) {
-		t.Fatalf("ParseGoodput = %v; want %v", got, want)
-	}
-	for k, v := range want {
-		if got[k] != v {
-			t.Errorf("ParseGoodput[%s] = %v; want %v", k, got[k], v)
-		}
-	}
-
-	// Every problem is reported at once.
-	_, err = ParseGoodput("bogus:1 request_latency:abc request_latency:3 nocolon time_to_first_token:NaN :5 x: ttst:1", reg)
-	if err == nil {
-		t.Fatal("ParseGoodput(bad) = nil error")
-	}
-	for _, w := range []string{
-		`unknown metric tag "bogus"`, `unknown metric tag "ttst"`, `value for "request_latency" must be a finite number, got "abc"`,
-		`"request_latency" is given more than once`, `"nocolon" is not in 'tag:value' format`,
-		`value for "time_to_first_token" must be a finite number`, `":5" has an empty tag`, `"x:" has an empty value`,
-	} {
-		if !strings.Contains(err.Error(), w) {
-			t.Errorf("ParseGoodput error = %q; want it to contain %q", err, w)
-		}
-	}
-	if _, err := ParseGoodput("   ", reg); err == nil {
-		t.Errorf("ParseGoodput(empty) = nil error")
-	}
-}
-
 func TestValidateSLOs(t *testing.T) {
 	t.Parallel()
 	reg := Builtin()
