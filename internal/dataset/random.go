@@ -2,10 +2,11 @@ package dataset
 
 import (
 	"crypto/sha256"
-	"encoding/hex"
 	"math"
 	"math/rand/v2"
 	"strconv"
+
+	"github.com/aiperf-go/aiperf/internal/record"
 )
 
 // Stream names of the seeded random generators. Each purpose draws from its
@@ -79,17 +80,5 @@ func newUUID(rng *rand.Rand) string {
 			b[8*i+j] = byte(v >> (8 * j))
 		}
 	}
-	b[6] = b[6]&0x0f | 0x40 // version 4
-	b[8] = b[8]&0x3f | 0x80 // RFC 9562 variant
-	var out [36]byte
-	hex.Encode(out[0:8], b[0:4])
-	out[8] = '-'
-	hex.Encode(out[9:13], b[4:6])
-	out[13] = '-'
-	hex.Encode(out[14:18], b[6:8])
-	out[18] = '-'
-	hex.Encode(out[19:23], b[8:10])
-	out[23] = '-'
-	hex.Encode(out[24:36], b[10:16])
-	return string(out[:])
+	return record.UUIDv4(b)
 }

@@ -36,3 +36,17 @@ func TestRecordDerivedTimes(t *testing.T) {
 		t.Error("reasoning-only chunk is a content response")
 	}
 }
+
+func TestUUIDv4(t *testing.T) {
+	t.Parallel()
+	var b [16]byte
+	for i := range b {
+		b[i] = 0xff
+	}
+	if got, want := UUIDv4(b), "ffffffff-ffff-4fff-bfff-ffffffffffff"; got != want {
+		t.Errorf("UUIDv4(all ones) = %s; want %s", got, want)
+	}
+	if got, want := UUIDv4([16]byte{}), "00000000-0000-4000-8000-000000000000"; got != want {
+		t.Errorf("UUIDv4(zeros) = %s; want %s", got, want)
+	}
+}
