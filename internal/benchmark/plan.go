@@ -225,9 +225,7 @@ func profilingSpec(cfg *config.Config) PhaseSpec {
 	}
 	if cfg.Load.BenchmarkDuration != nil {
 		s.Duration = seconds(*cfg.Load.BenchmarkDuration)
-		if g := cfg.GracePeriod(); !math.IsInf(g, 1) {
-			s.Grace = seconds(g)
-		}
+		s.Grace = grace(cfg.GracePeriod())
 	}
 	return s
 }
@@ -280,3 +278,12 @@ func firstModel(cfg *config.Config) string {
 }
 
 func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
+
+// grace converts a grace period in seconds to a wait; +Inf (and anything
+// too long for a time.Duration) means wait forever, -1.
+func grace(s float64) time.Duration {
+	if math.IsInf(s, 1) || s >= math.MaxInt64/float64(time.Second) {
+		return -1
+	}
+	return seconds(s)
+}

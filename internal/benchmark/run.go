@@ -119,11 +119,8 @@ func execute(ctx context.Context, plan *Plan, rio IO, log *slog.Logger) (*result
 	progress := newProgressLoop(plan, rio, clk, &counts)
 	runner := &phaseRunner{
 		plan: plan, clk: clk, client: client, sampler: sampler, pl: pl, log: log,
-		interruptGrace: seconds(plan.Config.GracePeriod()),
+		interruptGrace: grace(plan.Config.GracePeriod()),
 		onStart:        progress.start,
-	}
-	if g := plan.Config.GracePeriod(); g > 1e9 { // +Inf or absurd: wait for everything
-		runner.interruptGrace = -1
 	}
 
 	res := &result{Clock: clk, BenchmarkID: newBenchmarkID()}
