@@ -22,18 +22,18 @@ var leaves = []string{"internal/record", "internal/clock", "internal/tokenizer"}
 // internal package at all (mockserver must stay standard-library only, so a
 // bug cannot hide on both sides of the wire).
 var allowed = map[string][]string{
-	"cmd/aiperf":              {"internal/cli"},
-	"internal/cli":            {"internal/config", "internal/benchmark", "internal/builtin", "internal/plugin", "internal/mockserver", "internal/ui"},
-	"internal/benchmark":      {"internal/config", "internal/builtin", "internal/plugin", "internal/dataset", "internal/timing", "internal/worker", "internal/endpoint", "internal/transport", "internal/metrics", "internal/metrics/stats", "internal/export", "internal/ui"},
-	"internal/builtin":        {"internal/plugin", "internal/endpoint", "internal/endpoint/openai", "internal/dataset", "internal/timing", "internal/export"},
-	"internal/worker":         {"internal/timing", "internal/dataset", "internal/endpoint", "internal/transport"},
-	"internal/endpoint":       {"internal/dataset"},
+	"cmd/aiperf":               {"internal/cli"},
+	"internal/cli":             {"internal/config", "internal/benchmark", "internal/builtin", "internal/plugin", "internal/mockserver", "internal/ui"},
+	"internal/benchmark":       {"internal/config", "internal/builtin", "internal/plugin", "internal/dataset", "internal/timing", "internal/worker", "internal/endpoint", "internal/transport", "internal/metrics", "internal/metrics/stats", "internal/export", "internal/ui"},
+	"internal/builtin":         {"internal/plugin", "internal/endpoint", "internal/endpoint/openai", "internal/dataset", "internal/timing", "internal/export"},
+	"internal/worker":          {"internal/timing", "internal/dataset", "internal/endpoint", "internal/transport"},
+	"internal/endpoint":        {"internal/dataset"},
 	"internal/endpoint/openai": {"internal/endpoint", "internal/dataset"},
-	"internal/metrics":        {"internal/metrics/stats"},
-	"internal/export":         {"internal/metrics"},
-	"internal/timing":         {},
-	"internal/transport":      {},
-	"internal/dataset":        {},
+	"internal/metrics":         {"internal/metrics/stats"},
+	"internal/export":          {"internal/metrics"},
+	"internal/timing":          {},
+	"internal/transport":       {},
+	"internal/dataset":         {},
 }
 
 // isolated packages import nothing internal, not even the leaves.

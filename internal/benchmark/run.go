@@ -93,15 +93,16 @@ func execute(ctx context.Context, plan *Plan, rio IO, log *slog.Logger) (*result
 	if err != nil {
 		return nil, err
 	}
+	lineOpts := export.LineOptions{Clock: clk, WarmupFirst: plan.Warmup != nil}
 	var records *export.RecordWriter
 	if plan.Paths.WritesRecords() {
-		if records, err = export.NewRecordWriter(plan.Paths.JSONL, export.LineOptions{Clock: clk, WarmupFirst: plan.Warmup != nil}); err != nil {
+		if records, err = export.NewRecordWriter(plan.Paths.JSONL, lineOpts); err != nil {
 			return nil, &config.ExitError{Code: config.ExitFailure, Err: err}
 		}
 	}
 	var rawOut *export.RawWriter
 	if plan.Paths.WritesRaw() {
-		if rawOut, err = export.NewRawWriter(plan.Paths.RawJSONL, export.LineOptions{Clock: clk, WarmupFirst: plan.Warmup != nil}); err != nil {
+		if rawOut, err = export.NewRawWriter(plan.Paths.RawJSONL, lineOpts); err != nil {
 			return nil, &config.ExitError{Code: config.ExitFailure, Err: err}
 		}
 	}

@@ -75,7 +75,6 @@ type Pool struct {
 
 	workers  atomic.Int64
 	inFlight atomic.Int64
-	ids      idSource
 	closing  chan struct{}
 	once     sync.Once
 }
@@ -96,7 +95,7 @@ func NewPool(parent context.Context, o Options) (*Pool, error) {
 		o.SessionHeader = "X-Correlation-ID"
 	}
 	ctx, cancel := context.WithCancel(parent)
-	return &Pool{o: o, ctx: ctx, cancel: cancel, jobs: make(chan job), closing: make(chan struct{}), ids: newIDSource()}, nil
+	return &Pool{o: o, ctx: ctx, cancel: cancel, jobs: make(chan job), closing: make(chan struct{})}, nil
 }
 
 // Dispatch starts the credit's conversation without blocking: an idle
@@ -107,14 +106,10 @@ func (p *Pool) Dispatch(c timing.Credit) {
 	select {
 	case p.jobs <- j:
 	default:
-		p.workers.Add(1)
+		n := p.workers.Add(1)
 		p.wg.Add(1)
-		go p.work(p.workerID(), j)
+		go p.work(fmt.Sprintf("worker_%d", n-1), j)
 	}
-}
-
-func (p *Pool) workerID() string {
-	return fmt.Sprintf("worker_%d", p.workers.Load()-1)
 }
 
 // work runs j, then waits for more jobs until the pool closes.
@@ -139,7 +134,7 @@ func (p *Pool) run(workerID string, j job) {
 		p.o.Done(j.credit)
 	}()
 	conv := &p.o.Dataset.Conversations[j.conv]
-	correlation := p.ids.next()
+	correlation := newID()
 	for t := range conv.Turns {
 		turn := &conv.Turns[t]
 		rec := &record.Record{
@@ -147,7 +142,7 @@ func (p *Pool) run(workerID string, j job) {
 			Phase:          j.credit.Phase,
 			ConversationID: conv.ID,
 			TurnIndex:      t,
-			XRequestID:     p.ids.next(),
+			XRequestID:     newID(),
 			XCorrelationID: correlation,
 			WorkerID:       workerID,
 			URLIndex:       int(j.credit.Seq % uint64(len(p.o.URLs))),
