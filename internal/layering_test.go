@@ -23,8 +23,8 @@ var leaves = []string{"internal/record", "internal/clock", "internal/tokenizer"}
 // bug cannot hide on both sides of the wire).
 var allowed = map[string][]string{
 	"cmd/aiperf":               {"internal/cli"},
-	"internal/cli":             {"internal/config", "internal/benchmark", "internal/builtin", "internal/plugin", "internal/mockserver", "internal/ui"},
-	"internal/benchmark":       {"internal/config", "internal/builtin", "internal/plugin", "internal/dataset", "internal/timing", "internal/worker", "internal/endpoint", "internal/transport", "internal/metrics", "internal/metrics/stats", "internal/export", "internal/ui"},
+	"internal/cli":             {"internal/config", "internal/benchmark", "internal/builtin", "internal/plugin", "internal/mockserver", "internal/ui", "internal/chattemplate"},
+	"internal/benchmark":       {"internal/config", "internal/builtin", "internal/plugin", "internal/dataset", "internal/timing", "internal/worker", "internal/endpoint", "internal/transport", "internal/metrics", "internal/metrics/stats", "internal/export", "internal/ui", "internal/chattemplate"},
 	"internal/builtin":         {"internal/plugin", "internal/endpoint", "internal/endpoint/openai", "internal/dataset", "internal/timing", "internal/export"},
 	"internal/worker":          {"internal/timing", "internal/dataset", "internal/endpoint", "internal/transport"},
 	"internal/endpoint":        {"internal/dataset"},
@@ -33,13 +33,14 @@ var allowed = map[string][]string{
 	"internal/export":          {"internal/metrics"},
 	"internal/timing":          {},
 	"internal/transport":       {},
-	"internal/dataset":         {},
+	"internal/dataset":         {"internal/chattemplate"},
+	"internal/tokenizer":       {"internal/tokenizer/hf", "internal/tokenizer/hub"},
 }
 
 // isolated packages import nothing internal, not even the leaves.
 var isolated = []string{
 	"internal/config", "internal/record", "internal/clock", "internal/plugin",
-	"internal/tokenizer", "internal/mockserver", "internal/ui", "internal/metrics/stats",
+	"internal/tokenizer/hf", "internal/tokenizer/hub", "internal/chattemplate", "internal/mockserver", "internal/ui", "internal/metrics/stats",
 }
 
 type listedPackage struct {
