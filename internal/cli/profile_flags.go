@@ -157,6 +157,20 @@ func registerProfileFlags(fs *pflag.FlagSet, cfg *config.Config, probs *problemL
 		name: "request-timeout-seconds", meta: "<seconds>", def: formatFloat(config.DefaultRequestTimeout),
 		usage: "Longest a single request may take, from connecting to the last byte; slower requests are cancelled and counted as failed.",
 	})
+	b.add(&floatValue{recorder: b.rec("wait-for-model-timeout"), p: &e.WaitForModelTimeout}, spec{
+		name: "wait-for-model-timeout", meta: "<seconds>", def: "0",
+		usage: "Wait up to this many seconds for the endpoint to answer readiness probes before benchmarking; 0 skips the wait.",
+	})
+	b.add(&choiceValue[config.WaitForModelMode]{recorder: b.rec("wait-for-model-mode"), p: &e.WaitForModelMode, normalize: normalizeChoice[config.WaitForModelMode]}, spec{
+		name: "wait-for-model-mode", meta: "<mode>",
+		def:     string(config.DefaultWaitForModelMode),
+		choices: strs(config.WaitForModelModes()),
+		usage:   "How readiness is probed: models = GET /v1/models lists the model; inference = a one-token request succeeds; both = models, then inference.",
+	})
+	b.add(&floatValue{recorder: b.rec("wait-for-model-interval"), p: &e.WaitForModelInterval}, spec{
+		name: "wait-for-model-interval", meta: "<seconds>", def: formatFloat(config.DefaultWaitForModelInterval),
+		usage: "Seconds between readiness probes.",
+	})
 	b.add(&secretValue{recorder: b.rec("api-key"), p: &e.APIKey}, spec{
 		name: "api-key", meta: "<key>",
 		usage: "API key, sent as \"Authorization: Bearer <key>\". Redacted from every artifact.",
@@ -195,6 +209,18 @@ func registerProfileFlags(fs *pflag.FlagSet, cfg *config.Config, probs *problemL
 	b.add(&stringValue{recorder: b.rec("tokenizer"), p: &cfg.Tokenizer.Name}, spec{
 		name: "tokenizer", meta: "<name>",
 		usage: "Tokenizer used to size prompts and count tokens: \"builtin\" (tiktoken o200k_base, no network) or a tokenizer name. Defaults to the model name; placeholder names such as mock-model use builtin.",
+	})
+	b.add(&stringValue{recorder: b.rec("tokenizer-revision"), p: &cfg.Tokenizer.Revision}, spec{
+		name: "tokenizer-revision", meta: "<revision>", def: config.DefaultTokenizerRevision,
+		usage: "HuggingFace hub revision (branch, tag or commit) of the tokenizer to download.",
+	})
+	b.add(&boolValue{recorder: b.rec("tokenizer-trust-remote-code"), p: &cfg.Tokenizer.TrustRemoteCode}, spec{
+		name:  "tokenizer-trust-remote-code",
+		usage: "Accepted for AIPerf compatibility. Nothing is executed: tokenizers are read from tokenizer.json, which is data, so repositories that need custom Python code are not supported.",
+	})
+	b.add(&boolValue{recorder: b.rec("apply-chat-template"), p: &cfg.Tokenizer.ApplyChatTemplate}, spec{
+		name:  "apply-chat-template",
+		usage: "Count input tokens on the prompt rendered with the tokenizer's chat template (with the generation prompt), and shorten synthetic prompts by the template's overhead so the rendered prompt has the requested length.",
 	})
 
 	b.group = groupISL
@@ -253,6 +279,18 @@ func registerProfileFlags(fs *pflag.FlagSet, cfg *config.Config, probs *problemL
 		name: "request-count", aliases: []string{"num-requests"}, meta: "<n>",
 		def:   "max(10, 2 x concurrency) unless --benchmark-duration is given",
 		usage: "Number of requests to send before stopping.",
+	})
+	b.add(&floatPtrValue{recorder: b.rec("request-cancellation-rate"), p: &l.RequestCancellationRate}, spec{
+		name: "request-cancellation-rate", meta: "<percent>",
+		usage: "Cancel this percentage (0-100] of requests on purpose, to test how the server handles cancellation; they are recorded with error code 499.",
+	})
+	b.add(&floatValue{recorder: b.rec("request-cancellation-delay"), p: &l.RequestCancellationDelay}, spec{
+		name: "request-cancellation-delay", meta: "<seconds>", def: "0",
+		usage: "Seconds after a request is fully sent before it is cancelled (requires --request-cancellation-rate); a response that completes first is kept.",
+	})
+	b.add(&floatPtrValue{recorder: b.rec("failed-request-threshold"), p: &l.FailedRequestThreshold}, spec{
+		name: "failed-request-threshold", meta: "<fraction>",
+		usage: "Abort the run, with artifacts written and a non-zero exit code, when the fraction (0-1) of failed requests exceeds this; checked once max(concurrency, 10) requests have completed.",
 	})
 
 	b.group = groupWarmup

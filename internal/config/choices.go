@@ -157,3 +157,22 @@ func joinChoices[T ~string](list []T) string {
 	}
 	return strings.Join(parts, ", ")
 }
+
+// WaitForModelMode is how the endpoint's readiness is probed before a run
+// (--wait-for-model-mode).
+type WaitForModelMode string
+
+// Readiness probes, AIPerf's values.
+const (
+	// WaitForModels polls GET /v1/models until the model is listed.
+	WaitForModels WaitForModelMode = "models"
+	// WaitForInference sends a one-token inference request until it succeeds.
+	WaitForInference WaitForModelMode = "inference"
+	// WaitForBoth runs the models check, then the inference check.
+	WaitForBoth WaitForModelMode = "both"
+)
+
+// WaitForModelModes lists the valid --wait-for-model-mode values in help order.
+func WaitForModelModes() []WaitForModelMode {
+	return []WaitForModelMode{WaitForModels, WaitForInference, WaitForBoth}
+}

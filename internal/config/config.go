@@ -29,6 +29,9 @@ const (
 	DefaultBenchmarkGracePeriod = 30.0 // seconds
 	DefaultArrivalSmoothness    = 1.0
 	DefaultArtifactDir          = "artifacts"
+	DefaultTokenizerRevision    = "main"
+	DefaultWaitForModelMode     = WaitForInference
+	DefaultWaitForModelInterval = 5.0
 	DefaultExportLevel          = ExportRecords
 	DefaultLogLevel             = LogInfo
 	// MinDefaultRequestCount is the floor of the derived request count,
@@ -72,6 +75,13 @@ type Endpoint struct {
 	// UseServerTokenCount takes token counts from the server's usage fields
 	// instead of the client-side tokenizer.
 	UseServerTokenCount bool `json:"use_server_token_count"`
+	// WaitForModelTimeout is how long to wait, in seconds, for the endpoint
+	// to answer readiness probes before the run; 0 skips the wait.
+	WaitForModelTimeout float64 `json:"wait_for_model_timeout"`
+	// WaitForModelMode is how readiness is probed.
+	WaitForModelMode WaitForModelMode `json:"wait_for_model_mode"`
+	// WaitForModelInterval is the pause, in seconds, between probes.
+	WaitForModelInterval float64 `json:"wait_for_model_interval"`
 	// MockServer starts the embedded mock server on a free loopback port and
 	// benchmarks it instead of URLs (not an AIPerf option).
 	MockServer bool `json:"mock_server,omitempty"`
@@ -117,6 +127,15 @@ type OutputTokens struct {
 type Tokenizer struct {
 	// Name is a tokenizer name or "builtin"; empty = the first model name.
 	Name string `json:"name,omitempty"`
+	// Revision is the HuggingFace hub revision (branch, tag or commit).
+	Revision string `json:"revision"`
+	// TrustRemoteCode is accepted for AIPerf compatibility; no remote code
+	// runs (a tokenizer.json is data).
+	TrustRemoteCode bool `json:"trust_remote_code"`
+	// ApplyChatTemplate counts ISL on the prompt rendered with the
+	// tokenizer's chat template and compensates synthetic ISL for the
+	// template's overhead (AIPerf 0.12+).
+	ApplyChatTemplate bool `json:"apply_chat_template,omitempty"`
 }
 
 // Load is how much load is offered and when the run stops (AIPerf's "Load
@@ -139,6 +158,16 @@ type Load struct {
 	// BenchmarkGracePeriod is how long to wait for in-flight responses
 	// after BenchmarkDuration; nil = 30 s, +Inf = wait for all.
 	BenchmarkGracePeriod *Seconds `json:"benchmark_grace_period,omitempty"`
+	// RequestCancellationRate is the percentage (0, 100] of requests to
+	// cancel on purpose; nil = none.
+	RequestCancellationRate *float64 `json:"request_cancellation_rate,omitempty"`
+	// RequestCancellationDelay is how long, in seconds after a request is
+	// fully sent, a request chosen for cancellation is cancelled.
+	RequestCancellationDelay float64 `json:"request_cancellation_delay,omitempty"`
+	// FailedRequestThreshold aborts the run when the failed fraction of
+	// completed requests exceeds it (checked once max(concurrency, 10)
+	// records are in); nil = never abort.
+	FailedRequestThreshold *float64 `json:"failed_request_threshold,omitempty"`
 }
 
 // Warmup is the optional phase run before profiling whose requests are
@@ -178,10 +207,13 @@ type Service struct {
 func Defaults() Config {
 	return Config{
 		Endpoint: Endpoint{
-			Type:           DefaultEndpointType,
-			URLs:           []string{DefaultURL},
-			TimeoutSeconds: DefaultRequestTimeout,
+			Type:                 DefaultEndpointType,
+			URLs:                 []string{DefaultURL},
+			TimeoutSeconds:       DefaultRequestTimeout,
+			WaitForModelMode:     DefaultWaitForModelMode,
+			WaitForModelInterval: DefaultWaitForModelInterval,
 		},
+		Tokenizer: Tokenizer{Revision: DefaultTokenizerRevision},
 		Input: Input{
 			InputTokens: InputTokens{Mean: DefaultISL},
 		},
