@@ -40,7 +40,7 @@ var allowed = map[string][]string{
 // isolated packages import nothing internal, not even the leaves.
 var isolated = []string{
 	"internal/config", "internal/record", "internal/clock", "internal/plugin",
-	"internal/tokenizer/hf", "internal/tokenizer/hub", "internal/chattemplate", "internal/mockserver", "internal/ui", "internal/metrics/stats",
+	"internal/tokenizer/hf", "internal/tokenizer/hub", "internal/tokenizer/testmodels", "internal/chattemplate", "internal/mockserver", "internal/ui", "internal/metrics/stats",
 }
 
 type listedPackage struct {
