@@ -15,8 +15,8 @@ func buildComponent[T any](path string, raw json.RawMessage, kinds map[string]bu
 	if len(bytes.TrimSpace(raw)) == 0 || bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
 		return zero, nil
 	}
-	var c component
-	if err := json.Unmarshal(raw, &c); err != nil {
+	c, err := componentType(raw)
+	if err != nil {
 		return zero, fmt.Errorf("%s: %w", path, err)
 	}
 	b, ok := kinds[c.Type]

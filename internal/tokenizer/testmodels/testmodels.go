@@ -20,6 +20,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 )
 
@@ -67,6 +68,17 @@ func Fetch(model string) (string, error) {
 	dir := filepath.Join(root, model+"-"+Version)
 	fetchMu.Lock()
 	defer fetchMu.Unlock()
+	if complete(dir) {
+		return dir, nil
+	}
+	// Test binaries of several packages run in parallel and may all want
+	// the same model: an exclusive lock on a file in the cache makes one
+	// of them fetch while the others wait and then find it complete.
+	unlock, err := lockFile(filepath.Join(root, ".lock"))
+	if err != nil {
+		return "", err
+	}
+	defer unlock()
 	if complete(dir) {
 		return dir, nil
 	}
@@ -168,4 +180,24 @@ func extract(tgz, dst string) error {
 			return err
 		}
 	}
+}
+
+// lockFile takes an exclusive advisory lock on path, creating it (and its
+// directory) if needed, and returns the function that releases it.
+func lockFile(path string) (func(), error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("locking %s: %w", path, err)
+	}
+	return func() {
+		_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+		f.Close()
+	}, nil
 }
