@@ -1,8 +1,7 @@
 package tokenizer
 
 import (
-	"errors"
-	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -10,7 +9,8 @@ import (
 const BuiltinAlias = "builtin"
 
 // Resolve returns the tokenizer AIPerf would use for --tokenizer name and
-// --model model.
+// --model model, with default Options (revision "main", the process
+// environment). It is Open without what comes with the tokenizer.
 //
 // An empty name means "the model's own tokenizer", so model is resolved in
 // its place. "builtin" and "o200k_base" select Builtin. When --tokenizer was
@@ -18,48 +18,14 @@ const BuiltinAlias = "builtin"
 // "test-model", "fake-llama", ...; see IsPlaceholderModel), AIPerf
 // substitutes the built-in tokenizer instead of looking the name up on the
 // HuggingFace Hub, and so does Resolve. An explicit --tokenizer is never
-// treated as a placeholder. Any other name is a HuggingFace Hub id or a local
-// path; those are not supported yet and return an error that says so.
+// treated as a placeholder. Any other name is a local path or a HuggingFace
+// Hub id (see Open).
 func Resolve(name, model string) (Tokenizer, error) {
-	explicit := name != ""
-	if !explicit {
-		name = model
+	res, err := Open(name, model, Options{})
+	if err != nil {
+		return nil, err
 	}
-	if name == "" {
-		return nil, errors.New("no tokenizer: neither --tokenizer nor --model names one")
-	}
-	for _, s := range sources() {
-		if s.accepts(name, explicit) {
-			tok, err := s.open(name)
-			if err != nil {
-				return nil, fmt.Errorf("tokenizer %q: %w", name, err)
-			}
-			return tok, nil
-		}
-	}
-	// The last source accepts every name, so this is unreachable.
-	return nil, fmt.Errorf("tokenizer %q: no source accepts this name", name)
-}
-
-// source is one kind of tokenizer Resolve can open. Sources are tried in
-// order; the first whose accepts returns true opens the name.
-type source struct {
-	// accepts reports whether this source owns name. explicit is true when
-	// the name came from --tokenizer rather than from --model.
-	accepts func(name string, explicit bool) bool
-	// open loads the tokenizer; its error is wrapped with the name.
-	open func(name string) (Tokenizer, error)
-}
-
-// sources lists the tokenizer sources in the order Resolve tries them. The
-// HuggingFace source comes last and accepts every remaining name; a reader
-// for tokenizer.json files replaces its open function.
-func sources() []source {
-	return []source{
-		{accepts: isBuiltinName, open: func(string) (Tokenizer, error) { return Builtin() }},
-		{accepts: isOtherTiktokenName, open: openOtherTiktoken},
-		{accepts: func(string, bool) bool { return true }, open: openHuggingFace},
-	}
+	return res.Tokenizer, nil
 }
 
 // isBuiltinName reports whether name selects the built-in tokenizer: the
@@ -78,24 +44,8 @@ func otherTiktokenEncodings() []string {
 
 // isOtherTiktokenName reports whether name is a tiktoken encoding that is not
 // built in.
-func isOtherTiktokenName(name string, _ bool) bool {
-	for _, enc := range otherTiktokenEncodings() {
-		if name == enc {
-			return true
-		}
-	}
-	return false
-}
-
-// openOtherTiktoken rejects tiktoken encodings other than o200k_base.
-func openOtherTiktoken(string) (Tokenizer, error) {
-	return nil, errors.New("only the o200k_base tiktoken encoding is built in; use --tokenizer builtin (tiktoken o200k_base)")
-}
-
-// openHuggingFace will load a HuggingFace tokenizer.json from the local
-// cache or a path. It is not implemented yet.
-func openHuggingFace(string) (Tokenizer, error) {
-	return nil, errors.New("HuggingFace tokenizer.json support is not available yet; use --tokenizer builtin (tiktoken o200k_base)")
+func isOtherTiktokenName(name string) bool {
+	return slices.Contains(otherTiktokenEncodings(), name)
 }
 
 // IsPlaceholderModel reports whether a model name is an obvious placeholder
