@@ -13,6 +13,12 @@ const (
 	ExitFailure = 1
 	// ExitUsage: invalid command line or configuration; nothing ran.
 	ExitUsage = 2
+	// ExitFailedRequestThreshold: the run was aborted because the failed
+	// fraction of its requests exceeded --failed-request-threshold; the
+	// artifacts cover the requests finished before the abort. It differs
+	// from ExitFailure so that CI can tell "the server failed the gate"
+	// from "the benchmark could not run".
+	ExitFailedRequestThreshold = 3
 	// ExitInterrupted: stopped by SIGINT/SIGTERM (128 + SIGINT).
 	ExitInterrupted = 130
 )

@@ -130,6 +130,10 @@ func ParseExtraInputs(s string) ([]ExtraInput, error) {
 	if strings.HasPrefix(t, "{") {
 		pairs, err := parseJSONObject(t)
 		if err != nil {
+			if !showable(t) {
+				// The message would repeat the value, credential included.
+				return nil, errors.New("not a valid JSON object (value not shown: it may hold a credential)")
+			}
 			return nil, err
 		}
 		out := make([]ExtraInput, len(pairs))
@@ -248,6 +252,10 @@ func ParseHeaders(s string) ([]Header, error) {
 	if strings.HasPrefix(t, "{") {
 		pairs, err := parseJSONObject(t)
 		if err != nil {
+			if !showable(t) {
+				// The message would repeat the value, credential included.
+				return nil, errors.New("not a valid JSON object (value not shown: it may hold a credential)")
+			}
 			return nil, err
 		}
 		out := make([]Header, 0, len(pairs))
@@ -271,6 +279,9 @@ func ParseHeaders(s string) ([]Header, error) {
 	}
 	name, value, ok := strings.Cut(t, ":")
 	if !ok {
+		if !showable(t) {
+			return nil, errors.New("not Name:Value or a JSON object (value not shown: it may hold a credential)")
+		}
 		return nil, fmt.Errorf("%q is not Name:Value or a JSON object", s)
 	}
 	return []Header{{Name: strings.TrimSpace(name), Value: strings.TrimSpace(value)}}, nil

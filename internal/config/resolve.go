@@ -1,6 +1,9 @@
 package config
 
-import "strings"
+import (
+	"strings"
+	"unicode"
+)
 
 // LoadMode is how a run decides when to send: as fast as a concurrency cap
 // allows, or on a request-rate schedule.
@@ -154,5 +157,9 @@ func NormalizeURL(u string) string {
 	if !strings.Contains(u, "://") {
 		u = "http://" + u
 	}
-	return strings.TrimRight(u, "/")
+	// Trim trailing slashes (and the space they may uncover) after the
+	// scheme only, so that the result normalizes to itself ("/" gives
+	// "http://", not "http:").
+	k := strings.Index(u, "://") + 3
+	return u[:k] + strings.TrimRightFunc(u[k:], func(r rune) bool { return r == '/' || unicode.IsSpace(r) })
 }

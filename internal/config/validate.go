@@ -90,6 +90,29 @@ func (c *Config) validateEndpoint(p *problems) {
 		p.add("--custom-endpoint", "path %q must not contain whitespace", e.CustomEndpoint)
 	}
 	positive(p, "--request-timeout-seconds", e.TimeoutSeconds)
+	c.validateReadiness(p)
+}
+
+// validateReadiness checks the --wait-for-model-* options with AIPerf's
+// bounds (timeout >= 0, interval > 0) and its coherence rule: a
+// non-default mode or interval without a positive timeout would silently do
+// nothing, so it is rejected.
+func (c *Config) validateReadiness(p *problems) {
+	e := &c.Endpoint
+	nonNegative(p, "--wait-for-model-timeout", e.WaitForModelTimeout)
+	positive(p, "--wait-for-model-interval", e.WaitForModelInterval)
+	if e.WaitForModelMode != "" && !contains(WaitForModelModes(), e.WaitForModelMode) {
+		p.add("--wait-for-model-mode", "invalid choice %q (choose from %s)", e.WaitForModelMode, joinChoices(WaitForModelModes()))
+	}
+	if e.WaitForModelTimeout > 0 || math.IsNaN(e.WaitForModelTimeout) {
+		return
+	}
+	if e.WaitForModelInterval > 0 && e.WaitForModelInterval != DefaultWaitForModelInterval {
+		p.add("--wait-for-model-interval", "has no effect unless --wait-for-model-timeout is set to a positive value")
+	}
+	if e.WaitForModelMode != "" && e.WaitForModelMode != DefaultWaitForModelMode && contains(WaitForModelModes(), e.WaitForModelMode) {
+		p.add("--wait-for-model-mode", "has no effect unless --wait-for-model-timeout is set to a positive value")
+	}
 }
 
 // checkURL reports why u cannot be a base URL: it must be absolute http or
@@ -97,13 +120,13 @@ func (c *Config) validateEndpoint(p *problems) {
 func checkURL(u string) error {
 	parsed, err := url.Parse(u)
 	if err != nil {
-		return fmt.Errorf("%q is not a valid URL: %w", u, err)
+		return fmt.Errorf("%q is not a valid URL: %w", RedactURL(u), urlProblem(err))
 	}
 	if parsed.Scheme != "http" && parsed.Scheme != "https" {
-		return fmt.Errorf("%q: scheme must be http or https", u)
+		return fmt.Errorf("%q: scheme must be http or https", RedactURL(u))
 	}
 	if parsed.Host == "" {
-		return fmt.Errorf("%q has no host", u)
+		return fmt.Errorf("%q has no host", RedactURL(u))
 	}
 	return nil
 }
@@ -180,6 +203,16 @@ func (c *Config) validateLoad(p *problems) {
 		p.add("--arrival-pattern", "concurrency_burst cannot be combined with --request-rate; use constant, poisson or gamma")
 	case l.ArrivalPattern != ArrivalConcurrencyBurst && l.RequestRate == nil:
 		p.add("--arrival-pattern", "requires --request-rate (without it requests are sent as fast as --concurrency allows)")
+	}
+	if r := l.RequestCancellationRate; r != nil && !(*r > 0 && *r <= 100) {
+		p.add("--request-cancellation-rate", "must be a percentage > 0 and <= 100, got %v", *r)
+	}
+	nonNegative(p, "--request-cancellation-delay", l.RequestCancellationDelay)
+	if l.RequestCancellationDelay != 0 && l.RequestCancellationRate == nil {
+		p.add("--request-cancellation-delay", "requires --request-cancellation-rate (without a rate no request is cancelled)")
+	}
+	if f := l.FailedRequestThreshold; f != nil && !(*f >= 0 && *f <= 1) {
+		p.add("--failed-request-threshold", "must be a fraction >= 0 and <= 1, got %v", *f)
 	}
 	if l.ArrivalSmoothness != nil {
 		positive(p, "--arrival-smoothness", *l.ArrivalSmoothness)

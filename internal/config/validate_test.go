@@ -133,6 +133,51 @@ func TestValidateRules(t *testing.T) {
 			c.Load.ArrivalSmoothness = ptr(0.0)
 			c.Load.RequestRate = ptr(1.0)
 		}, "--arrival-smoothness", "> 0"},
+		{"cancel rate zero", func(c *Config) { c.Load.RequestCancellationRate = ptr(0.0) }, "--request-cancellation-rate", "> 0 and <= 100"},
+		{"cancel rate above 100", func(c *Config) { c.Load.RequestCancellationRate = ptr(100.5) }, "--request-cancellation-rate", "<= 100"},
+		{"cancel rate nan", func(c *Config) { c.Load.RequestCancellationRate = ptr(math.NaN()) }, "--request-cancellation-rate", "percentage"},
+		{"cancel rate 100", func(c *Config) { c.Load.RequestCancellationRate = ptr(100.0) }, "", ""},
+		{"cancel rate small", func(c *Config) { c.Load.RequestCancellationRate = ptr(0.5) }, "", ""},
+		{"cancel delay without rate", func(c *Config) { c.Load.RequestCancellationDelay = 1 }, "--request-cancellation-delay", "requires --request-cancellation-rate"},
+		{"cancel delay negative", func(c *Config) {
+			c.Load.RequestCancellationRate = ptr(10.0)
+			c.Load.RequestCancellationDelay = -1
+		}, "--request-cancellation-delay", ">= 0"},
+		{"cancel delay inf", func(c *Config) {
+			c.Load.RequestCancellationRate = ptr(10.0)
+			c.Load.RequestCancellationDelay = math.Inf(1)
+		}, "--request-cancellation-delay", "finite"},
+		{"cancel rate and delay", func(c *Config) {
+			c.Load.RequestCancellationRate = ptr(10.0)
+			c.Load.RequestCancellationDelay = 0.5
+		}, "", ""},
+		{"threshold negative", func(c *Config) { c.Load.FailedRequestThreshold = ptr(-0.1) }, "--failed-request-threshold", ">= 0 and <= 1"},
+		{"threshold above 1", func(c *Config) { c.Load.FailedRequestThreshold = ptr(1.5) }, "--failed-request-threshold", "<= 1"},
+		{"threshold nan", func(c *Config) { c.Load.FailedRequestThreshold = ptr(math.NaN()) }, "--failed-request-threshold", "fraction"},
+		{"threshold zero", func(c *Config) { c.Load.FailedRequestThreshold = ptr(0.0) }, "", ""},
+		{"threshold one", func(c *Config) { c.Load.FailedRequestThreshold = ptr(1.0) }, "", ""},
+		{"wait timeout negative", func(c *Config) { c.Endpoint.WaitForModelTimeout = -1 }, "--wait-for-model-timeout", ">= 0"},
+		{"wait timeout nan", func(c *Config) { c.Endpoint.WaitForModelTimeout = math.NaN() }, "--wait-for-model-timeout", ">= 0"},
+		{"wait timeout set", func(c *Config) { c.Endpoint.WaitForModelTimeout = 30 }, "", ""},
+		{"wait interval zero", func(c *Config) {
+			c.Endpoint.WaitForModelTimeout = 30
+			c.Endpoint.WaitForModelInterval = 0
+		}, "--wait-for-model-interval", "> 0"},
+		{"wait mode unknown", func(c *Config) {
+			c.Endpoint.WaitForModelTimeout = 30
+			c.Endpoint.WaitForModelMode = "ping"
+		}, "--wait-for-model-mode", "invalid choice"},
+		{"wait mode both", func(c *Config) {
+			c.Endpoint.WaitForModelTimeout = 30
+			c.Endpoint.WaitForModelMode = WaitForBoth
+			c.Endpoint.WaitForModelInterval = 0.5
+		}, "", ""},
+		{"wait interval without timeout", func(c *Config) { c.Endpoint.WaitForModelInterval = 1 }, "--wait-for-model-interval", "no effect unless --wait-for-model-timeout"},
+		{"wait mode without timeout", func(c *Config) { c.Endpoint.WaitForModelMode = WaitForModels }, "--wait-for-model-mode", "no effect unless --wait-for-model-timeout"},
+		{"wait defaults without timeout", func(c *Config) {
+			c.Endpoint.WaitForModelMode = WaitForInference
+			c.Endpoint.WaitForModelInterval = 5
+		}, "", ""},
 		{"warmup count zero", func(c *Config) { c.Warmup.RequestCount = ptr(0) }, "--warmup-request-count", ">= 1"},
 		{"warmup duration zero", func(c *Config) { c.Warmup.Duration = ptr(0.0) }, "--warmup-duration", "> 0"},
 		{"warmup both", func(c *Config) { c.Warmup.Duration = ptr(1.0); c.Warmup.RequestCount = ptr(3) }, "", ""},
@@ -180,8 +225,12 @@ func TestValidateReportsEveryProblem(t *testing.T) {
 	c.Load.BenchmarkGracePeriod = ptr(Seconds(1))
 	c.Input.InputTokens.Mean = 0
 	c.Service.UIType = "x"
+	c.Endpoint.WaitForModelTimeout = -2
+	c.Load.RequestCancellationRate = ptr(101.0)
+	c.Load.FailedRequestThreshold = ptr(2.0)
 	err := c.Validate()
-	want := []string{"--model-names", "--prompt-input-tokens-mean", "--concurrency", "--request-count", "--benchmark-grace-period", "--ui-type"}
+	want := []string{"--model-names", "--wait-for-model-timeout", "--prompt-input-tokens-mean", "--concurrency", "--request-count",
+		"--benchmark-grace-period", "--request-cancellation-rate", "--failed-request-threshold", "--ui-type"}
 	got := flagsOf(err)
 	if strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Fatalf("Validate() flags = %v; want %v\n%v", got, want, err)
