@@ -1,6 +1,7 @@
 package mockserver
 
 import (
+	"encoding/json"
 	"errors"
 	"io"
 	"math/rand/v2"
@@ -34,9 +35,22 @@ func (s *Server) complete(w http.ResponseWriter, r *http.Request, api apiKind, a
 		writeError(w, http.StatusBadRequest, "invalid_request_error", err.Error())
 		return
 	}
-	if s.injectError() {
-		writeError(w, http.StatusInternalServerError, "server_error", "Simulated error")
+	fault, err := s.pickFault(r) // includes --error-rate's draw
+	if err != nil {
+		writeError(w, http.StatusBadRequest, "invalid_request_error", err.Error())
 		return
+	}
+	if answerFault(w, fault) {
+		return
+	}
+	wt := waiter{done: s.done, fine: s.fine}
+	defer wt.stop()
+	if fault == FaultSlowHeaders {
+		// Everything, the latency model included, starts FaultDelay late.
+		arrival = arrival.Add(s.cfg.FaultDelay)
+		if wt.until(r.Context(), arrival) != nil {
+			return
+		}
 	}
 	plan := planOutput(&req, s.count)
 	model := req.Model
@@ -50,13 +64,12 @@ func (s *Server) complete(w http.ResponseWriter, r *http.Request, api apiKind, a
 		model:   model,
 		plan:    plan,
 		arrival: arrival,
+		fault:   fault,
 	}
 	if !s.cfg.Fast {
 		clk := s.newClock(plan, active)
 		resp.clock = &clk
 	}
-	wt := waiter{done: s.done, fine: s.fine}
-	defer wt.stop()
 	if req.Stream {
 		s.stream(w, r, &resp, &wt, req.includeUsage())
 		return
@@ -66,7 +79,17 @@ func (s *Server) complete(w http.ResponseWriter, r *http.Request, api apiKind, a
 			return
 		}
 	}
-	writeJSON(w, http.StatusOK, resp.body(s.text(plan)))
+	answer := resp.body(s.text(plan))
+	if fault == FaultEmptyChoices {
+		answer.Choices = []choiceOut{}
+	}
+	if fault != FaultNone {
+		b, _ := json.Marshal(answer) // strings and ints always marshal
+		if s.faultBody(w, r, fault, b) {
+			return
+		}
+	}
+	writeJSON(w, http.StatusOK, answer)
 }
 
 // injectError draws whether this request fails (ErrorRate percent do).
@@ -126,6 +149,7 @@ type response struct {
 	plan    outputPlan
 	arrival time.Time
 	clock   *tokenClock // nil in Fast mode
+	fault   Fault       // a fault acting inside the answer (fault.go)
 }
 
 // usage is OpenAI's token usage object.

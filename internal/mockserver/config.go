@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"math"
+	"net/http"
 	"strconv"
 	"time"
 	"unicode/utf8"
@@ -48,6 +49,17 @@ type Config struct {
 	RandomSeed int64
 	SeedSet    bool
 
+	// Fault injection (fault.go; --fault, --fault-delay-ms, and the
+	// X-Mock-Fault request header). Faults are drawn in order against
+	// cumulative rates, so each request gets at most one; FaultDelay is
+	// how long slow_headers holds the headers.
+	Faults     []FaultRate
+	FaultDelay time.Duration
+	// OnFault, when set, is told the fault of every inference request that
+	// gets one, before it acts; tests use it to know which request failed
+	// how. It must be safe for concurrent use.
+	OnFault func(r *http.Request, f Fault)
+
 	// DefaultModel is the model listed by /v1/models and echoed when a
 	// request names none.
 	DefaultModel string
@@ -57,6 +69,12 @@ type Config struct {
 	// the client's view. nil means an approximation of about four
 	// characters per token (minimum 1 for non-empty text).
 	CountTokens func(string) int
+
+	// RecordRequests, when set, is a file that Start fills with one JSON
+	// line per request: ids, headers, body and the server-side wall-clock
+	// times of receipt, headers, each chunk and end (recorder.go). It is
+	// the ground truth a client's measurements are checked against.
+	RecordRequests string
 }
 
 // DefaultConfig returns AIPerf's mock-server defaults: 127.0.0.1:8000,
@@ -68,6 +86,7 @@ func DefaultConfig() Config {
 		TTFT:         20 * time.Millisecond,
 		ITL:          5 * time.Millisecond,
 		DefaultModel: "mock-model",
+		FaultDelay:   DefaultFaultDelay,
 	}
 }
 
@@ -96,6 +115,8 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 		"percentage (0-100) of inference requests answered with HTTP 500")
 	fs.Var(&seed{c}, "random-seed", "seed for the jitter and error draws (default: random)")
 	fs.StringVar(&c.DefaultModel, "default-model", c.DefaultModel, "model name listed by /v1/models")
+	c.registerFaultFlags(fs)
+	c.registerRecordFlag(fs) // --record-requests (recorder.go)
 }
 
 // Validate reports every invalid setting at once, joined with errors.Join.
@@ -137,6 +158,7 @@ func (c *Config) Validate() error {
 	if c.DefaultModel == "" {
 		errs = append(errs, errors.New("default-model: must not be empty"))
 	}
+	errs = append(errs, c.validateFaults()...)
 	return errors.Join(errs...)
 }
 
@@ -235,6 +257,8 @@ type configView struct {
 	RandomSeed            *int64  `json:"random_seed"`
 	DefaultModel          string  `json:"default_model"`
 	Tokenizer             string  `json:"tokenizer"`
+	Faults                string  `json:"faults"`
+	FaultDelayMs          float64 `json:"fault_delay_ms"`
 }
 
 // view returns the JSON form of c.
@@ -254,6 +278,8 @@ func (c *Config) view() configView {
 		ErrorRate:             c.ErrorRate,
 		DefaultModel:          c.DefaultModel,
 		Tokenizer:             "approximate (4 characters per token)",
+		Faults:                (&faultFlag{c}).String(),
+		FaultDelayMs:          durationMillis(c.FaultDelay),
 	}
 	if c.SeedSet {
 		s := c.RandomSeed

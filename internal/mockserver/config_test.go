@@ -15,7 +15,8 @@ import (
 func TestDefaultConfig(t *testing.T) {
 	t.Parallel()
 	c := DefaultConfig()
-	want := Config{Host: "127.0.0.1", Port: 8000, TTFT: 20 * time.Millisecond, ITL: 5 * time.Millisecond, DefaultModel: "mock-model"}
+	want := Config{Host: "127.0.0.1", Port: 8000, TTFT: 20 * time.Millisecond, ITL: 5 * time.Millisecond, DefaultModel: "mock-model",
+		FaultDelay: time.Second}
 	if diff := cmp.Diff(want, c, cmpopts.IgnoreFields(Config{}, "CountTokens")); diff != "" {
 		t.Errorf("DefaultConfig() mismatch (-want +got):\n%s", diff)
 	}
@@ -96,6 +97,8 @@ func TestRegisterFlagsNamesAndDefaults(t *testing.T) {
 		"itl-per-osl-token-ms": "0", "itl-concurrency-lin-ms": "0",
 		"ttft-jitter-cv": "0", "itl-jitter-cv": "0", "fast": "false",
 		"error-rate": "0", "random-seed": "", "default-model": "mock-model",
+		"record-requests": "",
+		"fault":           "", "fault-delay-ms": "1000",
 	}
 	got := map[string]string{}
 	fs.VisitAll(func(f *flag.Flag) { got[f.Name] = f.DefValue })

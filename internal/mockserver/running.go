@@ -20,7 +20,8 @@ type Running struct {
 	srv    *Server
 	http   *http.Server
 	ln     net.Listener
-	served chan error // Serve's result, once it returns
+	served chan error  // Serve's result, once it returns
+	rec    *recordFile // --record-requests; nil when not recording
 
 	closeOnce sync.Once
 	closeErr  error
@@ -45,7 +46,15 @@ func Start(cfg Config, addr string) (*Running, error) {
 		ln:     ln,
 		served: make(chan error, 1),
 	}
-	r.http = &http.Server{Handler: r.srv, ReadHeaderTimeout: 30 * time.Second}
+	var handler http.Handler = r.srv
+	if cfg.RecordRequests != "" {
+		if r.rec, err = createRecordFile(cfg.RecordRequests); err != nil {
+			_ = ln.Close()
+			return nil, err
+		}
+		handler = r.rec.Wrap(r.srv)
+	}
+	r.http = &http.Server{Handler: handler, ReadHeaderTimeout: 30 * time.Second}
 	go func() { r.served <- r.http.Serve(ln) }()
 	return r, nil
 }
@@ -76,5 +85,5 @@ func (r *Running) close() error {
 	if serveErr := <-r.served; !errors.Is(serveErr, http.ErrServerClosed) {
 		err = errors.Join(err, fmt.Errorf("mock server: serve: %w", serveErr))
 	}
-	return err
+	return errors.Join(err, r.rec.close()) // after Shutdown: every handler has queued its line
 }

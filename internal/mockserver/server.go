@@ -35,6 +35,9 @@ type Server struct {
 	rngMu     sync.Mutex
 	errRNG    *rand.Rand
 	jitterRNG *rand.Rand
+	faultRNG  *rand.Rand // --fault draws (fault.go), a stream of its own
+
+	injected faultCounts // faults injected so far, by kind
 
 	done      chan struct{} // closed by shutdown: waiting handlers return
 	fine      chan struct{} // fine-sleep slots (see waiter); nil disables fine sleeping
@@ -65,6 +68,7 @@ func New(cfg Config) *Server {
 	}
 	s.errRNG = rand.New(rand.NewPCG(seed, 0x6572726f72)) // "error"
 	s.jitterRNG = rand.New(rand.NewPCG(seed, 0x6a6974746572))
+	s.faultRNG = rand.New(rand.NewPCG(seed, 0x6661756c74)) // "fault"
 	for _, w := range Words() {
 		tok := " " + w
 		b, _ := json.Marshal(tok) // a plain string always marshals
@@ -130,10 +134,11 @@ func (s *Server) models(w http.ResponseWriter, _ *http.Request) {
 // mock ({"status": "healthy", "config": {...}}).
 func (s *Server) health(w http.ResponseWriter, _ *http.Request) {
 	writeJSON(w, http.StatusOK, struct {
-		Status string     `json:"status"`
-		Active int        `json:"active"`
-		Config configView `json:"config"`
-	}{"healthy", s.Active(), s.cfg.view()})
+		Status         string           `json:"status"`
+		Active         int              `json:"active"`
+		FaultsInjected map[string]int64 `json:"faults_injected"`
+		Config         configView       `json:"config"`
+	}{"healthy", s.Active(), s.injectedView(), s.cfg.view()})
 }
 
 // info describes the server and its endpoints.

@@ -96,9 +96,13 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, resp *response, 
 	if !chat {
 		tokenPrefix, tokenSuffix, finishPrefix = textTokenPrefix, textTokenSuffix, textFinishPrefix
 	}
+	if resp.fault == FaultEmptyChoices {
+		tokenPrefix, tokenSuffix, finishPrefix = "", "]}", "" // "choices":[]
+	}
 	words := resp.plan.words
 	ctx := r.Context()
-	for range resp.plan.Count {
+	cut := faultCut(resp.plan.Count)
+	for i := range resp.plan.Count {
 		word := s.wordJSON[words.next(len(s.wordJSON))]
 		if resp.clock != nil {
 			if wt.until(ctx, resp.arrival.Add(resp.clock.next())) != nil {
@@ -107,11 +111,33 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, resp *response, 
 		} else if ctx.Err() != nil {
 			return
 		}
-		if e.event(tokenPrefix, word, tokenSuffix) != nil {
+		if i == cut && s.streamFault(w, r, e, resp.fault) {
+			return
+		}
+		var err error
+		switch {
+		case resp.fault == FaultEmptyChoices:
+			err = e.event(tokenSuffix)
+		case i == cut-1 && resp.fault == FaultHugeChunk:
+			chunk := padChunk(string(e.head[len("data: "):]) + tokenPrefix + word + tokenSuffix)
+			err = e.write([]byte("data: " + chunk + "\n\n"))
+		case i == cut-1 && resp.fault == FaultInvalidUTF8:
+			err = e.event(tokenPrefix, withInvalidUTF8(word), tokenSuffix)
+		default:
+			err = e.event(tokenPrefix, word, tokenSuffix)
+		}
+		if err != nil {
 			return
 		}
 	}
-	if e.event(finishPrefix, resp.plan.Finish, finishSuffix) != nil {
+	if cut == resp.plan.Count && s.streamFault(w, r, e, resp.fault) {
+		return
+	}
+	if resp.fault == FaultEmptyChoices {
+		if e.event(tokenSuffix) != nil {
+			return
+		}
+	} else if e.event(finishPrefix, resp.plan.Finish, finishSuffix) != nil {
 		return
 	}
 	if includeUsage {
@@ -121,4 +147,24 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, resp *response, 
 		}
 	}
 	_ = e.write([]byte(sseDone))
+}
+
+// streamFault applies a mid-stream fault once the first faultCut tokens
+// have been sent, and reports whether the stream must end here.
+func (s *Server) streamFault(w http.ResponseWriter, r *http.Request, e *sseWriter, f Fault) bool {
+	switch f {
+	case FaultResetMidStream:
+		resetConn(w)
+	case FaultTruncatedStream:
+		// Return normally: net/http ends the chunked body cleanly, without
+		// a finish chunk or [DONE].
+	case FaultStall:
+		s.holdUntilGone(r)
+	case FaultMalformedChunk:
+		// An extra, invalid data line; the stream then goes on normally.
+		return e.write([]byte("data: "+malformedData+"\n\n")) != nil
+	default:
+		return false
+	}
+	return true
 }

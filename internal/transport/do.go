@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -225,8 +226,23 @@ func (c *Client) fail(ctx, reqCtx context.Context, clk *clock.Clock, rec *record
 		if errors.As(err, &uerr) {
 			err = uerr.Err // drop the repeated `Post "URL":` prefix
 		}
-		rec.Error = &record.ErrorDetails{Type: fallback, Message: err.Error()}
+		rec.Error = &record.ErrorDetails{Type: fallback, Message: stableMessage(err)}
 	}
+}
+
+// stableMessage is err's text without the local address of a network
+// error: "read tcp 127.0.0.1:52024->127.0.0.1:8000: read: connection reset
+// by peer" becomes "read tcp 127.0.0.1:8000: read: connection reset by
+// peer". The ephemeral port differs on every connection, and error_summary
+// groups records by message, so keeping it would give every failed request
+// a row of its own.
+func stableMessage(err error) string {
+	msg := err.Error()
+	var oerr *net.OpError
+	if errors.As(err, &oerr) && oerr.Source != nil && oerr.Addr != nil {
+		msg = strings.Replace(msg, oerr.Source.String()+"->", "", 1)
+	}
+	return msg
 }
 
 // sseError converts an `event: error` block as AIPerf does: the first

@@ -89,7 +89,7 @@ func (Chat) ParseResponse(data []byte) (record.Parsed, error) {
 	}
 	var r chatResponse
 	if err := json.Unmarshal(data, &r, decodeOptions); err != nil {
-		return record.Parsed{}, fmt.Errorf("openai chat response: %w", err)
+		return record.Parsed{}, fmt.Errorf("openai chat response: %w", withoutOffsets(err))
 	}
 	p := r.common.parsed(r.Object)
 	var msg *chatMessage

@@ -72,7 +72,7 @@ func (Completions) ParseResponse(data []byte) (record.Parsed, error) {
 	}
 	var r completionResponse
 	if err := json.Unmarshal(data, &r, decodeOptions); err != nil {
-		return record.Parsed{}, fmt.Errorf("openai completions response: %w", err)
+		return record.Parsed{}, fmt.Errorf("openai completions response: %w", withoutOffsets(err))
 	}
 	p := r.common.parsed(r.Object)
 	if r.Object == objCompletion {

@@ -23,6 +23,27 @@ var decodeOptions = json.JoinOptions(
 
 var errNotObject = errors.New("not a JSON object")
 
+// withoutOffsets returns err with the byte offsets of JSON syntax and
+// semantic errors cleared, so that their messages leave them out. A
+// response broken the same way at a different length (a body cut short,
+// say) then gives the same message, and the run's error_summary, which
+// groups by message as AIPerf does, keeps one row per kind of failure
+// instead of one per request. The JSON pointer, which says where, stays.
+func withoutOffsets(err error) error {
+	switch e := err.(type) {
+	case *jsontext.SyntacticError:
+		c := *e
+		c.ByteOffset = 0
+		return &c
+	case *json.SemanticError:
+		c := *e
+		c.ByteOffset = 0
+		c.Err = withoutOffsets(c.Err)
+		return &c
+	}
+	return err
+}
+
 // isDone reports the OpenAI stream terminator.
 func isDone(data []byte) bool { return string(data) == "[DONE]" }
 
