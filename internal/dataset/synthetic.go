@@ -9,6 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/aiperf-go/aiperf/internal/chattemplate"
 	"github.com/aiperf-go/aiperf/internal/tokenizer"
 )
 
@@ -35,6 +36,33 @@ type SyntheticOptions struct {
 	// is drawn, so every run differs, and conversation IDs are random UUIDs
 	// rather than AIPerf's "session_000000" sequence.
 	SeedSet bool
+	// PromptSpecialTokens is the number of special tokens the server adds
+	// to every prompt (see PromptSpecialTokens); it is subtracted from
+	// ISLMean, as AIPerf 0.13 does, so the server sees ISLMean tokens.
+	PromptSpecialTokens int
+	// ChatOverhead is the chat template's wrapping (--apply-chat-template;
+	// see EstimateChatOverhead). Each prompt is shortened by its FirstTurn
+	// share so that the rendered prompt has the drawn length. Zero without
+	// a template.
+	ChatOverhead ChatOverhead
+	// ChatTemplate, when set, is the template the prompts are rendered with
+	// (--apply-chat-template). The estimate above is exact only when the
+	// template's text and the prompt do not interact (no merge across
+	// their boundary, no trimming of the prompt); each prompt is then fitted
+	// so that its rendering has the drawn length plus ChatOverhead's share
+	// plus PromptSpecialTokens (see fitRendered).
+	ChatTemplate *chattemplate.Template
+}
+
+// islMean is the mean length of the prompt text itself: ISLMean less the
+// prompt special tokens (floored at 0) and less the chat-template share
+// of the first turn (floored at 1), in AIPerf's order.
+func (o SyntheticOptions) islMean() int {
+	mean := max(0, o.ISLMean-o.PromptSpecialTokens)
+	if adj := o.ChatOverhead.FirstTurn(); adj > 0 {
+		mean -= adj
+	}
+	return max(1, mean)
 }
 
 // Validate reports every problem with o at once.
@@ -55,6 +83,9 @@ func (o SyntheticOptions) Validate() error {
 	if o.Entries < 1 {
 		errs = append(errs, fmt.Errorf("number of dataset entries must be at least 1, got %d", o.Entries))
 	}
+	if o.PromptSpecialTokens < 0 || o.ChatOverhead.PerRequest < 0 || o.ChatOverhead.PerMessage < 0 {
+		errs = append(errs, fmt.Errorf("prompt special tokens and chat-template overhead must not be negative, got %d, %+v", o.PromptSpecialTokens, o.ChatOverhead))
+	}
 	return errors.Join(errs...)
 }
 
@@ -62,7 +93,8 @@ func (o SyntheticOptions) Validate() error {
 // as AIPerf's synthetic composer does with its default corpus.
 //
 // Each prompt's length n is drawn from a normal distribution around ISLMean
-// (at least 1 token). The prompt is n consecutive corpus tokens from a random
+// (at least 1 token), less the prompt special tokens and chat-template
+// overhead when those are set. The prompt is n consecutive corpus tokens from a random
 // position, decoded to text; since byte-pair boundaries can merge or split
 // when text is re-encoded, the text is re-encoded and trimmed or extended up
 // to ten times until it encodes to exactly n tokens. When that fails (rare)
@@ -98,7 +130,7 @@ func Synthetic(o SyntheticOptions, tok tokenizer.Tokenizer) (*Dataset, error) {
 	lengthRNG := newStream(seed, streamPromptLength)
 	lengths := make([]int, o.Entries)
 	for i := range lengths {
-		lengths[i] = positiveNormalInt(lengthRNG, float64(o.ISLMean), o.ISLStddev)
+		lengths[i] = positiveNormalInt(lengthRNG, float64(o.islMean()), o.ISLStddev)
 	}
 
 	var maxTokensRNG, idRNG *rand.Rand
@@ -125,7 +157,12 @@ func Synthetic(o SyntheticOptions, tok tokenizer.Tokenizer) (*Dataset, error) {
 
 	b := promptBuilder{tok: tok, corpus: c}
 	forEachParallel(o.Entries, func(i int) {
-		text, count := b.build(promptStream(seed, i), lengths[i])
+		rng := promptStream(seed, i)
+		text, count := b.build(rng, lengths[i])
+		if o.ChatTemplate != nil {
+			target := lengths[i] + o.ChatOverhead.FirstTurn() + o.PromptSpecialTokens
+			text, count = b.fitRendered(rng, o.ChatTemplate, target, text, count)
+		}
 		turn := &convs[i].Turns[0]
 		turn.Texts = []string{text}
 		turn.InputTokens = count
