@@ -13,7 +13,7 @@ import (
 const module = "github.com/aiperf-go/aiperf"
 
 // leaves may be imported by any package that is allowed internal imports at all.
-var leaves = []string{"internal/record", "internal/clock", "internal/tokenizer"}
+var leaves = []string{"internal/record", "internal/clock", "internal/tokenizer", "internal/userfile"}
 
 // allowed lists, per package, the internal packages it may import besides the
 // leaves. The data flows config -> dataset -> timing -> worker (endpoint +
@@ -35,12 +35,15 @@ var allowed = map[string][]string{
 	"internal/transport":       {},
 	"internal/dataset":         {"internal/chattemplate"},
 	"internal/tokenizer":       {"internal/tokenizer/hf", "internal/tokenizer/hub"},
+	// bench/benchtool reads the mock's request record (its schema type)
+	// and summarizes with the same percentile code as the metrics.
+	"bench/benchtool": {"internal/mockserver", "internal/metrics/stats"},
 }
 
 // isolated packages import nothing internal, not even the leaves.
 var isolated = []string{
 	"internal/config", "internal/record", "internal/clock", "internal/plugin",
-	"internal/tokenizer/hf", "internal/tokenizer/hub", "internal/tokenizer/testmodels", "internal/chattemplate", "internal/mockserver", "internal/ui", "internal/metrics/stats",
+	"internal/tokenizer/hf", "internal/tokenizer/hub", "internal/tokenizer/testmodels", "internal/chattemplate", "internal/mockserver", "internal/ui", "internal/metrics/stats", "internal/userfile",
 }
 
 type listedPackage struct {

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# The client's timing error against ground truth. The mock server records,
+# per request, when it received it and when it wrote each chunk
+# (--record-requests); benchtool joins that with the client's
+# profile_export.jsonl by X-Request-ID and prints client-minus-server errors
+# for TTFT, every inter-chunk gap and request latency (p50/p90/p99/max, µs),
+# at each concurrency level. Client and mock are pinned to different cores.
+#
+# What an error contains: the kernel and loopback path in both directions
+# (socket buffers, wake-ups, scheduling of both processes), the client's
+# HTTP/SSE reading up to the moment it stamps a chunk, and the mock's own
+# time between starting a write and the bytes reaching the socket. Both
+# sides stamp the same machine's wall clock; the client derives its wall
+# stamps from one monotonic start, so one-way "legs" can be off by the
+# wall clock's slew during the run, while the TTFT, gap and latency errors
+# (differences of durations) cannot.
+#
+#   bench/groundtruth.sh                                    # concurrency 1, 100, 1000
+#   LEVELS="1 10" REQUESTS_PER_LEVEL=20 bench/groundtruth.sh   # quick check
+#
+# Knobs: LEVELS, REQUESTS_PER_LEVEL (default max(50, 3 x concurrency)),
+# TTFT_MS (default 20), ITL_MS (default 10), OSL (default 20); see lib.sh.
+source "$(dirname "$0")/lib.sh"
+
+LEVELS=${LEVELS:-"1 100 1000"}
+TTFT_MS=${TTFT_MS:-20}
+ITL_MS=${ITL_MS:-10}
+OSL=${OSL:-20}
+
+build
+machine
+echo "# streaming chat, mock TTFT $TTFT_MS ms, ITL $ITL_MS ms, osl $OSL (ignore_eos)"
+for c in $LEVELS; do
+	n=${REQUESTS_PER_LEVEL:-$((c * 3 > 50 ? c * 3 : 50))}
+	raise_nofile $((c + 1024))
+	dir=$OUT/gt-c$c
+	mkdir -p "$dir"
+	start_mock --ttft "$TTFT_MS" --itl "$ITL_MS" --record-requests "$dir/server_requests.jsonl"
+	profile "$dir" --streaming --concurrency "$c" --request-count "$n" --isl 16 --osl "$OSL" \
+		--extra-inputs ignore_eos:true
+	stop_mock
+	echo
+	echo "## concurrency $c, $n requests"
+	"$BIN/benchtool" groundtruth -server "$dir/server_requests.jsonl" -client "$dir/profile_export.jsonl" |
+		tee "$dir/groundtruth.txt"
+	"$BIN/benchtool" groundtruth -json -server "$dir/server_requests.jsonl" \
+		-client "$dir/profile_export.jsonl" >"$dir/groundtruth.json"
+done
+echo "artifacts: $OUT"
