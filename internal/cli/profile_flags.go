@@ -127,6 +127,8 @@ func registerProfileFlags(fs *pflag.FlagSet, cfg *config.Config, probs *problemL
 
 	e, in, l := &cfg.Endpoint, &cfg.Input, &cfg.Load
 
+	b.addConfigFileFlags(cfg)
+
 	b.group = groupEndpoint
 	b.add(&listValue{recorder: b.rec("model-names"), p: &e.ModelNames}, spec{
 		name: "model-names", short: "m", aliases: []string{"model"}, meta: "<names>",
@@ -165,7 +167,7 @@ func registerProfileFlags(fs *pflag.FlagSet, cfg *config.Config, probs *problemL
 		name: "wait-for-model-mode", meta: "<mode>",
 		def:     string(config.DefaultWaitForModelMode),
 		choices: strs(config.WaitForModelModes()),
-		usage:   "How readiness is probed: models = GET /v1/models lists the model; inference = a one-token request succeeds; both = models, then inference.",
+		usage:   "How readiness is probed: models = GET /v1/models lists the model; inference = a one-token request is answered with a status below 500 (a 4xx means the server is up); both = models, then inference.",
 	})
 	b.add(&floatValue{recorder: b.rec("wait-for-model-interval"), p: &e.WaitForModelInterval}, spec{
 		name: "wait-for-model-interval", meta: "<seconds>", def: formatFloat(config.DefaultWaitForModelInterval),
@@ -204,6 +206,10 @@ func registerProfileFlags(fs *pflag.FlagSet, cfg *config.Config, probs *problemL
 		def:   "100, or --request-count when given",
 		usage: "Number of distinct synthetic prompts; requests cycle through them.",
 	})
+
+	b.addDatasetFlags(cfg)
+	b.addConversationFlags(cfg)
+	b.addPromptFlags(cfg)
 
 	b.group = groupTok
 	b.add(&stringValue{recorder: b.rec("tokenizer"), p: &cfg.Tokenizer.Name}, spec{
@@ -245,6 +251,8 @@ func registerProfileFlags(fs *pflag.FlagSet, cfg *config.Config, probs *problemL
 		def:   "0",
 		usage: "Standard deviation of the requested output lengths; used only with --prompt-output-tokens-mean.",
 	})
+
+	b.addMediaFlags(cfg)
 
 	b.group = groupLoad
 	b.add(&floatPtrValue{recorder: b.rec("benchmark-duration"), p: &l.BenchmarkDuration, magic: true}, spec{
@@ -290,8 +298,11 @@ func registerProfileFlags(fs *pflag.FlagSet, cfg *config.Config, probs *problemL
 	})
 	b.add(&floatPtrValue{recorder: b.rec("failed-request-threshold"), p: &l.FailedRequestThreshold}, spec{
 		name: "failed-request-threshold", meta: "<fraction>",
-		usage: "Abort the run, with artifacts written and a non-zero exit code, when the fraction (0-1) of failed requests exceeds this; checked once max(concurrency, 10) requests have completed.",
+		usage: "Abort the run, with artifacts written and exit code 3, when the fraction (0-1) of failed requests exceeds this; checked once max(concurrency, 10) requests have completed.",
 	})
+
+	b.addReplayFlags(cfg)
+	b.addExperimentFlags(cfg)
 
 	b.group = groupWarmup
 	b.add(&intPtrValue{recorder: b.rec("warmup-request-count"), p: &cfg.Warmup.RequestCount}, spec{

@@ -49,6 +49,14 @@ type Config struct {
 	Warmup    Warmup    `json:"warmup"`
 	Output    Output    `json:"output"`
 	Service   Service   `json:"service"`
+
+	// Workload shape (issue 4) and experiment structure (issue 5).
+	Dataset      Dataset      `json:"dataset,omitzero"`
+	Replay       Replay       `json:"replay,omitzero"`
+	Conversation Conversation `json:"conversation,omitzero"`
+	Prompt       Prompt       `json:"prompt,omitzero"`
+	Media        Media        `json:"media,omitzero"`
+	Experiment   Experiment   `json:"experiment,omitzero"`
 }
 
 // Endpoint is where requests go and how they are shaped (AIPerf's

@@ -6,6 +6,8 @@
 // a time. Single-turn workloads are conversations of one turn.
 package dataset
 
+import "time"
+
 // Conversation is one session of turns sent in order.
 type Conversation struct {
 	// ID is AIPerf's conversation_id / session_id. It is derived from the
@@ -26,6 +28,30 @@ type Turn struct {
 	MaxTokens int
 	// Model overrides the run's model for this turn when non-empty.
 	Model string
+
+	// Images and Audios are media inputs sent as OpenAI content parts: URLs
+	// or data URLs ("data:image/png;base64,...", "data:audio/wav;base64,...").
+	Images []string
+	Audios []string
+	// Extra are body fields merged LAST into this turn's wire body, after
+	// the run's --extra-inputs (AIPerf's per-turn dataset "extra"), in order.
+	Extra []Field
+	// RawPayload, when non-nil, is the exact request body to send
+	// (raw_payload and inputs_json datasets); Texts then only feed ISL.
+	RawPayload []byte
+	// Timestamp is when this turn is due, from the start of the trace
+	// (fixed-schedule replay); valid when HasTimestamp.
+	Timestamp    time.Duration
+	HasTimestamp bool
+	// Delay is the pause between the previous turn's response and this turn
+	// (multi-turn think time); 0 for the first turn.
+	Delay time.Duration
+}
+
+// Field is one JSON body field: a key and its raw JSON value.
+type Field struct {
+	Key   string
+	Value []byte // valid JSON
 }
 
 // Dataset is an immutable, indexable set of conversations.
