@@ -55,6 +55,7 @@ var consoleGroups = [...]struct {
 	g    metrics.Group
 	name string
 }{
+	{metrics.GroupEffective, "Effective"},
 	{metrics.GroupUsage, "Usage"},
 	{metrics.GroupCache, "Cache"},
 	{metrics.GroupReasoning, "Reasoning"},

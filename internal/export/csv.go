@@ -41,12 +41,7 @@ func SummaryCSV(s *metrics.Summary) []byte {
 		}
 		b.WriteString("\r\n")
 	}
-	num := func(v float64) string {
-		if !finite(v) {
-			return ""
-		}
-		return fixed2(v)
-	}
+	num := csvNumber
 	if len(records) > 0 {
 		b.WriteString(csvStatHeader + "\r\n")
 		for _, r := range records {

@@ -13,7 +13,8 @@
 // files an export level produces.
 //
 // Every number that reaches an artifact is finite: non-finite values are
-// dropped at this boundary, whatever the metrics package hands over.
+// dropped at this boundary, whatever the metrics package hands over; the
+// policy and the only float writers are in finite.go.
 // Numbers are spelled the way AIPerf's Python spells them (10.0, not 10), so
 // that byte-level comparisons against AIPerf artifacts only differ in values.
 package export

@@ -57,11 +57,12 @@ func (w *jsonw) str(s string) {
 	w.b, _ = jsontext.AppendQuote(w.b, s)
 }
 
-// float writes a finite float the way AIPerf's orjson does ("10.0").
-// Callers filter non-finite values first.
+// float writes a float the way AIPerf's orjson does ("10.0"). Callers
+// leave non-finite values out first; one that slips through is null, never
+// NaN or Infinity (see finite.go).
 func (w *jsonw) float(f float64) {
 	w.sep()
-	w.b = appendJSONFloat(w.b, f)
+	w.b = appendJSONNumber(w.b, f)
 }
 
 func (w *jsonw) int(n int64) {

@@ -137,7 +137,7 @@ func (lw *lineWriter) flush() {
 		if _, err := lw.f.Write(data); err != nil {
 			lw.mu.Lock()
 			if lw.err == nil {
-				lw.err = fmt.Errorf("write %s: %w", lw.path, err)
+				lw.err = err // an *fs.PathError: "write <path>: <why>"
 			}
 			lw.mu.Unlock()
 		}
@@ -163,7 +163,7 @@ func (lw *lineWriter) close() error {
 	err := lw.err
 	lw.mu.Unlock()
 	if cerr := lw.f.Close(); cerr != nil && err == nil {
-		err = fmt.Errorf("close %s: %w", lw.path, cerr)
+		err = cerr // an *fs.PathError: "close <path>: <why>"
 	}
 	return err
 }

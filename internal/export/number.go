@@ -1,12 +1,8 @@
 package export
 
 import (
-	"math"
 	"strconv"
 )
-
-// finite reports whether f can be written to an artifact.
-func finite(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }
 
 // decimal is a float64 split into its shortest round-tripping decimal
 // digits and exponent: value = 0.d1d2d3... * 10^(exp+1), i.e. d1.d2d3 * 10^exp.
@@ -105,12 +101,21 @@ func appendJSONFloat(dst []byte, f float64) []byte { return appendPyFloat(dst, f
 // name (the artifact directory's "request_rate20.0").
 func pyRepr(f float64) string { return string(appendPyFloat(nil, f, -4, 2)) }
 
-// fixed2 is Python's f"{v:.2f}": correctly rounded, as strconv is.
-func fixed2(v float64) string { return strconv.FormatFloat(v, 'f', 2, 64) }
+// fixed2 is Python's f"{v:.2f}": correctly rounded, as strconv is. A
+// non-finite v is "N/A" (see finite.go).
+func fixed2(v float64) string {
+	if !finite(v) {
+		return notAvailable
+	}
+	return strconv.FormatFloat(v, 'f', 2, 64)
+}
 
 // grouped2 is Python's f"{v:,.2f}": two decimals with a comma between
 // thousands, as AIPerf's console tables print values.
 func grouped2(v float64) string {
+	if !finite(v) {
+		return notAvailable
+	}
 	s := fixed2(v)
 	sign := ""
 	if s[0] == '-' {

@@ -39,6 +39,11 @@ type RunInfo struct {
 
 	// Warmup, when set, is written as warmup_metrics.
 	Warmup *metrics.Summary
+
+	// ClientHealth, when non-nil, is marshalled as the last key,
+	// "client_health": this port's self-assessment of the load generator
+	// (not an AIPerf key; AIPerf's keys are unaffected).
+	ClientHealth any
 }
 
 // leadingTags are the metrics AIPerf's JSON model declares as fields (kept
@@ -186,6 +191,14 @@ func SummaryJSON(s *metrics.Summary, info RunInfo) ([]byte, error) {
 		}
 		w.key(r.Metric.Tag)
 		writeResultJSON(&w, r)
+	}
+	if info.ClientHealth != nil {
+		h, err := json.Marshal(info.ClientHealth, json.Deterministic(true))
+		if err != nil {
+			return nil, fmt.Errorf("marshal client_health: %w", err)
+		}
+		w.key("client_health")
+		w.raw(h)
 	}
 	w.close('}')
 

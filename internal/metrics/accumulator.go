@@ -11,16 +11,20 @@ import (
 
 // Accumulator folds processed records into a Summary. One goroutine owns it
 // (the one reading the processors' output), so it takes no locks. Add only
-// appends to per-metric columns and bumps counters; the distributions,
-// derived metrics and sorting happen once, in Summarize.
+// appends to per-metric columns (or feeds their t-digests once past the
+// ListSketch limits) and bumps counters; the distributions, derived metrics
+// and sorting happen once, in Summarize.
 type Accumulator struct {
 	reg      *Registry
 	metrics  []*Metric // selected, in dependency order
 	selected []bool    // by metric index
 
-	cols  [][]float64 // record metrics: every value, display units
-	agg   []float64   // aggregate metrics: the fold so far, display units
-	aggOK []bool
+	cols [][]float64 // record metrics: every value, display units
+	// sketches replace cols for list metrics past list's exact limit.
+	sketches []*stats.TDigest
+	list     ListSketch
+	agg      []float64 // aggregate metrics: the fold so far, display units
+	aggOK    []bool
 
 	errs map[record.ErrorDetails]int
 
@@ -42,6 +46,7 @@ func NewAccumulator(reg *Registry, selected []*Metric, slos map[string]float64) 
 		reg:      reg,
 		selected: make([]bool, n),
 		cols:     make([][]float64, n),
+		sketches: make([]*stats.TDigest, n),
 		agg:      make([]float64, n),
 		aggOK:    make([]bool, n),
 		errs:     make(map[record.ErrorDetails]int),
@@ -83,9 +88,9 @@ func (a *Accumulator) Add(p *Processed) {
 		}
 		switch {
 		case m.Kind == KindRecord && m.List:
-			a.cols[m.idx] = append(a.cols[m.idx], v.List...)
+			a.addList(m.idx, v.List)
 		case m.Kind == KindRecord:
-			a.cols[m.idx] = append(a.cols[m.idx], v.Scalar)
+			a.addScalar(m.idx, v.Scalar)
 		case m.Kind == KindAggregate:
 			a.fold(m, v.Scalar)
 		}
@@ -146,12 +151,8 @@ func (a *Accumulator) Summarize() Summary {
 		r := Result{Metric: m}
 		switch m.Kind {
 		case KindRecord:
-			col := a.cols[m.idx]
-			if len(col) == 0 {
-				continue
-			}
-			s := toStats(stats.Summarize(col)) // sorting the column is harmless
-			if !s.finite() {
+			s, ok := a.recordStats(m)
+			if !ok || !s.finite() {
 				continue
 			}
 			r.Stats = &s

@@ -38,6 +38,7 @@ const (
 	tagRequestedOSL        = "requested_osl"
 	tagOSLMismatchDiff     = "osl_mismatch_diff_pct"
 	tagScheduleLag         = "schedule_lag"
+	tagEffectiveLatency    = "effective_latency"
 )
 
 // BuiltinMetrics returns fresh copies of every built-in metric definition:

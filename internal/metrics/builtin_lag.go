@@ -15,8 +15,23 @@ const LateThreshold = time.Millisecond
 //     the offered load whatever the outcome. Shown in the main table.
 //   - late_request_count ("Late Requests (>1 ms)", requests): how many
 //     records had a schedule lag above LateThreshold. Aggregate only.
+//
+// effective_latency is AIPerf's (0.12+): End - Due, the latency measured
+// from when the request was due rather than when it left, so time spent
+// waiting behind a saturated client or a full concurrency gate counts
+// (coordinated-omission aware). Like AIPerf it covers every record, failed
+// ones included, is clamped at 0, is summary-only (not in the per-record
+// export) and is shown in the "Effective" console table.
 func lagMetrics() []*Metric {
 	return []*Metric{
+		{
+			Tag: tagEffectiveLatency, Header: "Effective Latency (CO-aware)",
+			Kind: KindRecord, Unit: UnitNS, DisplayUnit: UnitMS, Integer: true,
+			Flags: FlagNoIndividualRecord, Group: GroupEffective, EveryRecord: true,
+			record: func(c *recordContext) (float64, bool) {
+				return float64(max(c.rec.End-c.rec.Due, 0)), true
+			},
+		},
 		{
 			Tag: tagScheduleLag, Header: "Schedule Lag",
 			Kind: KindRecord, Unit: UnitNS, DisplayUnit: UnitMS, Integer: true,

@@ -161,7 +161,7 @@ func TestSelectReferenceRun(t *testing.T) {
 	}
 	slices.Sort(got)
 	want := []string{
-		"completed_request_count", "decode_duration", "e2e_output_token_throughput", "error_isl",
+		"completed_request_count", "decode_duration", "e2e_output_token_throughput", "effective_latency", "error_isl",
 		"error_request_count", "good_request_count", "good_request_fraction", "goodput",
 		"input_sequence_length", "input_token_throughput", "inter_chunk_latency", "inter_token_latency",
 		"late_request_count", "osl_mismatch_count", "osl_mismatch_diff_pct", "output_sequence_length",

@@ -66,6 +66,9 @@ const (
 	GroupUsage                // server usage-field token metrics
 	GroupCache
 	GroupReasoning
+	// GroupEffective is AIPerf's "Effective" table: coordinated-omission
+	// aware and time-weighted metrics (effective_latency).
+	GroupEffective
 )
 
 // Unit is an exact AIPerf unit string ("ns", "ms", "tokens/sec/user", ...).

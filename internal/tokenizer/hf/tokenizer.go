@@ -21,9 +21,9 @@ type Tokenizer struct {
 	// firstMatters is set when the pre-tokenizer treats the word at
 	// offset 0 of the input specially (Metaspace prepend_scheme "first").
 	firstMatters bool
-	model model
-	dec   decoder
-	post  postProcessor
+	model        model
+	dec          decoder
+	post         postProcessor
 	// scratch pools per-call buffers of words and pieces.
 	scratch sync.Pool
 }
