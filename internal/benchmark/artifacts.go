@@ -25,9 +25,15 @@ func writeArtifacts(p *Plan, res *result, rio IO) error {
 	if res.Stopped {
 		info.IncompleteReason = "the run was interrupted before its stop condition"
 	}
+	if res.Aborted != "" {
+		info.IncompleteReason = res.Aborted
+	}
 	if p.SeedSet {
 		seed := p.Seed
 		info.RandomSeed = &seed
+	}
+	if res.Health != nil {
+		info.ClientHealth = res.Health
 	}
 	opts := export.ConsoleOptions{
 		Title:            "NVIDIA AIPerf | " + p.Meta.MetricsTitle,
@@ -58,6 +64,9 @@ func writeArtifacts(p *Plan, res *result, rio IO) error {
 	}
 	if err := export.ConsoleTrailer(&out, s, opts); err != nil {
 		errs = append(errs, fmt.Errorf("console: %w", err))
+	}
+	if res.Health != nil {
+		out.WriteString(healthConsole(*res.Health))
 	}
 	if _, err := rio.Stdout.Write(out.Bytes()); err != nil {
 		errs = append(errs, fmt.Errorf("stdout: %w", err))

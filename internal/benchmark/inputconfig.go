@@ -80,15 +80,20 @@ type inputArtifacts struct {
 	ExportLevel string `json:"export_level"`
 }
 
+// inputTokenizer is AIPerf's tokenizer section. AIPerf writes only the
+// fields the user set; revision and trust_remote_code appear here when
+// they differ from their defaults ("main", false).
 type inputTokenizer struct {
-	Name string `json:"name"`
+	Name            string `json:"name"`
+	Revision        string `json:"revision,omitzero"`
+	TrustRemoteCode bool   `json:"trust_remote_code,omitzero"`
 }
 
 func inputConfig(p *Plan, ui config.UIType) inputConfigDoc {
 	cfg := p.Config
 	doc := inputConfigDoc{
 		Endpoint: inputEndpoint{
-			URLs:                cfg.Endpoint.URLs,
+			URLs:                config.RedactURLs(cfg.Endpoint.URLs),
 			Type:                string(cfg.Endpoint.Type),
 			Path:                cfg.Endpoint.CustomEndpoint,
 			Streaming:           p.EOptions.Streaming,
@@ -99,7 +104,7 @@ func inputConfig(p *Plan, ui config.UIType) inputConfigDoc {
 		},
 		Artifacts: inputArtifacts{Dir: p.Paths.Dir, Prefix: cfg.Output.ProfileExportPrefix, ExportLevel: p.Paths.Level.String()},
 		SLOs:      p.SLOs,
-		Tokenizer: inputTokenizer{Name: tokenizerName(p)},
+		Tokenizer: tokenizerDoc(p),
 		Runtime:   map[string]string{"ui": string(ui)},
 		Extra:     cfg.Input.Extra,
 		Headers:   cfg.Input.Headers,
@@ -146,11 +151,17 @@ func phaseDoc(name string, s *PhaseSpec) inputPhase {
 	return ph
 }
 
-// tokenizerName is the tokenizer as AIPerf names it in input_config:
-// "builtin" for the embedded o200k_base, else the --tokenizer value.
-func tokenizerName(p *Plan) string {
-	if strings.HasPrefix(p.Tokenizer.Name(), tokenizer.BuiltinAlias) {
-		return tokenizer.BuiltinAlias
+// tokenizerDoc is the tokenizer as AIPerf names it in input_config:
+// "builtin" for the embedded o200k_base, else the --tokenizer value (or
+// the model name it defaulted to), with a non-default revision and
+// trust_remote_code.
+func tokenizerDoc(p *Plan) inputTokenizer {
+	doc := inputTokenizer{Name: p.Tokenizer.Name(), TrustRemoteCode: p.Config.Tokenizer.TrustRemoteCode}
+	if strings.HasPrefix(doc.Name, tokenizer.BuiltinAlias) {
+		doc.Name = tokenizer.BuiltinAlias
 	}
-	return p.Tokenizer.Name()
+	if rev := p.Config.Tokenizer.Revision; rev != "" && rev != config.DefaultTokenizerRevision {
+		doc.Revision = rev
+	}
+	return doc
 }

@@ -33,7 +33,13 @@ type phaseRunner struct {
 	// interruptGrace bounds the drain after an interrupt in a phase that
 	// would otherwise wait for every response.
 	interruptGrace time.Duration
-	onStart        func(spec *PhaseSpec, start time.Duration)
+	// abort, closed by a second interrupt, cuts any drain short.
+	abort   <-chan struct{}
+	onStart func(spec *PhaseSpec, start time.Duration)
+	// requests is the parent of every request's context; cancelling it
+	// (--failed-request-threshold) aborts every request in flight. nil
+	// means context.Background().
+	requests context.Context
 }
 
 // run issues the phase's credits until its stop condition (or stop being
@@ -62,8 +68,12 @@ func (r *phaseRunner) run(stop context.Context, spec *PhaseSpec, seed uint64) (p
 		return phaseResult{}, fmt.Errorf("%s phase scheduler: %w", spec.Phase, err)
 	}
 	counts := &r.pl.counts[spec.Phase]
-	pool, err := worker.NewPool(context.Background(), worker.Options{
-		Sender:   r.client,
+	requests := r.requests
+	if requests == nil {
+		requests = context.Background()
+	}
+	pool, err := worker.NewPool(requests, worker.Options{
+		Sender:   r.plan.requestSender(r.client),
 		Clock:    r.clk,
 		Dataset:  r.plan.Dataset,
 		Payloads: r.plan.Payloads,
@@ -94,26 +104,7 @@ func (r *phaseRunner) run(stop context.Context, spec *PhaseSpec, seed uint64) (p
 	if res.Stopped && grace < 0 {
 		grace = r.interruptGrace
 	}
-	drained := make(chan struct{})
-	go func() {
-		pool.Close()
-		close(drained)
-	}()
-	if grace >= 0 {
-		t := time.NewTimer(grace)
-		select {
-		case <-drained:
-		case <-t.C:
-			res.Cancelled = pool.InFlight()
-			r.log.Warn("grace period over: cancelling requests still in flight",
-				"phase", spec.Phase.String(), "grace", grace, "in_flight", res.Cancelled)
-			pool.Cancel()
-			<-drained
-		}
-		t.Stop()
-	} else {
-		<-drained
-	}
+	res.Cancelled = r.drain(pool, spec.Phase, grace)
 	res.End = r.clk.Now()
 	r.log.Info("phase finished", "phase", spec.Phase.String(), "issued", res.Stats.Issued,
 		"stop_reason", res.Stats.Reason.String(), "cancelled_in_flight", res.Cancelled,

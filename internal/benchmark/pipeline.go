@@ -28,7 +28,9 @@ type pipeline struct {
 	rawOut    *export.RawWriter    // nil unless --export-level raw
 	payload   func(*record.Record) []byte
 	log       *slog.Logger
-	counts    *[2]counters // by record.Phase
+	counts    *[2]counters  // by record.Phase
+	guard     *failureGuard // --failed-request-threshold; nil when not set
+	span      sendSpan      // profiling Due/Sent bounds, for client health
 
 	procWG     sync.WaitGroup
 	consumerWG sync.WaitGroup
@@ -45,7 +47,7 @@ type counters struct {
 
 // startPipeline starts the processors and the consumer. Close raw (after
 // the last worker is done) and call wait to drain it.
-func startPipeline(p *Plan, clk *clock.Clock, records *export.RecordWriter, rawOut *export.RawWriter, log *slog.Logger, counts *[2]counters) (*pipeline, error) {
+func startPipeline(p *Plan, clk *clock.Clock, records *export.RecordWriter, rawOut *export.RawWriter, log *slog.Logger, counts *[2]counters, guard *failureGuard) (*pipeline, error) {
 	n := max(1, runtime.GOMAXPROCS(0))
 	pl := &pipeline{
 		raw:       make(chan *record.Record, 4096),
@@ -56,7 +58,9 @@ func startPipeline(p *Plan, clk *clock.Clock, records *export.RecordWriter, rawO
 		payload:   payloadLookup(p),
 		log:       log,
 		counts:    counts,
+		guard:     guard,
 	}
+	pl.acc.SetListSketch(envListSketch(log))
 	procs := make([]*metrics.Processor, n)
 	for i := range procs {
 		proc, err := metrics.NewProcessor(p.Registry, metrics.ProcessorOptions{
@@ -108,6 +112,8 @@ func (pl *pipeline) consume() {
 		if rec.Phase != record.Profiling {
 			continue
 		}
+		pl.guard.observe(rec.Error != nil)
+		pl.span.observe(rec)
 		pl.acc.Add(&p)
 		if pl.records != nil {
 			pl.noteWriteErr(pl.records.Write(&p))
@@ -132,6 +138,7 @@ func (pl *pipeline) wait() {
 	pl.procWG.Wait()
 	close(pl.processed)
 	pl.consumerWG.Wait()
+	logSketched(pl.acc, pl.log)
 }
 
 // payloadLookup finds the request body a record sent, for the raw export.

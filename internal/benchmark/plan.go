@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/aiperf-go/aiperf/internal/builtin"
+	"github.com/aiperf-go/aiperf/internal/chattemplate"
 	"github.com/aiperf-go/aiperf/internal/config"
 	"github.com/aiperf-go/aiperf/internal/dataset"
 	"github.com/aiperf-go/aiperf/internal/endpoint"
@@ -40,8 +41,19 @@ type Plan struct {
 	Meta      endpoint.Metadata
 	EOptions  endpoint.Options
 	Tokenizer tokenizer.Tokenizer
-	URLs      []string    // full request URLs: base URL + endpoint path
-	Header    http.Header // headers every request carries
+	// TokenizerConfig is the tokenizer's raw tokenizer_config.json (chat
+	// template, special tokens); nil when it has none (builtin).
+	TokenizerConfig []byte
+	// TokenizerSource says where the tokenizer came from (builtin, a
+	// local path, or the hub id, revision, commit and cache path).
+	TokenizerSource string
+	// ChatTemplate renders prompts for --apply-chat-template (ISL counting
+	// and synthetic-length compensation); nil when the flag is off or the
+	// tokenizer has no usable template, and then ChatTemplateErr says why.
+	ChatTemplate    *chattemplate.Template
+	ChatTemplateErr error
+	URLs            []string    // full request URLs: base URL + endpoint path
+	Header          http.Header // headers every request carries
 
 	Dataset  *dataset.Dataset
 	Payloads [][][]byte // [conversation][turn] request body
@@ -92,9 +104,14 @@ func NewPlan(cfg *config.Config, reg *builtin.Registries) (*Plan, error) {
 		p.Meta = p.Endpoint.Metadata()
 	}
 
-	p.Tokenizer, err = tokenizer.Resolve(cfg.Tokenizer.Name, firstModel(cfg))
+	tok, err := tokenizer.Open(cfg.Tokenizer.Name, firstModel(cfg), tokenizer.Options{
+		Revision:        cfg.Tokenizer.Revision,
+		TrustRemoteCode: cfg.Tokenizer.TrustRemoteCode,
+	})
 	if err != nil {
 		problems = append(problems, fmt.Errorf("--tokenizer: %w", err))
+	} else {
+		p.Tokenizer, p.TokenizerConfig, p.TokenizerSource = tok.Tokenizer, tok.ConfigJSON, tok.Source
 	}
 
 	p.Registry = metrics.Builtin()
@@ -176,6 +193,8 @@ func (p *Plan) BuildDataset() error {
 	if in.OutputTokens.Mean != nil {
 		o.OSLMean = *in.OutputTokens.Mean
 	}
+	p.setUpChatTemplate()
+	p.compensateSyntheticISL(&o)
 	ds, err := dataset.Synthetic(o, p.Tokenizer)
 	if err != nil {
 		return usageError(fmt.Errorf("synthetic dataset: %w", err))
@@ -193,6 +212,7 @@ func (p *Plan) BuildDataset() error {
 			p.Payloads[c][t] = body
 		}
 	}
+	p.countTemplatedISL()
 	return nil
 }
 

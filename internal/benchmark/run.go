@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"time"
 
 	"github.com/aiperf-go/aiperf/internal/builtin"
@@ -27,6 +26,10 @@ type IO struct {
 	Width          int    // terminal width for tables; 0 = default
 	CLICommand     string // the command line, secrets redacted
 	Version        string // aiperf_version in artifacts
+	// Abort is closed by a second interrupt: the requests in flight are
+	// cancelled at once instead of drained; artifacts are still written.
+	// nil never closes.
+	Abort <-chan struct{}
 }
 
 // Run executes one benchmark and writes its artifacts. Cancelling ctx (the
@@ -35,16 +38,18 @@ type IO struct {
 // was_cancelled.
 //
 // The returned error carries the exit code as a *config.ExitError: usage
-// problems found while planning (2), a run in which every request failed
-// or artifacts could not be written (1). Artifacts are written whenever a
-// request was sent.
+// problems found while planning (2), a run in which every request failed,
+// an endpoint that never became ready (--wait-for-model-timeout) or
+// artifacts that could not be written (1), a run aborted by
+// --failed-request-threshold (3). Artifacts are written whenever a request
+// was sent.
 func Run(ctx context.Context, cfg *config.Config, rio IO) error {
 	plan, err := NewPlan(cfg, builtin.New())
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(plan.Paths.Dir, 0o755); err != nil {
-		return fmt.Errorf("artifact directory: %w", err)
+	if err := prepareArtifactDir(plan.Paths.Dir); err != nil {
+		return err
 	}
 	log, closeLog, err := openLog(plan.Paths.Log, cfg, rio.Stderr)
 	if err != nil {
@@ -53,6 +58,10 @@ func Run(ctx context.Context, cfg *config.Config, rio IO) error {
 	defer closeLog()
 	log.Info("aiperf-go starting", "version", rio.Version, "command", rio.CLICommand, "artifacts", plan.Paths.Dir)
 
+	if err := waitForModel(ctx, plan, rio.Stderr, log); err != nil {
+		log.Error("endpoint not ready", "error", err)
+		return err
+	}
 	started := time.Now()
 	if err := plan.BuildDataset(); err != nil {
 		log.Error("dataset", "error", err)
@@ -60,6 +69,9 @@ func Run(ctx context.Context, cfg *config.Config, rio IO) error {
 	}
 	log.Info("dataset ready", "conversations", plan.Dataset.Len(), "tokenizer", plan.Tokenizer.Name(),
 		"seed", plan.Seed, "elapsed", time.Since(started))
+	if plan.ChatTemplateErr != nil {
+		log.Warn("--apply-chat-template has no effect: input tokens are counted on the bare prompt text", "reason", plan.ChatTemplateErr)
+	}
 	if err := export.WriteInputs(plan.Paths.Inputs, sessions(plan)); err != nil {
 		return &config.ExitError{Code: config.ExitFailure, Err: fmt.Errorf("writing inputs.json: %w", err)}
 	}
@@ -81,9 +93,11 @@ type result struct {
 	Summary     metrics.Summary
 	Clock       *clock.Clock
 	BenchmarkID string
-	Stopped     bool // interrupted before the stop condition
+	Stopped     bool   // interrupted before the stop condition
+	Aborted     string // why --failed-request-threshold stopped the run; empty when it did not
 	Profiling   phaseResult
 	WriteErr    error
+	Health      *ClientHealth // nil when the profiling phase did not run
 }
 
 // execute runs the phases with the processing pipeline behind them.
@@ -106,8 +120,10 @@ func execute(ctx context.Context, plan *Plan, rio IO, log *slog.Logger) (*result
 			return nil, &config.ExitError{Code: config.ExitFailure, Err: err}
 		}
 	}
+	stop, requests, guard := newFailureGuard(ctx, plan, log)
+	defer guard.release()
 	var counts [2]counters
-	pl, err := startPipeline(plan, clk, records, rawOut, log, &counts)
+	pl, err := startPipeline(plan, clk, records, rawOut, log, &counts, guard)
 	if err != nil {
 		return nil, err
 	}
@@ -121,22 +137,30 @@ func execute(ctx context.Context, plan *Plan, rio IO, log *slog.Logger) (*result
 	runner := &phaseRunner{
 		plan: plan, clk: clk, client: client, sampler: sampler, pl: pl, log: log,
 		interruptGrace: grace(plan.Config.GracePeriod()),
+		abort:          rio.Abort,
 		onStart:        progress.start,
+		requests:       requests,
 	}
 
 	res := &result{Clock: clk, BenchmarkID: newBenchmarkID()}
 	var phaseErr error
 	if plan.Warmup != nil {
-		wr, err := runner.run(ctx, plan.Warmup, plan.Seed^0x5741524d5550) // "WARMUP"
+		wr, err := runner.run(stop, plan.Warmup, plan.Seed^0x5741524d5550) // "WARMUP"
 		phaseErr = err
 		res.Stopped = wr.Stopped
 	}
+	var cpuMon *cpuMonitor
 	if phaseErr == nil && ctx.Err() == nil {
-		res.Profiling, phaseErr = runner.run(ctx, &plan.Profiling, plan.Seed)
+		cpuMon = startCPUMonitor()
+		res.Profiling, phaseErr = runner.run(stop, &plan.Profiling, plan.Seed)
+		cpuMon.stop()
 		res.Stopped = res.Profiling.Stopped
 	}
 	res.Stopped = res.Stopped || ctx.Err() != nil
 	pl.wait()
+	if reason := guard.Reason(); reason != "" {
+		res.Stopped, res.Aborted = true, reason
+	}
 	progress.stop()
 	if records != nil {
 		if err := records.Close(); err != nil && res.WriteErr == nil {
@@ -155,6 +179,11 @@ func execute(ctx context.Context, plan *Plan, rio IO, log *slog.Logger) (*result
 		return nil, phaseErr
 	}
 	res.Summary = pl.acc.Summarize()
+	if cpuMon != nil {
+		h := clientHealth(cpuMon, &res.Summary, &pl.span, &plan.Profiling)
+		logHealth(h, log)
+		res.Health = &h
+	}
 	return res, nil
 }
 
@@ -164,6 +193,8 @@ func exitStatus(res *result) error {
 	switch {
 	case res.WriteErr != nil:
 		return &config.ExitError{Code: config.ExitFailure, Err: fmt.Errorf("per-request records: %w", res.WriteErr)}
+	case res.Aborted != "":
+		return &config.ExitError{Code: config.ExitFailedRequestThreshold, Err: errors.New(res.Aborted)}
 	case res.Stopped:
 		return &config.ExitError{Code: config.ExitInterrupted, Err: errors.New("interrupted: results cover the requests finished before the stop")}
 	case valid == 0 && errs > 0:

@@ -29,11 +29,14 @@ func newMockServerCommand(env *Env) *cobra.Command {
 		Short: "Run an OpenAI-compatible mock inference server",
 		Long: `Serve /v1/chat/completions, /v1/completions and /v1/models with configurable
 latency (time to first token, inter-token latency, load-dependent terms,
-jitter) and error rate, for trying aiperf without a real server and for
-testing. It prints its URL and serves until interrupted.
+jitter), error rate and injected faults (--fault: 429/500/503, connection
+resets, truncated, malformed or stalled streams, huge chunks, invalid UTF-8,
+a wrong content type; see docs/faults.md), for trying aiperf without a real
+server and for testing. It prints its URL and serves until interrupted.
 
 Example:
   aiperf mock-server -p 8000 --ttft 50 --itl 10
+  aiperf mock-server --fault http429:0.05 --fault reset_mid_stream:0.01
   aiperf profile -m mock-model -u localhost:8000 --streaming`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {

@@ -28,9 +28,14 @@ Examples:
 
 Exit codes:
   0    the run finished and at least one request succeeded
-  1    the run failed: every request failed, or it could not start or finish
+  1    the run failed: every request failed (errors and cancellations alike),
+       the endpoint was not ready within --wait-for-model-timeout (nothing
+       sent), or the run could not start or write its artifacts
   2    invalid flags or configuration (every problem is listed); nothing ran
+  3    aborted: the failed fraction of requests exceeded
+       --failed-request-threshold; requests in flight were cancelled
   130  interrupted by SIGINT or SIGTERM (a second signal stops at once)
+Whenever requests were sent, every artifact is written, whatever the code.
 `
 
 // profileCommand is `aiperf profile`: its flags are bound to cfg.
@@ -106,6 +111,7 @@ func (p *profileCommand) run(ctx context.Context, args []string) error {
 		Stderr:     p.env.Stderr,
 		IsTTY:      p.env.IsTTY,
 		CLICommand: commandLine(p.cmd.Flags(), p.rawArgs),
+		Abort:      p.env.abort,
 	}
 	err := p.env.Runner(ctx, &cfg, rio)
 	switch {

@@ -148,29 +148,17 @@ func jsonString(s string) string {
 	return strings.TrimSuffix(b.String(), "\n")
 }
 
-// redactURLArg replaces URL userinfo ("user:pass@") with "<redacted>@".
+// redactURLArg replaces the userinfo ("user:pass@") of each URL in a
+// --url value with "<redacted>@".
 func redactURLArg(v string) string {
 	parts := config.SplitList(v)
-	changed := false
-	for i, u := range parts {
-		rest := u
-		scheme := ""
-		if k := strings.Index(u, "://"); k >= 0 {
-			scheme, rest = u[:k+3], u[k+3:]
-		}
-		host := rest
-		if k := strings.IndexAny(rest, "/?#"); k >= 0 {
-			host = rest[:k]
-		}
-		if at := strings.LastIndex(host, "@"); at >= 0 {
-			parts[i] = scheme + config.Redacted + rest[at:]
-			changed = true
+	redacted := config.RedactURLs(parts)
+	for i := range parts {
+		if parts[i] != redacted[i] {
+			return strings.Join(redacted, ",")
 		}
 	}
-	if !changed {
-		return v
-	}
-	return strings.Join(parts, ",")
+	return v
 }
 
 // quoteArg single-quotes a value for a POSIX shell unless it is a number.

@@ -15,10 +15,8 @@ import (
 	"github.com/aiperf-go/aiperf/internal/benchmark"
 	"io"
 	"os"
-	"os/signal"
 	"runtime"
 	"runtime/debug"
-	"syscall"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
@@ -53,6 +51,10 @@ type RunIO struct {
 	// CLICommand is the command line as typed, secrets redacted, for
 	// artifacts (AIPerf's cli_command): "aiperf profile -m 'x' ...".
 	CLICommand string
+	// Abort is closed by a second interrupt: cancel the requests in flight
+	// at once instead of draining them, and still write every artifact.
+	// nil never closes.
+	Abort <-chan struct{}
 }
 
 // ProfileRunner runs one benchmark. cfg has been validated. It returns nil
@@ -74,10 +76,14 @@ type Env struct {
 	// Version identifies the build.
 	Version VersionInfo
 	// NotifySignals makes Main cancel its context on the first SIGINT or
-	// SIGTERM (a graceful stop) and then restore the default handling, so
-	// that a second signal kills the process. Only OSEnv sets it: tests
-	// cancel the context themselves.
+	// SIGTERM (a graceful stop) and abort the run on the second (requests
+	// in flight cancelled, artifacts still written); see watchInterrupts.
+	// Only OSEnv sets it: tests cancel the context themselves.
 	NotifySignals bool
+
+	// abort is closed by the second interrupt; nil (never closed) unless
+	// NotifySignals.
+	abort <-chan struct{}
 }
 
 // OSEnv returns the real process environment. Its Runner is a placeholder
@@ -106,7 +112,7 @@ func RunBenchmark(ctx context.Context, cfg *config.Config, rio RunIO) error {
 	}
 	return benchmark.Run(ctx, cfg, benchmark.IO{
 		Stdout: rio.Stdout, Stderr: rio.Stderr, IsTTY: rio.IsTTY, Width: width,
-		CLICommand: rio.CLICommand, Version: buildVersion,
+		CLICommand: rio.CLICommand, Version: buildVersion, Abort: rio.Abort,
 	})
 }
 
@@ -163,18 +169,16 @@ func (eofReader) Read([]byte) (int, error) { return 0, io.EOF }
 //	0   success
 //	1   the run failed (every request failed, or it could not finish)
 //	2   invalid usage or configuration; nothing ran
-//	130 interrupted (SIGINT/SIGTERM, or ctx cancelled)
+//	130 interrupted (SIGINT/SIGTERM, or ctx cancelled); artifacts are
+//	    written after one interrupt and after two
 //
 // Errors are printed to env.Stderr.
 func Main(ctx context.Context, args []string, env Env) int {
 	env = env.withDefaults()
 	if env.NotifySignals {
-		var stop context.CancelFunc
-		ctx, stop = signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+		var stop func()
+		ctx, env.abort, stop = watchInterrupts(ctx, env.Stderr)
 		defer stop()
-		// After the first signal, stop listening: a second one then
-		// terminates the process the default way.
-		go func() { <-ctx.Done(); stop() }()
 	}
 
 	root, profile := newRootCommand(&env)
@@ -211,7 +215,7 @@ func newRootCommand(env *Env) (*cobra.Command, *profileCommand) {
 	root.SetOut(env.Stdout)
 	root.SetErr(env.Stderr)
 	profile := newProfileCommand(env)
-	root.AddCommand(profile.cmd, newMockServerCommand(env), newVersionCommand(env))
+	root.AddCommand(profile.cmd, newMockServerCommand(env), newVersionCommand(env), newTokenizeCommand(env))
 	return root, profile
 }
 

@@ -1,0 +1,338 @@
+package benchmark
+
+import (
+	"fmt"
+	"log/slog"
+	"math"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/aiperf-go/aiperf/internal/metrics"
+	"github.com/aiperf-go/aiperf/internal/record"
+)
+
+// Client-health thresholds: past any of them the load generator itself,
+// not the server, may be what the results measure.
+const (
+	// HealthMaxCPU is the share of the CPU the process may use above which
+	// it is considered saturated.
+	HealthMaxCPU = 0.85
+	// HealthMaxLagP99 is the schedule-lag p99 above which sends are late
+	// enough to distort the offered load. In request-rate mode the limit is
+	// the larger of this and HealthLagShareOfGap of the mean scheduled gap:
+	// a plain Go timer wakes about 1 ms late (see timing.Coarse), which
+	// matters at 200 requests/s and above but not at 10/s, where warning
+	// on every run would teach users to ignore the warning.
+	HealthMaxLagP99 = time.Millisecond
+	// HealthLagShareOfGap is the share of the mean scheduled gap a send may
+	// be late by (p99) in request-rate mode when that exceeds 1 ms.
+	HealthLagShareOfGap = 0.05
+	// HealthMinRate is the fraction of the scheduled request rate the
+	// client must achieve in request-rate mode.
+	HealthMinRate = 0.99
+)
+
+// ClientHealth is the client's self-assessment of a profiling phase,
+// written to the summary JSON under "client_health" (a key of this port;
+// AIPerf has none) and summarised as console and log warnings. Figures that
+// could not be measured are nil (left out of the JSON); every figure that
+// is present is finite.
+type ClientHealth struct {
+	// Healthy is true when no threshold was crossed.
+	Healthy bool `json:"healthy"`
+	// Warnings says, one sentence each, which thresholds were crossed.
+	Warnings []string `json:"warnings"`
+	// CPUUtilizationPct is the process CPU time over the phase divided by
+	// wall time times CPUCapacityCores, in percent.
+	CPUUtilizationPct *float64 `json:"cpu_utilization_pct,omitzero"`
+	// CPUPeakUtilizationPct is the highest utilisation over any one-second
+	// sample of the phase (absent for phases shorter than a sample).
+	CPUPeakUtilizationPct *float64 `json:"cpu_peak_utilization_pct,omitzero"`
+	// CPUSeconds is the process CPU time (user + system) used in the phase.
+	CPUSeconds *float64 `json:"cpu_seconds,omitzero"`
+	// CPUCapacityCores is what the process can use: GOMAXPROCS, or the
+	// cgroup CPU quota when that is lower.
+	CPUCapacityCores *float64 `json:"cpu_capacity_cores,omitzero"`
+	// ScheduleLagP99Ms is schedule_lag's p99 (Sent - Due) in ms.
+	ScheduleLagP99Ms *float64 `json:"schedule_lag_p99_ms,omitzero"`
+	// TargetRequestRate is --request-rate (rate mode only).
+	TargetRequestRate *float64 `json:"target_request_rate,omitzero"`
+	// ScheduledRequestRate is the rate of the schedule actually drawn:
+	// (n-1) / (last Due - first Due). It is what the achieved rate is
+	// compared with, so a short Poisson run whose random schedule came out
+	// slower than --request-rate is not mistaken for a slow client.
+	ScheduledRequestRate *float64 `json:"scheduled_request_rate,omitzero"`
+	// AchievedRequestRate is (n-1) / (last Sent - first Sent).
+	AchievedRequestRate *float64 `json:"achieved_request_rate,omitzero"`
+	// Thresholds are the limits the figures were judged against (the lag
+	// limit as it applied to this run).
+	Thresholds HealthThresholds `json:"thresholds"`
+}
+
+// HealthThresholds records the limits in the JSON, so a reader does not
+// need this source to interpret the warnings.
+type HealthThresholds struct {
+	CPUUtilizationPct   float64 `json:"max_cpu_utilization_pct"`
+	ScheduleLagP99Ms    float64 `json:"max_schedule_lag_p99_ms"`
+	AchievedRateOfPlanP float64 `json:"min_achieved_rate_pct"`
+}
+
+// healthFigures are the measurements assessHealth judges; ok flags say
+// which were measured.
+type healthFigures struct {
+	cpuSeconds, wallSeconds, capacity float64
+	cpuOK                             bool
+	cpuPeak                           float64 // fraction; < 0 when not sampled
+
+	lagP99 time.Duration
+	lagOK  bool
+
+	rateMode            bool    // request-rate mode: the rate check applies
+	target              float64 // --request-rate
+	scheduled, achieved float64
+	rateOK              bool // at least two sends with distinct times
+}
+
+// assessHealth is the decision table: each threshold crossed adds one
+// warning; figures that were not measured are neither judged nor reported.
+func assessHealth(f healthFigures) ClientHealth {
+	lagLimit := f.lagLimit()
+	h := ClientHealth{
+		Warnings: []string{},
+		Thresholds: HealthThresholds{
+			CPUUtilizationPct:   100 * HealthMaxCPU,
+			ScheduleLagP99Ms:    ms(lagLimit),
+			AchievedRateOfPlanP: 100 * HealthMinRate,
+		},
+	}
+	if f.cpuOK && f.wallSeconds > 0 && f.capacity > 0 {
+		util := f.cpuSeconds / (f.wallSeconds * f.capacity)
+		h.CPUUtilizationPct = finitePtr(100 * util)
+		h.CPUSeconds = finitePtr(f.cpuSeconds)
+		h.CPUCapacityCores = finitePtr(f.capacity)
+		if f.cpuPeak >= 0 {
+			h.CPUPeakUtilizationPct = finitePtr(100 * f.cpuPeak)
+		}
+		if util > HealthMaxCPU {
+			h.Warnings = append(h.Warnings, fmt.Sprintf(
+				"client CPU at %.1f%% of the %.2f cores it can use (over %.0f%%): the load generator may be the bottleneck",
+				100*util, f.capacity, 100*HealthMaxCPU))
+		}
+	}
+	if f.lagOK {
+		h.ScheduleLagP99Ms = finitePtr(ms(f.lagP99))
+		if f.lagP99 > lagLimit {
+			h.Warnings = append(h.Warnings, fmt.Sprintf(
+				"schedule lag p99 is %.3f ms (over %.3g ms): requests left later than scheduled",
+				ms(f.lagP99), ms(lagLimit)))
+		}
+	}
+	if f.rateMode {
+		h.TargetRequestRate = finitePtr(f.target)
+		if f.rateOK {
+			h.ScheduledRequestRate = finitePtr(f.scheduled)
+			h.AchievedRequestRate = finitePtr(f.achieved)
+			if f.achieved < HealthMinRate*f.scheduled {
+				h.Warnings = append(h.Warnings, fmt.Sprintf(
+					"achieved request rate %.2f/s is %.1f%% of the scheduled %.2f/s (under %.0f%%): the offered load fell short",
+					f.achieved, 100*f.achieved/f.scheduled, f.scheduled, 100*HealthMinRate))
+			}
+		}
+	}
+	h.Healthy = len(h.Warnings) == 0
+	return h
+}
+
+// lagLimit is the schedule-lag p99 limit: HealthMaxLagP99, or in
+// request-rate mode HealthLagShareOfGap of the mean scheduled gap when that
+// is larger (the drawn schedule's rate when known, else the target rate).
+func (f *healthFigures) lagLimit() time.Duration {
+	rate := f.target
+	if f.rateOK && f.scheduled > 0 {
+		rate = f.scheduled
+	}
+	if !f.rateMode || !(rate > 0) {
+		return HealthMaxLagP99
+	}
+	gap := HealthLagShareOfGap / rate * float64(time.Second)
+	if gap > float64(HealthMaxLagP99) && gap < float64(time.Hour) {
+		return time.Duration(gap)
+	}
+	return HealthMaxLagP99
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// finitePtr returns &v, or nil when v is not finite (it must never reach
+// an artifact).
+func finitePtr(v float64) *float64 {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return nil
+	}
+	return &v
+}
+
+// sendSpan tracks the first and last Due and Sent of the profiling records,
+// for the scheduled and achieved request rates. The pipeline's consumer is
+// its only writer.
+type sendSpan struct {
+	n                   int
+	firstDue, lastDue   time.Duration
+	firstSent, lastSent time.Duration
+}
+
+func (s *sendSpan) observe(r *record.Record) {
+	if s.n == 0 {
+		s.firstDue, s.lastDue, s.firstSent, s.lastSent = r.Due, r.Due, r.Sent, r.Sent
+	} else {
+		s.firstDue, s.lastDue = min(s.firstDue, r.Due), max(s.lastDue, r.Due)
+		s.firstSent, s.lastSent = min(s.firstSent, r.Sent), max(s.lastSent, r.Sent)
+	}
+	s.n++
+}
+
+// rates returns (n-1)/span for the due and sent times; ok is false with
+// fewer than two records or a zero span.
+func (s *sendSpan) rates() (scheduled, achieved float64, ok bool) {
+	dueSpan, sentSpan := s.lastDue-s.firstDue, s.lastSent-s.firstSent
+	if s.n < 2 || dueSpan <= 0 || sentSpan <= 0 {
+		return 0, 0, false
+	}
+	k := float64(s.n - 1)
+	return k / dueSpan.Seconds(), k / sentSpan.Seconds(), true
+}
+
+// cpuMonitor samples the process CPU time while a phase runs: the total
+// from start to stop, and the busiest one-second sample.
+type cpuMonitor struct {
+	capacity  float64
+	startCPU  time.Duration
+	startWall time.Time
+	ok        bool
+
+	stopOnce sync.Once
+	quit     chan struct{}
+	done     chan struct{}
+	peak     float64 // fraction of capacity; -1 until a sample completes
+
+	cpu, wall float64 // totals, set by stop
+}
+
+// cpuSampleEvery is the CPU sampling period for the peak figure.
+const cpuSampleEvery = time.Second
+
+// startCPUMonitor starts sampling; stop it with stop.
+func startCPUMonitor() *cpuMonitor {
+	m := &cpuMonitor{capacity: cpuCapacity(), quit: make(chan struct{}), done: make(chan struct{}), peak: -1}
+	m.startCPU, m.ok = processCPU()
+	m.startWall = time.Now()
+	if !m.ok {
+		close(m.done)
+		return m
+	}
+	go m.sample()
+	return m
+}
+
+func (m *cpuMonitor) sample() {
+	defer close(m.done)
+	t := time.NewTicker(cpuSampleEvery)
+	defer t.Stop()
+	prevCPU, prevWall := m.startCPU, m.startWall
+	for {
+		select {
+		case <-m.quit:
+			return
+		case now := <-t.C:
+			c, ok := processCPU()
+			if !ok {
+				return
+			}
+			if w := now.Sub(prevWall).Seconds(); w > 0 && m.capacity > 0 {
+				m.peak = max(m.peak, (c-prevCPU).Seconds()/(w*m.capacity))
+			}
+			prevCPU, prevWall = c, now
+		}
+	}
+}
+
+// stop ends sampling and fixes the totals; later calls do nothing.
+func (m *cpuMonitor) stop() {
+	m.stopOnce.Do(func() {
+		close(m.quit)
+		<-m.done
+		end, ok := processCPU()
+		m.ok = m.ok && ok
+		m.cpu = (end - m.startCPU).Seconds()
+		m.wall = time.Since(m.startWall).Seconds()
+	})
+}
+
+// clientHealth stops the monitor and judges the phase: CPU from the
+// monitor, lag p99 from the summary's schedule_lag, rates from the span.
+func clientHealth(m *cpuMonitor, s *metrics.Summary, span *sendSpan, spec *PhaseSpec) ClientHealth {
+	m.stop()
+	f := healthFigures{
+		cpuSeconds: m.cpu, wallSeconds: m.wall, capacity: m.capacity, cpuOK: m.ok, cpuPeak: m.peak,
+		rateMode: spec.Rate > 0, target: spec.Rate,
+	}
+	if r, ok := s.Get("schedule_lag"); ok && r.Stats != nil {
+		// The summary holds display units (ms).
+		f.lagP99, f.lagOK = time.Duration(math.Round(r.Stats.P99*float64(time.Millisecond))), true
+	}
+	f.scheduled, f.achieved, f.rateOK = span.rates()
+	return assessHealth(f)
+}
+
+// logHealth writes each warning to the log, or one line saying all is well.
+func logHealth(h ClientHealth, log *slog.Logger) {
+	for _, w := range h.Warnings {
+		log.Warn("client health: " + w)
+	}
+	if h.Healthy {
+		log.Info("client health: no threshold crossed")
+	}
+}
+
+// healthConsole is the console text for h: one line per warning, empty when
+// healthy.
+func healthConsole(h ClientHealth) string {
+	var b strings.Builder
+	for _, w := range h.Warnings {
+		b.WriteString("Client health warning: " + w + "\n")
+	}
+	return b.String()
+}
+
+// cpuCapacity is how many cores the process can use: GOMAXPROCS (which
+// since Go 1.25 follows the affinity mask and a cgroup limit, rounded up)
+// or, when lower, the exact cgroup v2 quota.
+func cpuCapacity() float64 {
+	c := float64(runtime.GOMAXPROCS(0))
+	if b, err := os.ReadFile("/sys/fs/cgroup/cpu.max"); err == nil {
+		if q, ok := parseCPUMax(string(b)); ok {
+			c = min(c, q)
+		}
+	}
+	return c
+}
+
+// parseCPUMax reads cgroup v2's cpu.max ("QUOTA PERIOD", or "max PERIOD"
+// for no limit) as a number of cores. ok is false for "max" and anything
+// malformed.
+func parseCPUMax(s string) (float64, bool) {
+	f := strings.Fields(s)
+	if len(f) != 2 || f[0] == "max" {
+		return 0, false
+	}
+	quota, err1 := strconv.ParseInt(f[0], 10, 64)
+	period, err2 := strconv.ParseInt(f[1], 10, 64)
+	if err1 != nil || err2 != nil || quota <= 0 || period <= 0 {
+		return 0, false
+	}
+	return float64(quota) / float64(period), true
+}
