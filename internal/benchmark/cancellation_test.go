@@ -246,15 +246,23 @@ func TestRunWarmupIsNeverCancelled(t *testing.T) {
 		return mockserver.New(cfg)
 	}
 	warm, hang := handler(200*time.Millisecond), handler(time.Hour)
-	var arrivals, gone atomic.Int64
+	// A cancelled request may be dropped before the server has read it
+	// (the delay is 0), so the server cannot count on seeing both
+	// profiling requests; what it must never see is a warmup client going
+	// away, and every profiling request it did see must end that way.
+	var arrivals, warmGone, hangSeen, hangGone atomic.Int64
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		h := hang
 		if arrivals.Add(1) <= 3 { // the phases run one after the other
-			h = warm
+			warm.ServeHTTP(w, r)
+			if r.Context().Err() != nil {
+				warmGone.Add(1)
+			}
+			return
 		}
-		h.ServeHTTP(w, r)
+		hangSeen.Add(1)
+		hang.ServeHTTP(w, r)
 		if r.Context().Err() != nil {
-			gone.Add(1)
+			hangGone.Add(1)
 		}
 	}))
 	t.Cleanup(srv.Close)
@@ -267,12 +275,21 @@ func TestRunWarmupIsNeverCancelled(t *testing.T) {
 	if code := exitCode(err); code != config.ExitFailure {
 		t.Fatalf("exit code %d (%v); want 1\n%s", code, err, out)
 	}
-	if n := len(readRecords(t, cfg.Output.ArtifactDir)); n != 2 {
+	recs := readRecords(t, cfg.Output.ArtifactDir)
+	if n := len(recs); n != 2 {
 		t.Errorf("JSONL has %d records; want the 2 profiling ones", n)
 	}
+	for i, r := range recs {
+		if !r.Metadata.WasCancelled || r.Error == nil || r.Error.Code != 499 || r.Error.Type != "RequestCancellationError" {
+			t.Errorf("record %d: was_cancelled %v, error %+v; want a cancelled 499 RequestCancellationError", i, r.Metadata.WasCancelled, r.Error)
+		}
+	}
 	srv.Close()
-	if n := gone.Load(); n != 2 {
-		t.Errorf("the server saw %d clients go away; want the 2 profiling requests only", n)
+	if n := warmGone.Load(); n != 0 {
+		t.Errorf("the server saw %d warmup clients go away; want none", n)
+	}
+	if seen, gone := hangSeen.Load(), hangGone.Load(); seen > 2 || gone != seen {
+		t.Errorf("the server saw %d profiling requests and %d of them go away; want every one it saw (at most 2) to go away", seen, gone)
 	}
 	if !strings.Contains(out, "RequestCancellationError") {
 		t.Errorf("console lacks the cancellation errors:\n%s", out)

@@ -68,7 +68,7 @@ func Run(ctx context.Context, cfg *config.Config, rio IO) error {
 		return err
 	}
 	log.Info("dataset ready", "conversations", plan.Dataset.Len(), "tokenizer", plan.Tokenizer.Name(),
-		"seed", plan.Seed, "elapsed", time.Since(started))
+		"tokenizer_source", plan.TokenizerSource, "seed", plan.Seed, "elapsed", time.Since(started))
 	if plan.ChatTemplateErr != nil {
 		log.Warn("--apply-chat-template has no effect: input tokens are counted on the bare prompt text", "reason", plan.ChatTemplateErr)
 	}
