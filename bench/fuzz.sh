@@ -8,12 +8,14 @@
 #   bench/fuzz.sh            # 30 s per target
 #   bench/fuzz.sh 5          # 5 s per target
 #   FUZZ_MATCH=SSE bench/fuzz.sh 60   # only targets whose name contains SSE
+#   FUZZ_PARALLEL=1 bench/fuzz.sh     # one fuzz worker (default: GOMAXPROCS)
 #
 # Not part of CI: it is long by design and keeps the cores busy.
 set -uo pipefail
 
 SECONDS_EACH=${1:-30}
 MATCH=${FUZZ_MATCH:-}
+PARALLEL=${FUZZ_PARALLEL:-}
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT" || exit 2
 export GOTOOLCHAIN=${GOTOOLCHAIN:-local}
@@ -39,7 +41,8 @@ for t in "${targets[@]}"; do
 	dir=${t% *}
 	name=${t#* }
 	echo "## $dir $name"
-	if ! go test "./$dir" -run '^$' -fuzz "^${name}\$" -fuzztime "${SECONDS_EACH}s"; then
+	if ! go test "./$dir" -run '^$' -fuzz "^${name}\$" -fuzztime "${SECONDS_EACH}s" \
+		-fuzzminimizetime 10s ${PARALLEL:+-parallel "$PARALLEL"}; then
 		failed+=("$dir $name")
 	fi
 done
