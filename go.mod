@@ -3,7 +3,10 @@ module github.com/aiperf-go/aiperf
 go 1.26.8
 
 require (
+	github.com/ardanlabs/jinja v1.8.0
+	github.com/dlclark/regexp2/v2 v2.5.1
 	github.com/go-json-experiment/json v1.27.2
+	github.com/goccy/go-yaml v1.19.2
 	github.com/google/go-cmp v0.7.0
 	github.com/jedib0t/go-pretty/v6 v6.9.2
 	github.com/spf13/cobra v1.10.2
@@ -11,14 +14,12 @@ require (
 	github.com/tiktoken-go/tokenizer v0.10.0
 	go.uber.org/goleak v1.3.0
 	golang.org/x/term v0.48.0
+	golang.org/x/text v0.22.0
 )
 
 require (
-	github.com/ardanlabs/jinja v1.8.0 // indirect
-	github.com/dlclark/regexp2/v2 v2.5.1 // indirect
 	github.com/inconshreveable/mousetrap v1.1.0 // indirect
 	github.com/mattn/go-runewidth v0.0.16 // indirect
 	github.com/rivo/uniseg v0.4.7 // indirect
 	golang.org/x/sys v0.50.0 // indirect
-	golang.org/x/text v0.22.0 // indirect
 )

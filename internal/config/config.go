@@ -229,6 +229,9 @@ func Defaults() Config {
 			ArtifactDir: DefaultArtifactDir,
 			ExportLevel: DefaultExportLevel,
 		},
-		Service: Service{LogLevel: DefaultLogLevel},
+		Service:      Service{LogLevel: DefaultLogLevel},
+		Conversation: defaultConversation(),
+		Experiment:   defaultExperiment(),
+		Prompt:       defaultPrompt(),
 	}
 }

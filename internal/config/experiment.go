@@ -1,11 +1,168 @@
 package config
 
-// Experiment holds the options of --num-profile-runs, --profile-run-cooldown-seconds, --confidence-level, --profile-run-disable-warmup-after-first, --set-consistent-seed, --sweep-type, --parameter-sweep-cooldown-seconds.
+// Default values of the experiment options, as in AIPerf 0.13.
+const (
+	DefaultNumProfileRuns  = 1
+	MaxNumProfileRuns      = 10
+	DefaultConfidenceLevel = 0.95
+	// DefaultConsistentSeed is the seed --set-consistent-seed gives a
+	// multi-run or sweep experiment that has no --random-seed.
+	DefaultConsistentSeed = 42
+)
+
+// SweepType is how several magic-list flags combine into variations
+// (--sweep-type). The empty value means "not given" (grid).
+type SweepType string
+
+// Sweep types.
+const (
+	SweepGrid SweepType = "grid" // the Cartesian product of the lists
+	SweepZip  SweepType = "zip"  // the lists paired element-wise
+)
+
+// SweepTypes lists the --sweep-type choices in help order.
+func SweepTypes() []SweepType { return []SweepType{SweepGrid, SweepZip} }
+
+// SweepMode is the order in which a sweep's variations and its repeated
+// runs execute (--parameter-sweep-mode). The empty value means "not given"
+// (repeated).
+type SweepMode string
+
+// Sweep modes. Both run the same benchmarks; only their order and the
+// artifact layout differ.
+const (
+	// SweepRepeated runs every variation once per trial: trials outer,
+	// variations inner. Runs go to profile_runs/trial_NNNN/<variation>/.
+	SweepRepeated SweepMode = "repeated"
+	// SweepIndependent runs all trials of a variation before the next:
+	// runs go to <variation>/profile_runs/trial_NNNN/.
+	SweepIndependent SweepMode = "independent"
+)
+
+// SweepModes lists the --parameter-sweep-mode choices in help order.
+func SweepModes() []SweepMode { return []SweepMode{SweepIndependent, SweepRepeated} }
+
+// Experiment holds the options of --num-profile-runs,
+// --profile-run-cooldown-seconds, --confidence-level,
+// --profile-run-disable-warmup-after-first, --set-consistent-seed,
+// --sweep-type, --parameter-sweep-cooldown-seconds,
+// --parameter-sweep-same-seed, --parameter-sweep-mode and --no-sweep-table
+// (AIPerf's "Multi-Run" group): how often each variation of a benchmark
+// runs, what separates the runs, and how the results are combined.
 //
-// Owned by helper Y2 (sweeps and multi-run): fields, defaults (in Defaults via a
-// defaultExperiment function), validation (a validateExperiment method called from
-// Validate) and JSON names (AIPerf's snake_case) are filled in there.
-type Experiment struct{}
+// The options that only make sense across repeated runs are pointers (nil
+// = not given) so that Validate can reject them with a single run, as
+// AIPerf does; read them through the Config methods.
+type Experiment struct {
+	// NumProfileRuns is how many times each variation runs (1..10); more
+	// than one adds confidence statistics across the runs.
+	NumProfileRuns int `json:"num_profile_runs"`
+	// ProfileRunCooldownSeconds is the pause between runs; nil = 0.
+	ProfileRunCooldownSeconds *float64 `json:"profile_run_cooldown_seconds,omitempty"`
+	// ConfidenceLevel is the level of the confidence intervals, in (0, 1).
+	ConfidenceLevel float64 `json:"confidence_level"`
+	// DisableWarmupAfterFirst runs the warmup only before the first run;
+	// nil = true.
+	DisableWarmupAfterFirst *bool `json:"profile_run_disable_warmup_after_first,omitempty"`
+	// SetConsistentSeed seeds an experiment without --random-seed with
+	// DefaultConsistentSeed; nil = true.
+	SetConsistentSeed *bool `json:"set_consistent_seed,omitempty"`
+	// SweepType combines several magic lists; "" = grid.
+	SweepType SweepType `json:"sweep_type,omitempty"`
+	// ParameterSweepCooldownSeconds is the pause between variations.
+	ParameterSweepCooldownSeconds float64 `json:"parameter_sweep_cooldown_seconds"`
+	// ParameterSweepSameSeed gives every variation the base seed instead
+	// of base seed + variation index.
+	ParameterSweepSameSeed bool `json:"parameter_sweep_same_seed"`
+	// ParameterSweepMode orders trials and variations; "" = repeated.
+	ParameterSweepMode SweepMode `json:"parameter_sweep_mode,omitempty"`
+	// NoSweepTable suppresses the live sweep table.
+	NoSweepTable bool `json:"no_sweep_table,omitempty"`
+}
+
+// defaultExperiment returns AIPerf's defaults: one run, 95 % intervals.
+func defaultExperiment() Experiment {
+	return Experiment{NumProfileRuns: DefaultNumProfileRuns, ConfidenceLevel: DefaultConfidenceLevel}
+}
+
+// ProfileRunCooldown returns the pause between runs in seconds.
+func (c *Config) ProfileRunCooldown() float64 {
+	if p := c.Experiment.ProfileRunCooldownSeconds; p != nil {
+		return *p
+	}
+	return 0
+}
+
+// DisableWarmupAfterFirst reports whether runs after the first skip the
+// warmup phase (default true).
+func (c *Config) DisableWarmupAfterFirst() bool {
+	if p := c.Experiment.DisableWarmupAfterFirst; p != nil {
+		return *p
+	}
+	return true
+}
+
+// SetConsistentSeed reports whether an experiment without --random-seed
+// is seeded with DefaultConsistentSeed (default true).
+func (c *Config) SetConsistentSeed() bool {
+	if p := c.Experiment.SetConsistentSeed; p != nil {
+		return *p
+	}
+	return true
+}
+
+// SweepKind returns the resolved --sweep-type.
+func (c *Config) SweepKind() SweepType {
+	if c.Experiment.SweepType == "" {
+		return SweepGrid
+	}
+	return c.Experiment.SweepType
+}
+
+// SweepOrder returns the resolved --parameter-sweep-mode.
+func (c *Config) SweepOrder() SweepMode {
+	if c.Experiment.ParameterSweepMode == "" {
+		return SweepRepeated
+	}
+	return c.Experiment.ParameterSweepMode
+}
+
+// validateExperiment checks the experiment options. As AIPerf, the options
+// that act across repeated runs are rejected when only one run is asked
+// for, rather than silently ignored.
+func (c *Config) validateExperiment(p *problems) {
+	e := &c.Experiment
+	if e.NumProfileRuns < 1 || e.NumProfileRuns > MaxNumProfileRuns {
+		p.add("--num-profile-runs", "must be between 1 and %d, got %d", MaxNumProfileRuns, e.NumProfileRuns)
+	}
+	if !(e.ConfidenceLevel > 0 && e.ConfidenceLevel < 1) {
+		p.add("--confidence-level", "must be between 0 and 1 (exclusive), e.g. 0.90, 0.95 or 0.99; got %v", e.ConfidenceLevel)
+	}
+	if e.ProfileRunCooldownSeconds != nil {
+		nonNegative(p, "--profile-run-cooldown-seconds", *e.ProfileRunCooldownSeconds)
+	}
+	nonNegative(p, "--parameter-sweep-cooldown-seconds", e.ParameterSweepCooldownSeconds)
+	if e.SweepType != "" && !contains(SweepTypes(), e.SweepType) {
+		p.add("--sweep-type", "invalid choice %q (choose from %s)", e.SweepType, joinChoices(SweepTypes()))
+	}
+	if e.ParameterSweepMode != "" && !contains(SweepModes(), e.ParameterSweepMode) {
+		p.add("--parameter-sweep-mode", "invalid choice %q (choose from %s)", e.ParameterSweepMode, joinChoices(SweepModes()))
+	}
+	if e.NumProfileRuns <= 1 {
+		for _, f := range []struct {
+			flag  string
+			given bool
+		}{
+			{"--set-consistent-seed", e.SetConsistentSeed != nil},
+			{"--profile-run-disable-warmup-after-first", e.DisableWarmupAfterFirst != nil},
+			{"--profile-run-cooldown-seconds", e.ProfileRunCooldownSeconds != nil},
+		} {
+			if f.given {
+				p.add(f.flag, "only applies when running multiple trials (--num-profile-runs > 1); remove it or add --num-profile-runs 5 (or more)")
+			}
+		}
+	}
+}
 
 // Variation is one point of a parameter sweep: the complete configuration
 // to run and what distinguishes it from its siblings. A run without a sweep

@@ -1,8 +1,280 @@
 package config
 
-// Media holds the options of --image-*, --audio-*.
+import "math"
+
+// ImageFormat is the encoding of synthetic images (--image-format).
+type ImageFormat string
+
+// Image formats, AIPerf's ImageFormat values. Random picks PNG or JPEG
+// for each image.
+const (
+	ImagePNG    ImageFormat = "png"
+	ImageJPEG   ImageFormat = "jpeg"
+	ImageRandom ImageFormat = "random"
+)
+
+// ImageFormats lists the accepted --image-format values in help order.
+func ImageFormats() []ImageFormat { return []ImageFormat{ImagePNG, ImageJPEG, ImageRandom} }
+
+// AudioFormat is the container of synthetic audio (--audio-format).
+type AudioFormat string
+
+// Audio formats, AIPerf's AudioFormat values. Only WAV is implemented; MP3
+// is accepted by the parser so that Validate can say "not supported yet".
+const (
+	AudioWAV AudioFormat = "wav"
+	AudioMP3 AudioFormat = "mp3"
+)
+
+// AudioFormats lists AIPerf's --audio-format values in help order.
+func AudioFormats() []AudioFormat { return []AudioFormat{AudioWAV, AudioMP3} }
+
+// ImageSource is where synthetic images come from (--image-source).
+type ImageSource string
+
+// ImageNoise, AIPerf's default source, generates random-noise pixels. Its
+// other sources (bundled assets, a directory) are not implemented.
+const ImageNoise ImageSource = "noise"
+
+// Effective defaults of a modality that is switched on. AIPerf 0.13 turns
+// its --image-*/--audio-* flags into a dataset section in which only the
+// flags actually given are set; everything else takes the section's
+// defaults, which are NOT the defaults its help prints: an image section
+// with no size is 512x512 JPEG, an audio section with no length is 10 s,
+// and any size or length flag implies a batch size of 1.
+const (
+	DefaultImageSize      = 512.0
+	DefaultImageFormat    = ImageJPEG
+	DefaultAudioLength    = 10.0 // seconds
+	DefaultAudioFormat    = AudioWAV
+	DefaultAudioChannels  = 1
+	DefaultAudioDepth     = 16
+	DefaultAudioRateKHz   = 16.0
+	maxAudioSampleRateKHz = 96.0
+)
+
+// AudioDepths lists the bit depths synthetic WAV audio supports.
+func AudioDepths() []int { return []int{8, 16, 24, 32} }
+
+// Media holds the options of --image-* and --audio-*: synthetic images and
+// audio added to every synthetic turn as OpenAI content parts.
 //
-// Owned by helper W4 (synthetic images and audio): fields, defaults (in Defaults via a
-// defaultMedia function), validation (a validateMedia method called from
-// Validate) and JSON names (AIPerf's snake_case) are filled in there.
-type Media struct{}
+// Pointer fields are nil when the flag was not given: whether a modality is
+// on, and the values it then uses, depend on which flags were given (see
+// Images and Audio), exactly as in AIPerf.
+type Media struct {
+	ImageWidthMean    *float64    `json:"image_width_mean,omitempty"`
+	ImageWidthStddev  *float64    `json:"image_width_stddev,omitempty"`
+	ImageHeightMean   *float64    `json:"image_height_mean,omitempty"`
+	ImageHeightStddev *float64    `json:"image_height_stddev,omitempty"`
+	ImageBatchSize    *int        `json:"image_batch_size,omitempty"`
+	ImageFormat       ImageFormat `json:"image_format,omitempty"` // "" = not given
+	ImageSource       ImageSource `json:"image_source,omitempty"` // "" = not given (noise)
+
+	AudioLengthMean   *float64    `json:"audio_length_mean,omitempty"`
+	AudioLengthStddev *float64    `json:"audio_length_stddev,omitempty"`
+	AudioBatchSize    *int        `json:"audio_batch_size,omitempty"`
+	AudioFormat       AudioFormat `json:"audio_format,omitempty"` // "" = not given (wav)
+	// AudioSampleRates are in kHz, as given; values above 96 are read as
+	// Hz (AudioSpec divides them by 1000, as AIPerf does). nil = [16].
+	AudioSampleRates []float64 `json:"audio_sample_rates,omitempty"`
+	AudioDepths      []int     `json:"audio_depths,omitempty"`       // bits; nil = [16]
+	AudioNumChannels *int      `json:"audio_num_channels,omitempty"` // nil = 1
+}
+
+// ImageSpec is the resolved image configuration of a run.
+type ImageSpec struct {
+	BatchSize                int // images per turn
+	WidthMean, WidthStddev   float64
+	HeightMean, HeightStddev float64
+	Format                   ImageFormat
+}
+
+// AudioSpec is the resolved audio configuration of a run.
+type AudioSpec struct {
+	BatchSize                int // audio clips per turn
+	LengthMean, LengthStddev float64
+	Format                   AudioFormat
+	SampleRatesKHz           []float64 // Hz-looking values already converted
+	Depths                   []int
+	Channels                 int
+}
+
+// Images resolves the image options and reports whether the run sends
+// images. Images are on when any image flag was given and the resulting
+// batch size, width mean and height mean are all positive.
+func (m *Media) Images() (ImageSpec, bool) {
+	given := m.ImageWidthMean != nil || m.ImageWidthStddev != nil ||
+		m.ImageHeightMean != nil || m.ImageHeightStddev != nil ||
+		m.ImageBatchSize != nil || m.ImageSource != ""
+	s := ImageSpec{
+		BatchSize:    1,
+		WidthMean:    DefaultImageSize,
+		HeightMean:   DefaultImageSize,
+		WidthStddev:  deref(m.ImageWidthStddev),
+		HeightStddev: deref(m.ImageHeightStddev),
+		Format:       DefaultImageFormat,
+	}
+	if m.ImageBatchSize != nil {
+		s.BatchSize = *m.ImageBatchSize
+	}
+	if m.ImageWidthMean != nil {
+		s.WidthMean = *m.ImageWidthMean
+	}
+	if m.ImageHeightMean != nil {
+		s.HeightMean = *m.ImageHeightMean
+	}
+	if m.ImageFormat != "" {
+		s.Format = m.ImageFormat
+	}
+	return s, given && s.BatchSize > 0 && s.WidthMean > 0 && s.HeightMean > 0
+}
+
+// Audio resolves the audio options and reports whether the run sends
+// audio. Audio is on when a length or batch-size flag was given and the
+// resulting batch size and length mean are positive.
+func (m *Media) Audio() (AudioSpec, bool) {
+	given := m.AudioLengthMean != nil || m.AudioLengthStddev != nil || m.AudioBatchSize != nil
+	s := AudioSpec{
+		BatchSize:    1,
+		LengthMean:   DefaultAudioLength,
+		LengthStddev: deref(m.AudioLengthStddev),
+		Format:       DefaultAudioFormat,
+		Depths:       []int{DefaultAudioDepth},
+		Channels:     DefaultAudioChannels,
+	}
+	if m.AudioBatchSize != nil {
+		s.BatchSize = *m.AudioBatchSize
+	}
+	if m.AudioLengthMean != nil {
+		s.LengthMean = *m.AudioLengthMean
+	}
+	if m.AudioFormat != "" {
+		s.Format = m.AudioFormat
+	}
+	if m.AudioNumChannels != nil {
+		s.Channels = *m.AudioNumChannels
+	}
+	if len(m.AudioDepths) > 0 {
+		s.Depths = append([]int(nil), m.AudioDepths...)
+	}
+	s.SampleRatesKHz = []float64{DefaultAudioRateKHz}
+	if len(m.AudioSampleRates) > 0 {
+		s.SampleRatesKHz = make([]float64, len(m.AudioSampleRates))
+		for i, r := range m.AudioSampleRates {
+			s.SampleRatesKHz[i] = sampleRateKHz(r)
+		}
+	}
+	return s, given && s.BatchSize > 0 && s.LengthMean > 0
+}
+
+// sampleRateKHz reads a rate above 96 as Hz (16000 -> 16), as AIPerf does
+// for compatibility with its older Hz-valued flag.
+func sampleRateKHz(r float64) float64 {
+	if r > maxAudioSampleRateKHz {
+		return r / 1000
+	}
+	return r
+}
+
+func deref(f *float64) float64 {
+	if f == nil {
+		return 0
+	}
+	return *f
+}
+
+// validateMedia checks the --image-*/--audio-* options with AIPerf's
+// bounds, and what the generators need: a known format, a sample rate and
+// channel count a WAV file can hold, a supported bit depth, and an audio
+// length of at least 10 ms when audio is on.
+func (c *Config) validateMedia(p *problems) {
+	m := &c.Media
+	for _, f := range []struct {
+		flag string
+		v    *float64
+	}{
+		{"--image-width-mean", m.ImageWidthMean},
+		{"--image-width-stddev", m.ImageWidthStddev},
+		{"--image-height-mean", m.ImageHeightMean},
+		{"--image-height-stddev", m.ImageHeightStddev},
+		{"--audio-length-mean", m.AudioLengthMean},
+		{"--audio-length-stddev", m.AudioLengthStddev},
+	} {
+		if f.v != nil {
+			nonNegative(p, f.flag, *f.v)
+		}
+	}
+	for _, f := range []struct {
+		flag string
+		v    *int
+	}{{"--image-batch-size", m.ImageBatchSize}, {"--audio-batch-size", m.AudioBatchSize}} {
+		if f.v != nil && *f.v < 0 {
+			p.add(f.flag, "must be >= 0, got %d", *f.v)
+		}
+	}
+	if m.ImageFormat != "" && !contains(ImageFormats(), m.ImageFormat) {
+		p.add("--image-format", "invalid choice %q (choose from %s)", m.ImageFormat, joinChoices(ImageFormats()))
+	}
+	switch m.ImageSource {
+	case "", ImageNoise:
+	case "assets":
+		p.add("--image-source", "%q is not supported yet (supported: %s)", m.ImageSource, ImageNoise)
+	default:
+		p.add("--image-source", "%q is not supported yet: only %s images are generated (a directory of source images is not read)", m.ImageSource, ImageNoise)
+	}
+	switch {
+	case m.AudioFormat == "" || m.AudioFormat == AudioWAV:
+	case m.AudioFormat == AudioMP3:
+		p.add("--audio-format", "%q is not supported yet (supported: %s)", m.AudioFormat, AudioWAV)
+	default:
+		p.add("--audio-format", "invalid choice %q (choose from %s)", m.AudioFormat, joinChoices(AudioFormats()))
+	}
+	if m.AudioSampleRates != nil && len(m.AudioSampleRates) == 0 {
+		p.add("--audio-sample-rates", "needs at least one sample rate")
+	}
+	for _, r := range m.AudioSampleRates {
+		hz := sampleRateKHz(r) * 1000
+		if !(r > 0) || math.IsInf(r, 0) || hz < 1 || hz > math.MaxUint32 {
+			p.add("--audio-sample-rates", "each sample rate must be a positive number of kHz, got %v", r)
+		}
+	}
+	if m.AudioDepths != nil && len(m.AudioDepths) == 0 {
+		p.add("--audio-depths", "needs at least one bit depth")
+	}
+	for _, d := range m.AudioDepths {
+		if !contains(AudioDepths(), d) {
+			p.add("--audio-depths", "unsupported bit depth %d (supported: 8, 16, 24, 32)", d)
+		}
+	}
+	if n := m.AudioNumChannels; n != nil && (*n < 1 || *n > 2) {
+		p.add("--audio-num-channels", "must be 1 (mono) or 2 (stereo), got %d", *n)
+	}
+	if s, on := m.Audio(); on && s.LengthMean < 0.01 {
+		p.add("--audio-length-mean", "audio length must be at least 0.01 seconds, got %v", s.LengthMean)
+	}
+	c.validateMediaSource(p)
+}
+
+// validateMediaSource rejects the synthetic-media batch and source flags
+// with a file or public dataset, whose media (if any) come from the file,
+// as AIPerf does. AIPerf accepts the batch sizes with random_pool to pack
+// entries; the random_pool loader here does not pack, so they are
+// rejected there too rather than silently ignored. Like AIPerf, the size,
+// length and format flags are simply unused with a file.
+func (c *Config) validateMediaSource(p *problems) {
+	if !c.Dataset.FromFile() {
+		return
+	}
+	m := &c.Media
+	const only = "is only supported with synthetic datasets (remove --input-file / --public-dataset)"
+	if m.ImageBatchSize != nil {
+		p.add("--image-batch-size", only)
+	}
+	if m.ImageSource != "" {
+		p.add("--image-source", only)
+	}
+	if m.AudioBatchSize != nil {
+		p.add("--audio-batch-size", only)
+	}
+}

@@ -1,8 +1,123 @@
 package config
 
+// DefaultPromptBatchSize is the number of texts per request (-b), as in
+// AIPerf.
+const DefaultPromptBatchSize = 1
+
 // Prompt holds the options of --num-prefix-prompts, --prefix-prompt-length, --shared-system-prompt-length, --user-context-prompt-length, --seq-dist, --batch-size.
 //
-// Owned by helper W3 (prompt shaping): fields, defaults (in Defaults via a
-// defaultPrompt function), validation (a validatePrompt method called from
-// Validate) and JSON names (AIPerf's snake_case) are filled in there.
-type Prompt struct{}
+// They shape synthetic prompts (AIPerf's "Prompt", "Prefix Prompt" and
+// --seq-dist options). The prefix pool (PrefixPoolSize, PrefixLength) and
+// the two-part context (SharedSystemLength, UserContextLength) are mutually
+// exclusive, as in AIPerf. Start from defaultPrompt.
+type Prompt struct {
+	// BatchSize is the number of synthetic texts per request (-b); each is
+	// drawn on its own. 0 sends an empty prompt.
+	BatchSize int `json:"batch_size"`
+	// PrefixPoolSize is the number of distinct prefix prompts
+	// (--num-prefix-prompts); 0 = no prefixes.
+	PrefixPoolSize int `json:"prefix_pool_size,omitempty"`
+	// PrefixLength is each prefix's length in tokens
+	// (--prefix-prompt-length). Prefixes are prepended to the first turn's
+	// prompt at the token level and add to its ISL.
+	PrefixLength int `json:"prefix_length,omitempty"`
+	// SharedSystemLength, when set, is the token length of one system
+	// prompt shared by every conversation (--shared-system-prompt-length).
+	SharedSystemLength *int `json:"shared_system_length,omitempty"`
+	// UserContextLength, when set, is the token length of a user message
+	// unique to each conversation, sent before its turns
+	// (--user-context-prompt-length).
+	UserContextLength *int `json:"user_context_length,omitempty"`
+	// SequenceDistribution, when set, replaces --isl/--osl: each turn draws
+	// an (ISL, OSL) pair from it (--seq-dist). Parse values with
+	// ParseSequenceDistribution.
+	SequenceDistribution []SeqDistEntry `json:"sequence_distribution,omitempty"`
+}
+
+// defaultPrompt is Prompt with AIPerf's defaults.
+func defaultPrompt() Prompt { return Prompt{BatchSize: DefaultPromptBatchSize} }
+
+// PrefixPromptsEnabled reports whether requests carry a prefix from the
+// pool.
+func (p *Prompt) PrefixPromptsEnabled() bool { return p.PrefixPoolSize > 0 && p.PrefixLength > 0 }
+
+// validatePrompt checks the prompt-shaping options: bounds, the two
+// settings of the prefix pool that only work together, AIPerf's exclusivity
+// of the prefix pool with the system/user-context prompts, and that those
+// context messages can be sent by the endpoint type (only chat has roles).
+func (c *Config) validatePrompt(p *problems) {
+	pr := &c.Prompt
+	if pr.BatchSize < 0 {
+		p.add("--prompt-batch-size", "must be >= 0, got %d", pr.BatchSize)
+	}
+	if pr.PrefixPoolSize < 0 {
+		p.add("--prompt-prefix-pool-size", "must be >= 0, got %d", pr.PrefixPoolSize)
+	}
+	if pr.PrefixLength < 0 {
+		p.add("--prompt-prefix-length", "must be >= 0, got %d", pr.PrefixLength)
+	}
+	if pr.PrefixLength > 0 && pr.PrefixPoolSize == 0 {
+		p.add("--prompt-prefix-length", "requires --num-prefix-prompts > 0 (the pool the prefixes are drawn from)")
+	}
+	if pr.PrefixPoolSize > 0 && pr.PrefixLength == 0 {
+		p.add("--prompt-prefix-pool-size", "requires --prefix-prompt-length > 0 (prefixes of 0 tokens add nothing)")
+	}
+	if pr.SharedSystemLength != nil {
+		atLeast1(p, "--shared-system-prompt-length", *pr.SharedSystemLength)
+	}
+	if pr.UserContextLength != nil {
+		atLeast1(p, "--user-context-prompt-length", *pr.UserContextLength)
+	}
+	pool := pr.PrefixPoolSize > 0 || pr.PrefixLength > 0
+	if pool && pr.SharedSystemLength != nil {
+		p.add("--shared-system-prompt-length", "cannot be combined with --num-prefix-prompts/--prefix-prompt-length")
+	}
+	if pool && pr.UserContextLength != nil {
+		p.add("--user-context-prompt-length", "cannot be combined with --num-prefix-prompts/--prefix-prompt-length")
+	}
+	if c.Endpoint.Type != EndpointChat {
+		if pr.SharedSystemLength != nil {
+			p.add("--shared-system-prompt-length", "needs --endpoint-type chat: %s requests have no system message", c.Endpoint.Type)
+		}
+		if pr.UserContextLength != nil {
+			p.add("--user-context-prompt-length", "needs --endpoint-type chat: %s requests have no separate context message", c.Endpoint.Type)
+		}
+	}
+	if len(pr.SequenceDistribution) > 0 {
+		if err := checkSeqDist(pr.SequenceDistribution); err != nil {
+			p.add("--seq-dist", "%v", err)
+		}
+	}
+	c.validatePromptSource(p)
+}
+
+// validatePromptSource rejects synthetic-only prompt shaping with a file or
+// public dataset, whose prompts are given, as AIPerf does. AIPerf also
+// accepts -b with random_pool, packing that many entries per request; the
+// random_pool loader here does not pack yet, so -b is rejected there too
+// rather than silently ignored.
+func (c *Config) validatePromptSource(p *problems) {
+	if !c.Dataset.FromFile() {
+		return
+	}
+	pr := &c.Prompt
+	const only = "is only supported with synthetic datasets; remove --input-file / --public-dataset to shape synthetic prompts"
+	if pr.PrefixPoolSize > 0 {
+		p.add("--prompt-prefix-pool-size", only)
+	}
+	if pr.PrefixLength > 0 {
+		p.add("--prompt-prefix-length", only)
+	}
+	if pr.SharedSystemLength != nil {
+		p.add("--shared-system-prompt-length", only)
+	}
+	if pr.UserContextLength != nil {
+		p.add("--user-context-prompt-length", only)
+	}
+	if len(pr.SequenceDistribution) > 0 {
+		p.add("--seq-dist", only)
+	}
+	if pr.BatchSize != DefaultPromptBatchSize {
+		p.add("--prompt-batch-size", "is only supported with synthetic datasets")
+	}
+}

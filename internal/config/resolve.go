@@ -51,8 +51,8 @@ func (c *Config) RequestCount() int {
 	switch {
 	case c.Load.RequestCount != nil:
 		return *c.Load.RequestCount
-	case c.Load.BenchmarkDuration != nil:
-		return 0
+	case c.Load.BenchmarkDuration != nil, c.Conversation.NumSessions != nil:
+		return 0 // the duration or the session count stops the run
 	}
 	return max(MinDefaultRequestCount, 2*c.Concurrency())
 }
@@ -92,23 +92,27 @@ func (c *Config) GracePeriod() float64 {
 	return DefaultBenchmarkGracePeriod
 }
 
-// DatasetEntries returns the number of unique synthetic prompts: the
-// explicit --num-dataset-entries, else the explicit --request-count (so
-// `--request-count N` sends N distinct prompts, as AIPerf does), else 100.
+// DatasetEntries returns the number of unique synthetic conversations: the
+// explicit --num-dataset-entries, else --num-sessions, else the explicit
+// --request-count (so `--request-count N` sends N distinct prompts), else
+// 100, in AIPerf's order.
 func (c *Config) DatasetEntries() int {
 	switch {
 	case c.Input.NumDatasetEntries != nil:
 		return *c.Input.NumDatasetEntries
+	case c.Conversation.NumSessions != nil:
+		return *c.Conversation.NumSessions
 	case c.Load.RequestCount != nil:
 		return *c.Load.RequestCount
 	}
 	return DefaultNumDatasetEntries
 }
 
-// WarmupEnabled reports whether a warmup phase runs: it does when either
-// --warmup-request-count or --warmup-duration was given.
+// WarmupEnabled reports whether a warmup phase runs: it does when
+// --warmup-request-count, --warmup-duration or --num-warmup-sessions was
+// given.
 func (c *Config) WarmupEnabled() bool {
-	return c.Warmup.RequestCount != nil || c.Warmup.Duration != nil
+	return c.Warmup.RequestCount != nil || c.Warmup.Duration != nil || c.Conversation.NumWarmupSessions != nil
 }
 
 // LogLevel returns the effective log level: TRACE with -vv, DEBUG with -v,

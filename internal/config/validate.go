@@ -49,6 +49,12 @@ func (c *Config) Validate() error {
 	c.validateWarmup(&p)
 	c.validateOutput(&p)
 	c.validateService(&p)
+	c.validateConversation(&p)
+	c.validateReplay(&p)
+	c.validateDataset(&p)
+	c.validateExperiment(&p)
+	c.validatePrompt(&p)
+	c.validateMedia(&p)
 	return errors.Join(p...)
 }
 
