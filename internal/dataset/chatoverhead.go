@@ -112,8 +112,9 @@ const maxRenderedFixups = 10
 // the prompt with its length corrected by the miss, from the same random
 // stream, and the closest is kept. A prompt that cannot be rendered is
 // returned as it is: the ISL count falls back to the bare text then, as
-// AIPerf's does.
-func (b *promptBuilder) fitRendered(rng *rand.Rand, tmpl *chattemplate.Template, target int, text string, count int) (string, int) {
+// AIPerf's does. A prompt that starts with prefix (token ids of a pooled
+// prefix prompt) keeps it: only the part after it is rebuilt.
+func (b *promptBuilder) fitRendered(rng *rand.Rand, tmpl *chattemplate.Template, target int, prefix []int, text string, count int) (string, int) {
 	rendered := func(t string) (int, bool) {
 		out, err := tmpl.Render(chattemplate.Input{
 			Messages:            []chattemplate.Message{{Role: "user", Content: t}},
@@ -135,10 +136,10 @@ func (b *promptBuilder) fitRendered(rng *rand.Rand, tmpl *chattemplate.Template,
 			break
 		}
 		n := count + target - r
-		if n < 1 {
+		if n < 1 || n < len(prefix) {
 			break
 		}
-		text, count = b.build(rng, n)
+		text, count = b.buildAfter(rng, prefix, n-len(prefix))
 		if r, ok = rendered(text); !ok {
 			break
 		}

@@ -28,11 +28,24 @@ type Turn struct {
 	MaxTokens int
 	// Model overrides the run's model for this turn when non-empty.
 	Model string
+	// System and UserContext are the conversation's leading messages
+	// (AIPerf's system_message and user_context_message): a system message
+	// and a user message sent before the conversation's turns, at the start
+	// of every request of the conversation. Every turn of a conversation
+	// carries the same values; empty means none. Chat sends them; endpoints
+	// without roles ignore them. InputTokens counts them.
+	System      string
+	UserContext string
 
 	// Images and Audios are media inputs sent as OpenAI content parts: URLs
 	// or data URLs ("data:image/png;base64,...", "data:audio/wav;base64,...").
 	Images []string
 	Audios []string
+	// AudioSeconds is the duration of the first audio clip in seconds
+	// (AIPerf's audio_duration_seconds), feeding audio_duration and RTFx;
+	// 0 when unknown. Audios entries are "wav,<base64>" (AIPerf's form) or
+	// data URLs; the chat endpoint accepts both.
+	AudioSeconds float64
 	// Extra are body fields merged LAST into this turn's wire body, after
 	// the run's --extra-inputs (AIPerf's per-turn dataset "extra"), in order.
 	Extra []Field

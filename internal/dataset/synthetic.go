@@ -6,8 +6,10 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/aiperf-go/aiperf/internal/chattemplate"
 	"github.com/aiperf-go/aiperf/internal/tokenizer"
@@ -52,6 +54,13 @@ type SyntheticOptions struct {
 	// so that its rendering has the drawn length plus ChatOverhead's share
 	// plus PromptSpecialTokens (see fitRendered).
 	ChatTemplate *chattemplate.Template
+	// Shape lays out conversations beyond one prompt: turns, delays, texts
+	// per turn, an (ISL, OSL) mixture, prefix and context prompts. The zero
+	// value is one turn of one text. The chat-template fit applies only to
+	// the first turn of a request whose one text is its only message; later
+	// turns, batches and requests with context prompts use the estimate
+	// alone, as AIPerf does.
+	Shape Shape
 }
 
 // islMean is the mean length of the prompt text itself: ISLMean less the
@@ -65,10 +74,17 @@ func (o SyntheticOptions) islMean() int {
 	return max(1, mean)
 }
 
+// laterISLMean is islMean for turns after the first, which give up only
+// the per-message share of the chat-template overhead (AIPerf's
+// subsequent_turn_isl_adjustment).
+func (o SyntheticOptions) laterISLMean() int {
+	return max(1, max(0, o.ISLMean-o.PromptSpecialTokens)-o.ChatOverhead.PerMessage)
+}
+
 // Validate reports every problem with o at once.
 func (o SyntheticOptions) Validate() error {
 	var errs []error
-	if o.ISLMean < 1 {
+	if o.ISLMean < 1 && len(o.Shape.SeqDist) == 0 {
 		errs = append(errs, fmt.Errorf("synthetic input length mean must be at least 1, got %d", o.ISLMean))
 	}
 	if math.IsNaN(o.ISLStddev) || math.IsInf(o.ISLStddev, 0) || o.ISLStddev < 0 {
@@ -86,25 +102,35 @@ func (o SyntheticOptions) Validate() error {
 	if o.PromptSpecialTokens < 0 || o.ChatOverhead.PerRequest < 0 || o.ChatOverhead.PerMessage < 0 {
 		errs = append(errs, fmt.Errorf("prompt special tokens and chat-template overhead must not be negative, got %d, %+v", o.PromptSpecialTokens, o.ChatOverhead))
 	}
+	errs = append(errs, o.Shape.validate())
 	return errors.Join(errs...)
 }
 
-// Synthetic builds o.Entries single-turn conversations of synthetic prompts,
-// as AIPerf's synthetic composer does with its default corpus.
+// Synthetic builds o.Entries conversations of synthetic prompts, as AIPerf's
+// synthetic composer does with its default corpus.
 //
-// Each prompt's length n is drawn from a normal distribution around ISLMean
+// Each conversation has one turn unless o.Shape asks for more (see
+// Shape); every turn has Shape's batch size of texts (one by default).
+// Each text's length n is drawn from a normal distribution around ISLMean
 // (at least 1 token), less the prompt special tokens and chat-template
-// overhead when those are set. The prompt is n consecutive corpus tokens from a random
-// position, decoded to text; since byte-pair boundaries can merge or split
-// when text is re-encoded, the text is re-encoded and trimmed or extended up
-// to ten times until it encodes to exactly n tokens. When that fails (rare)
-// the closest text is kept. Either way Turn.InputTokens is the true token
-// count of the final text. Turn.MaxTokens is drawn around OSLMean when it is
-// set.
+// overhead when those are set; with a sequence distribution, each turn
+// draws its (ISL, OSL) pair instead and all its texts have that ISL. The
+// text is n consecutive corpus tokens from a random position, decoded to
+// text; since byte-pair boundaries can merge or split when text is
+// re-encoded, the text is re-encoded and trimmed or extended up to ten
+// times until it encodes to exactly n tokens. When that fails (rare) the
+// closest text is kept. A first turn's texts start with a prefix from the
+// pool when there is one, joined at the token level so that the text has
+// prefix + n tokens. Turn.MaxTokens is the drawn OSL, or is drawn around
+// OSLMean when that is set. Turn.InputTokens is the true token count of
+// the turn's system, user-context and text parts joined with spaces, as
+// AIPerf counts ISL.
 //
-// The same options, seed and tokenizer always give the same dataset. Only
-// the corpus chunks the prompts touch are tokenized, and prompts are built in
-// parallel, so the cost is proportional to Entries x ISLMean.
+// The same options, seed and tokenizer always give the same dataset, and
+// every random choice has a stream of its own, so a knob changes only the
+// draws it governs. Only the corpus chunks the prompts touch are
+// tokenized, and prompts are built in parallel, so the cost is
+// proportional to the total prompt tokens.
 func Synthetic(o SyntheticOptions, tok tokenizer.Tokenizer) (*Dataset, error) {
 	err := o.Validate()
 	if tok == nil {
@@ -126,21 +152,85 @@ func Synthetic(o SyntheticOptions, tok tokenizer.Tokenizer) (*Dataset, error) {
 	if err != nil {
 		return nil, err
 	}
+	b := promptBuilder{tok: tok, corpus: c}
+	ctx := o.Shape.buildContext(&b, seed, o.Entries)
 
+	convs, jobs := o.layout(seed)
+	forEachParallel(len(jobs), func(k int) {
+		j := &jobs[k]
+		rng := promptStream(seed, k)
+		var prefix []int
+		if j.prefix >= 0 {
+			prefix = ctx.prefixes[j.prefix]
+		}
+		text, count := b.buildAfter(rng, prefix, j.length)
+		if j.fit && o.ChatTemplate != nil {
+			target := len(prefix) + j.length + o.ChatOverhead.FirstTurn() + o.PromptSpecialTokens
+			text, count = b.fitRendered(rng, o.ChatTemplate, target, prefix, text, count)
+		}
+		turn := &convs[j.conv].Turns[j.turn]
+		turn.Texts[j.text] = text
+		if len(turn.Texts) == 1 {
+			turn.InputTokens = count
+		}
+	})
+	ctx.apply(convs)
+	forEachParallel(len(convs), func(i int) {
+		for t := range convs[i].Turns {
+			turn := &convs[i].Turns[t]
+			if len(turn.Texts) != 1 || turn.System != "" || turn.UserContext != "" {
+				turn.InputTokens = tok.Count(joinInputs(turn))
+			}
+		}
+	})
+	return &Dataset{Conversations: convs}, nil
+}
+
+// promptJob is one synthetic text to build: where it goes and how long it
+// is.
+type promptJob struct {
+	conv, turn, text int
+	length           int  // tokens after the prefix
+	prefix           int  // index into the prefix pool; -1 = none
+	fit              bool // fit the rendered length (see fitRendered)
+}
+
+// layout draws everything but the texts, in a fixed order (conversations,
+// then turns, then texts), each kind from its own stream: turn counts,
+// delays, (ISL, OSL) pairs, text lengths, prefix choices and max tokens.
+// It returns the conversations with empty texts and one job per text; job
+// k's text comes from promptStream(seed, k), so a single-turn, one-text
+// dataset numbers its prompts as it always has.
+func (o SyntheticOptions) layout(seed uint64) ([]Conversation, []promptJob) {
+	sh := &o.Shape
 	lengthRNG := newStream(seed, streamPromptLength)
-	lengths := make([]int, o.Entries)
-	for i := range lengths {
-		lengths[i] = positiveNormalInt(lengthRNG, float64(o.islMean()), o.ISLStddev)
-	}
-
-	var maxTokensRNG, idRNG *rand.Rand
+	var maxTokensRNG, idRNG, turnsRNG, delayRNG, seqRNG, prefixRNG *rand.Rand
 	if o.OSLMean > 0 {
 		maxTokensRNG = newStream(seed, streamMaxTokens)
 	}
 	if !o.SeedSet {
 		idRNG = newStream(seed, streamSessionID)
 	}
+	if sh.TurnsStddev > 0 {
+		turnsRNG = newStream(seed, streamTurnCount)
+	}
+	if sh.TurnDelayMean > 0 {
+		delayRNG = newStream(seed, streamTurnDelay)
+	}
+	if len(sh.SeqDist) > 0 {
+		seqRNG = newStream(seed, streamSeqDist)
+	}
+	if sh.prefixEnabled() {
+		prefixRNG = newStream(seed, streamPrefixChoice)
+	}
+	batch := sh.batchSize()
+	// A rendered-length fit needs the text to be the request's only message
+	// (see fitRendered).
+	fit := batch == 1 && sh.SystemLength == 0 && sh.UserContextLength == 0
+	cum := sh.cumulative()
+
 	convs := make([]Conversation, o.Entries)
+	jobs := make([]promptJob, 0, o.Entries*max(1, batch))
 	for i := range convs {
 		conv := &convs[i]
 		if idRNG != nil {
@@ -148,26 +238,72 @@ func Synthetic(o SyntheticOptions, tok tokenizer.Tokenizer) (*Dataset, error) {
 		} else {
 			conv.ID = fmt.Sprintf("session_%06d", i)
 		}
-		turn := Turn{Role: "user"}
-		if maxTokensRNG != nil {
-			turn.MaxTokens = positiveNormalInt(maxTokensRNG, float64(o.OSLMean), float64(o.OSLStddev))
+		turns := max(1, sh.TurnsMean)
+		if turnsRNG != nil {
+			turns = positiveNormalInt(turnsRNG, float64(sh.TurnsMean), float64(sh.TurnsStddev))
 		}
-		conv.Turns = []Turn{turn}
+		conv.Turns = make([]Turn, turns)
+		for t := range conv.Turns {
+			turn := &conv.Turns[t]
+			turn.Role = "user"
+			turn.Texts = make([]string, batch)
+			first := t == 0
+			withPrefix := first && prefixRNG != nil
+			if !first && delayRNG != nil {
+				ms := positiveNormalInt(delayRNG, math.Trunc(sh.TurnDelayMean), math.Trunc(sh.TurnDelayStddev))
+				turn.Delay = time.Duration(float64(ms) * sh.TurnDelayRatio * float64(time.Millisecond))
+			}
+			// The turn's length: a drawn (ISL, OSL) pair, used as is by
+			// every text, or a mean each text draws around.
+			exact, osl := -1, 0
+			if seqRNG != nil {
+				isl := 0
+				isl, osl = sh.drawPair(seqRNG, cum)
+				adj, floor := o.ChatOverhead.PerMessage, 1
+				if first {
+					adj = o.ChatOverhead.FirstTurn()
+				}
+				if withPrefix {
+					floor = 0
+				}
+				exact = max(floor, isl-adj)
+			}
+			mean := o.laterISLMean()
+			if first {
+				mean = o.islMean()
+			}
+			for x := range batch {
+				n := exact
+				if n < 0 {
+					n = positiveNormalInt(lengthRNG, float64(mean), o.ISLStddev)
+				}
+				job := promptJob{conv: i, turn: t, text: x, length: n, prefix: -1, fit: fit && first}
+				if withPrefix {
+					job.prefix = prefixRNG.IntN(sh.PrefixPoolSize)
+				}
+				jobs = append(jobs, job)
+			}
+			switch {
+			case osl > 0:
+				turn.MaxTokens = osl
+			case maxTokensRNG != nil:
+				turn.MaxTokens = positiveNormalInt(maxTokensRNG, float64(o.OSLMean), float64(o.OSLStddev))
+			}
+		}
 	}
+	return convs, jobs
+}
 
-	b := promptBuilder{tok: tok, corpus: c}
-	forEachParallel(o.Entries, func(i int) {
-		rng := promptStream(seed, i)
-		text, count := b.build(rng, lengths[i])
-		if o.ChatTemplate != nil {
-			target := lengths[i] + o.ChatOverhead.FirstTurn() + o.PromptSpecialTokens
-			text, count = b.fitRendered(rng, o.ChatTemplate, target, text, count)
+// joinInputs is the text AIPerf counts as a turn's ISL: its non-empty
+// system, user-context and prompt texts joined with spaces.
+func joinInputs(t *Turn) string {
+	parts := make([]string, 0, len(t.Texts)+2)
+	for _, s := range append([]string{t.System, t.UserContext}, t.Texts...) {
+		if s != "" {
+			parts = append(parts, s)
 		}
-		turn := &convs[i].Turns[0]
-		turn.Texts = []string{text}
-		turn.InputTokens = count
-	})
-	return &Dataset{Conversations: convs}, nil
+	}
+	return strings.Join(parts, " ")
 }
 
 // maxLengthFixups bounds the re-encode/adjust loop of promptBuilder.build,
@@ -185,7 +321,19 @@ type promptBuilder struct {
 // count, which differs from n only when maxLengthFixups rounds of adjustment
 // did not reach n exactly; the text returned is then the closest seen.
 func (b *promptBuilder) build(rng *rand.Rand, n int) (text string, count int) {
-	ids := b.corpus.window(rng, n, make([]int, 0, n))
+	return b.buildAfter(rng, nil, n)
+}
+
+// buildAfter is build for a prompt that starts with the token ids prefix:
+// the prefix and n corpus tokens are joined as ids, then decoded and fixed
+// up as a whole to len(prefix)+n tokens, as AIPerf joins a pooled prefix
+// and its body (joining decoded strings would let byte-pair merges across
+// the seam change the count).
+func (b *promptBuilder) buildAfter(rng *rand.Rand, prefix []int, n int) (text string, count int) {
+	ids := make([]int, len(prefix), len(prefix)+n)
+	copy(ids, prefix)
+	ids = b.corpus.window(rng, n, ids)
+	n += len(prefix)
 	best, bestCount := "", -1
 	consider := func(t string, c int) bool {
 		if bestCount < 0 || absInt(c-n) < absInt(bestCount-n) {

@@ -20,6 +20,11 @@ type Metadata struct {
 	SupportsStreaming bool
 	ProducesTokens    bool
 	TokenizesInput    bool
+	// SupportsImages and SupportsAudio report that turns' images and audio
+	// reach the server (chat content parts); they enable AIPerf's
+	// SUPPORTS_IMAGE_ONLY and SUPPORTS_AUDIO_ONLY metrics.
+	SupportsImages bool
+	SupportsAudio  bool
 }
 
 // ExtraInput is one --extra-inputs entry: a body field and its JSON value.
@@ -34,6 +39,21 @@ type Options struct {
 	Streaming          bool
 	UseLegacyMaxTokens bool         // chat: send max_tokens instead of max_completion_tokens
 	Extra              []ExtraInput // merged last into the body, in order; later keys win
+	// History is the conversation before this turn, oldest first: earlier
+	// user turns and the server's actual replies. Chat endpoints send it as
+	// the messages before the turn's own; endpoints without a message list
+	// ignore it. Empty for first turns, so bodies built before the run
+	// (inputs.json) have none.
+	History []Message
+}
+
+// Message is one entry of a conversation's history. Exactly one of Turn
+// (an earlier dataset turn, rendered as the endpoint renders any turn) or
+// Text (an assistant reply as parsed from its response) is set.
+type Message struct {
+	Role string        // "assistant" for replies; a Turn's own Role is used for turns
+	Turn *dataset.Turn // an earlier turn of the conversation
+	Text string        // the reply text, when Turn is nil
 }
 
 // Endpoint formats requests and parses responses for one API.

@@ -145,6 +145,7 @@ func (a *Accumulator) Summarize() Summary {
 		duration:    a.maxResp - a.minSent,
 		hasDuration: a.anyValid,
 		window:      a.window,
+		dist:        make([]*Stats, n),
 	}
 	var results []Result
 	for _, m := range a.metrics {
@@ -157,6 +158,7 @@ func (a *Accumulator) Summarize() Summary {
 			}
 			r.Stats = &s
 			dc.vals[m.idx] = m.FromDisplay(s.Sum)
+			dc.dist[m.idx] = &s
 		case KindAggregate:
 			if !a.aggOK[m.idx] {
 				continue

@@ -54,6 +54,8 @@ func BuiltinMetrics() []*Metric {
 	all = append(all, usageMetrics()...)
 	all = append(all, oslMismatchMetrics()...)
 	all = append(all, lagMetrics()...)
+	all = append(all, mediaMetrics()...)
+	all = append(all, replayMetrics()...)
 	return all
 }
 

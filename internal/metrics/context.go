@@ -99,6 +99,18 @@ type deriveContext struct {
 	// window, when set, is the observation window that throughputs divide
 	// by (AIPerf 0.13 uses the phase's start-to-last-response window).
 	window time.Duration
+	// dist holds record metrics' distributions (display units) by registry
+	// index, for derived metrics that read a percentile (replay_sched_lag).
+	dist []*Stats
+}
+
+// stats returns the distribution of record metric tag, in its display unit.
+func (c *deriveContext) stats(tag string) (*Stats, bool) {
+	m, ok := c.reg.byTag[tag]
+	if !ok || !c.has[m.idx] || c.dist == nil || c.dist[m.idx] == nil {
+		return nil, false
+	}
+	return c.dist[m.idx], true
 }
 
 func (c *deriveContext) value(tag string) (float64, bool) {

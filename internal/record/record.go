@@ -64,6 +64,10 @@ type Record struct {
 	Ack         time.Duration // response headers received; 0 when none arrived
 	End         time.Duration // response fully read, or the failure observed
 	CancelledAt time.Duration // when the client cancelled it; valid when Cancelled
+	// Scheduled reports that Due is an absolute time from a replayed trace
+	// (fixed schedule), so Sent - Due measures replay fidelity; false for
+	// rate, closed-loop and delay-driven continuation turns.
+	Scheduled bool
 
 	// Outcome.
 	Status    int  // HTTP status; 0 when no response arrived
@@ -78,6 +82,16 @@ type Record struct {
 	RequestedOSL  int      // max output tokens requested; 0 when not set
 	RequestBytes  int      // size of the request body sent
 	ResponseBytes int      // bytes of response body read
+	// RequestBody is the body sent when it was built at run time (a later
+	// turn carrying its conversation's history); nil when it was the
+	// dataset's precomputed body.
+	RequestBody []byte
+
+	// Images is the number of image content parts in the request body
+	// (AIPerf's media_counts.images, history included); AudioSeconds is the
+	// duration of the turn's first audio clip (0 when none or unknown).
+	Images       int
+	AudioSeconds float64
 }
 
 // Latency is the request's wall time on the monotonic clock, End - Sent.

@@ -29,4 +29,9 @@
 // original grid, so lateness never accumulates and the mean rate is exact.
 // At 1,000 requests/s a 50 ms stall sends 51 credits at the wake-up, late
 // by 50 ms down to 0 (TestSchedulerCatchUpAfterStall).
+//
+// Trace replay. Replay turns a trace's first-turn timestamps into a fixed
+// schedule (window, auto-offset and zero as AIPerf's fixed_schedule
+// strategy); Fixed replays it with the same absolute deadlines and
+// catch-up rule, so the send error of each request is its Sent - Due.
 package timing

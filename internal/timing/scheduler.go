@@ -29,13 +29,20 @@ type Options struct {
 	Duration time.Duration
 	// Sleeper waits for due times; nil means a Coarse sleeper.
 	Sleeper Sleeper
+	// Exhausted, when set, is polled before each credit; once it returns
+	// true the run stops with StopCount. It is a stop condition in its own
+	// right (a shared request budget that multi-turn conversations spend
+	// turn by turn), so Count and Duration may then both be 0. It must not
+	// block; it is called on the scheduler goroutine.
+	Exhausted func() bool
 }
 
 // StopReason says why Run stopped issuing credits.
 type StopReason uint8
 
 const (
-	// StopCount: Options.Count credits were issued.
+	// StopCount: Options.Count credits were issued, or Options.Exhausted
+	// reported the budget spent.
 	StopCount StopReason = iota
 	// StopDuration: Options.Duration elapsed.
 	StopDuration
@@ -118,7 +125,7 @@ func New(o Options) (*Scheduler, error) {
 	if o.Duration < 0 {
 		errs = append(errs, fmt.Errorf("timing: duration must be >= 0, got %v", o.Duration))
 	}
-	if o.Count == 0 && o.Duration == 0 {
+	if o.Count == 0 && o.Duration == 0 && o.Exhausted == nil {
 		errs = append(errs, errors.New("timing: a request count or a duration is required to stop the phase"))
 	}
 	if o.Concurrency < 0 {
@@ -227,7 +234,7 @@ type loop struct {
 func (l *loop) rate() StopReason {
 	o := &l.s.o
 	for {
-		if o.Count > 0 && l.st.Issued >= uint64(o.Count) {
+		if (o.Count > 0 && l.st.Issued >= uint64(o.Count)) || (o.Exhausted != nil && o.Exhausted()) {
 			return StopCount
 		}
 		if l.ctx.Err() != nil {
@@ -271,7 +278,7 @@ func (l *loop) rate() StopReason {
 func (l *loop) closed() StopReason {
 	o := &l.s.o
 	for {
-		if o.Count > 0 && l.st.Issued >= uint64(o.Count) {
+		if (o.Count > 0 && l.st.Issued >= uint64(o.Count)) || (o.Exhausted != nil && o.Exhausted()) {
 			return StopCount
 		}
 		if l.ctx.Err() != nil {

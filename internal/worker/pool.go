@@ -16,9 +16,11 @@ import (
 	"net/http"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/aiperf-go/aiperf/internal/clock"
 	"github.com/aiperf-go/aiperf/internal/dataset"
+	"github.com/aiperf-go/aiperf/internal/endpoint"
 	"github.com/aiperf-go/aiperf/internal/record"
 	"github.com/aiperf-go/aiperf/internal/timing"
 	"github.com/aiperf-go/aiperf/internal/transport"
@@ -57,6 +59,29 @@ type Options struct {
 	Out chan<- *record.Record
 	// Done returns a credit once its conversation is finished.
 	Done func(timing.Credit)
+
+	// Endpoint, when set, builds the body of every turn after the first at
+	// run time, with the conversation's history (earlier turns and the
+	// server's actual replies, parsed from their responses) in
+	// EOptions.History. nil sends Payloads as they are (no history).
+	Endpoint endpoint.Endpoint
+	EOptions *endpoint.Options
+	// FixedSchedule marks a trace replay: first turns are due at their
+	// credit's absolute Due, and a later turn with a timestamp is due at
+	// credit.Due + (its timestamp - the first turn's), not before the
+	// previous turn finished. Those records are Record.Scheduled.
+	FixedSchedule bool
+	// CapDelays clamps every inter-turn Delay to DelayCap
+	// (--inter-turn-delay-cap-seconds).
+	CapDelays bool
+	DelayCap  time.Duration
+	// Budget, when set, bounds the requests (turns) the pool sends; a
+	// conversation ends when it is spent. nil means no request bound.
+	Budget *Budget
+	// OnSend, when set, is called just before each request (turn) is sent,
+	// from the worker's goroutine: a live count of requests, which with
+	// multi-turn conversations differs from the count of credits.
+	OnSend func()
 }
 
 type job struct {
@@ -77,6 +102,10 @@ type Pool struct {
 	inFlight atomic.Int64
 	closing  chan struct{}
 	once     sync.Once
+
+	// stop is closed by StopSending: no further turn starts.
+	stop     chan struct{}
+	stopOnce sync.Once
 }
 
 // NewPool returns a pool whose requests run under parent. Cancel (or
@@ -90,12 +119,14 @@ func NewPool(parent context.Context, o Options) (*Pool, error) {
 		return nil, fmt.Errorf("worker pool: no URLs")
 	case len(o.Payloads) != o.Dataset.Len():
 		return nil, fmt.Errorf("worker pool: %d payload sets for %d conversations", len(o.Payloads), o.Dataset.Len())
+	case o.Endpoint != nil && o.EOptions == nil:
+		return nil, fmt.Errorf("worker pool: an endpoint needs its options")
 	}
 	if o.SessionHeader == "" {
 		o.SessionHeader = "X-Correlation-ID"
 	}
 	ctx, cancel := context.WithCancel(parent)
-	return &Pool{o: o, ctx: ctx, cancel: cancel, jobs: make(chan job), closing: make(chan struct{})}, nil
+	return &Pool{o: o, ctx: ctx, cancel: cancel, jobs: make(chan job), closing: make(chan struct{}), stop: make(chan struct{})}, nil
 }
 
 // Dispatch starts the credit's conversation without blocking: an idle
@@ -125,50 +156,13 @@ func (p *Pool) work(id string, j job) {
 	}
 }
 
-// run sends every turn of the job's conversation in order, then returns
-// the credit. A failed turn ends the conversation (later turns would need
-// its response as history).
+// run sends the job's conversation, then returns the credit.
 func (p *Pool) run(workerID string, j job) {
 	defer func() {
 		p.inFlight.Add(-1)
 		p.o.Done(j.credit)
 	}()
-	conv := &p.o.Dataset.Conversations[j.conv]
-	correlation := newID()
-	for t := range conv.Turns {
-		turn := &conv.Turns[t]
-		rec := &record.Record{
-			Seq:            j.credit.Seq,
-			Phase:          j.credit.Phase,
-			ConversationID: conv.ID,
-			TurnIndex:      t,
-			XRequestID:     newID(),
-			XCorrelationID: correlation,
-			WorkerID:       workerID,
-			URLIndex:       int(j.credit.Seq % uint64(len(p.o.URLs))),
-			Model:          turn.Model,
-			Due:            j.credit.Due,
-			InputTexts:     turn.Texts,
-			InputTokens:    turn.InputTokens,
-			RequestedOSL:   turn.MaxTokens,
-		}
-		if t > 0 { // later turns are due when the previous one finished
-			rec.Due = p.o.Clock.Now()
-		}
-		header := p.o.Header.Clone()
-		if header == nil {
-			header = http.Header{}
-		}
-		header.Set("X-Request-ID", rec.XRequestID)
-		header.Set(p.o.SessionHeader, correlation)
-		req := &transport.Request{URL: p.o.URLs[rec.URLIndex], Body: p.o.Payloads[j.conv][t], Header: header}
-		p.o.Sender.Do(p.ctx, p.o.Clock, req, rec)
-		failed := rec.Error != nil // read before handing over: the record belongs downstream after the send
-		p.o.Out <- rec
-		if failed {
-			return
-		}
-	}
+	p.session(workerID, j)
 }
 
 // InFlight returns the number of credits dispatched and not yet done.
@@ -176,6 +170,14 @@ func (p *Pool) InFlight() int { return int(p.inFlight.Load()) }
 
 // Workers returns how many worker goroutines the pool has started.
 func (p *Pool) Workers() int { return int(p.workers.Load()) }
+
+// StopSending ends every conversation at its next turn boundary: requests
+// in flight finish, but no turn starts afterwards (a pause between turns
+// is cut short). Call it when the phase stops issuing because its duration
+// ran out or it was interrupted, as AIPerf's stop conditions gate every
+// turn, not only first turns. Safe to call more than once, from any
+// goroutine.
+func (p *Pool) StopSending() { p.stopOnce.Do(func() { close(p.stop) }) }
 
 // Cancel aborts every request in flight; their records end as client
 // cancellations (code 499). Dispatch must not be called afterwards.

@@ -36,6 +36,8 @@ func (Chat) Metadata() endpoint.Metadata {
 		SupportsStreaming: true,
 		ProducesTokens:    true,
 		TokenizesInput:    true,
+		SupportsImages:    true,
+		SupportsAudio:     true,
 	}
 }
 
@@ -50,6 +52,9 @@ func (Chat) Metadata() endpoint.Metadata {
 // merged body streams. The error is non-nil only for an extra input whose
 // value is not valid JSON.
 func (Chat) AppendPayload(dst []byte, t *dataset.Turn, o *endpoint.Options) ([]byte, error) {
+	if err := checkMedia(t); err != nil {
+		return dst, err
+	}
 	base := [...]member{
 		{key: "messages", kind: kindMessages},
 		{key: "model", kind: kindModel},

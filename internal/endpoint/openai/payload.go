@@ -143,7 +143,7 @@ func appendMembers(dst []byte, ms []member, merged []byte, t *dataset.Turn, o *e
 		dst = append(dst, ':')
 		switch m.kind {
 		case kindMessages:
-			dst = appendMessages(dst, t)
+			dst = appendConversation(dst, o.History, t)
 		case kindPrompt:
 			dst = appendPrompt(dst, t.Texts)
 		case kindModel:
@@ -175,10 +175,8 @@ func model(t *dataset.Turn, o *endpoint.Options) string {
 }
 
 // appendMessages writes the chat messages for one turn: a single message
-// whose content is the text itself when the turn has exactly one text (the
-// form every OpenAI-compatible server accepts) and a list of text parts
-// otherwise, as AIPerf renders a turn. Empty texts are not sent as parts;
-// no parts at all degrade to "".
+// whose content appendContent renders (the bare text for one text without
+// media, else content parts).
 func appendMessages(dst []byte, t *dataset.Turn) []byte {
 	role := t.Role
 	if role == "" {
@@ -187,29 +185,8 @@ func appendMessages(dst []byte, t *dataset.Turn) []byte {
 	dst = append(dst, `[{"role":`...)
 	dst = appendString(dst, role)
 	dst = append(dst, `,"content":`...)
-	if len(t.Texts) == 1 {
-		dst = appendString(dst, t.Texts[0])
-		return append(dst, "}]"...)
-	}
-	n := 0
-	for _, s := range t.Texts {
-		if s == "" {
-			continue
-		}
-		if n == 0 {
-			dst = append(dst, '[')
-		} else {
-			dst = append(dst, ',')
-		}
-		n++
-		dst = append(dst, `{"type":"text","text":`...)
-		dst = appendString(dst, s)
-		dst = append(dst, '}')
-	}
-	if n == 0 {
-		return append(dst, `""}]`...)
-	}
-	return append(dst, "]}]"...)
+	dst = appendContent(dst, t)
+	return append(dst, "}]"...)
 }
 
 // appendPrompt writes a completions prompt: the bare string for one

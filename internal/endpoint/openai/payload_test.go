@@ -216,7 +216,7 @@ func TestMetadata(t *testing.T) {
 		ep   endpoint.Endpoint
 		want endpoint.Metadata
 	}{
-		{NewChat(), endpoint.Metadata{Type: "chat", Path: "/v1/chat/completions", ServiceKind: "openai", MetricsTitle: "LLM Metrics", SupportsStreaming: true, ProducesTokens: true, TokenizesInput: true}},
+		{NewChat(), endpoint.Metadata{Type: "chat", Path: "/v1/chat/completions", ServiceKind: "openai", MetricsTitle: "LLM Metrics", SupportsStreaming: true, ProducesTokens: true, TokenizesInput: true, SupportsImages: true, SupportsAudio: true}},
 		{NewCompletions(), endpoint.Metadata{Type: "completions", Path: "/v1/completions", ServiceKind: "openai", MetricsTitle: "LLM Metrics", SupportsStreaming: true, ProducesTokens: true, TokenizesInput: true}},
 	} {
 		if got := tt.ep.Metadata(); got != tt.want {

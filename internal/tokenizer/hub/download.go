@@ -64,6 +64,17 @@ const userAgent = "aiperf-go (huggingface_hub-compatible cache)"
 // file-system error. A failed download leaves no blob, snapshot entry or
 // ref behind.
 func (c *Client) Download(ctx context.Context, repo, revision, filename string) (*File, error) {
+	return c.download(ctx, repo, revision, filename, false)
+}
+
+// DownloadDataset is Download for a dataset repository (huggingface_hub's
+// repo_type="datasets"): the same cache rules, offline mode and checks, in
+// the cache folder "datasets--org--name", from {Endpoint}/datasets/{repo}.
+func (c *Client) DownloadDataset(ctx context.Context, repo, revision, filename string) (*File, error) {
+	return c.download(ctx, repo, revision, filename, true)
+}
+
+func (c *Client) download(ctx context.Context, repo, revision, filename string, dataset bool) (*File, error) {
 	if revision == "" {
 		revision = DefaultRevision
 	}
@@ -76,6 +87,7 @@ func (c *Client) Download(ctx context.Context, repo, revision, filename string) 
 	if err != nil {
 		return fail(err)
 	}
+	id.Dataset = dataset
 	if err := errors.Join(checkRelPath("filename", filename), checkRelPath("revision", revision)); err != nil {
 		return fail(err)
 	}
@@ -164,7 +176,11 @@ func (c *Client) resolveURL(id RepoID, revision, filename string) string {
 	for i, s := range segs {
 		segs[i] = url.PathEscape(s)
 	}
-	return c.Endpoint + "/" + id.String() + "/resolve/" + url.PathEscape(revision) + "/" + strings.Join(segs, "/")
+	prefix := "/"
+	if id.Dataset {
+		prefix = "/datasets/"
+	}
+	return c.Endpoint + prefix + id.String() + "/resolve/" + url.PathEscape(revision) + "/" + strings.Join(segs, "/")
 }
 
 // metadata asks the hub about a file with HEAD requests. Redirects that

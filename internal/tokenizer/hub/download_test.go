@@ -399,7 +399,7 @@ func TestResolveURL(t *testing.T) {
 		{"refs/pr/1", "a b/c.json", "https://hf.example/org/m/resolve/refs%2Fpr%2F1/a%20b/c.json"},
 	}
 	for _, tt := range tests {
-		if got := c.resolveURL(RepoID{"org", "m"}, tt.rev, tt.file); got != tt.want {
+		if got := c.resolveURL(RepoID{Namespace: "org", Name: "m"}, tt.rev, tt.file); got != tt.want {
 			t.Errorf("resolveURL(%q, %q) = %q; want %q", tt.rev, tt.file, got, tt.want)
 		}
 	}

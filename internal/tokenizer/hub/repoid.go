@@ -23,6 +23,10 @@ type RepoID struct {
 	Namespace string
 	// Name is the repository name; never empty in a valid RepoID.
 	Name string
+	// Dataset marks a dataset repository (repo type "datasets"): its cache
+	// folder is "datasets--org--name" and its files resolve under
+	// {endpoint}/datasets/. The zero value is a model repository.
+	Dataset bool
 }
 
 // ErrInvalidRepoID is wrapped by ParseRepoID's errors.
@@ -84,10 +88,14 @@ func (r RepoID) String() string {
 // folder is the repository's directory name in the hub cache:
 // "models--org--name" (or "models--name").
 func (r RepoID) folder() string {
-	if r.Namespace == "" {
-		return "models--" + r.Name
+	kind := "models--"
+	if r.Dataset {
+		kind = "datasets--"
 	}
-	return "models--" + r.Namespace + "--" + r.Name
+	if r.Namespace == "" {
+		return kind + r.Name
+	}
+	return kind + r.Namespace + "--" + r.Name
 }
 
 // checkRelPath checks that p (a filename in a repository, or a revision,

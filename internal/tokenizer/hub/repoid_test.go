@@ -13,10 +13,10 @@ func TestParseRepoID(t *testing.T) {
 		folder string
 		ok     bool
 	}{
-		{"Qwen/Qwen3-0.6B", RepoID{"Qwen", "Qwen3-0.6B"}, "models--Qwen--Qwen3-0.6B", true},
-		{"gpt2", RepoID{"", "gpt2"}, "models--gpt2", true},
-		{"meta-llama/Llama-3.1-8B-Instruct", RepoID{"meta-llama", "Llama-3.1-8B-Instruct"}, "models--meta-llama--Llama-3.1-8B-Instruct", true},
-		{"a_b/c_d", RepoID{"a_b", "c_d"}, "models--a_b--c_d", true},
+		{"Qwen/Qwen3-0.6B", RepoID{Namespace: "Qwen", Name: "Qwen3-0.6B"}, "models--Qwen--Qwen3-0.6B", true},
+		{"gpt2", RepoID{Namespace: "", Name: "gpt2"}, "models--gpt2", true},
+		{"meta-llama/Llama-3.1-8B-Instruct", RepoID{Namespace: "meta-llama", Name: "Llama-3.1-8B-Instruct"}, "models--meta-llama--Llama-3.1-8B-Instruct", true},
+		{"a_b/c_d", RepoID{Namespace: "a_b", Name: "c_d"}, "models--a_b--c_d", true},
 		{"", RepoID{}, "", false},
 		{"/x", RepoID{}, "", false},
 		{"x/", RepoID{}, "", false},
@@ -27,7 +27,7 @@ func TestParseRepoID(t *testing.T) {
 		{"org/na..me", RepoID{}, "", false},
 		{"org/na me", RepoID{}, "", false},
 		{"org/" + strings.Repeat("x", 97), RepoID{}, "", false},
-		{"org/" + strings.Repeat("x", 96), RepoID{"org", strings.Repeat("x", 96)}, "models--org--" + strings.Repeat("x", 96), true},
+		{"org/" + strings.Repeat("x", 96), RepoID{Namespace: "org", Name: strings.Repeat("x", 96)}, "models--org--" + strings.Repeat("x", 96), true},
 		{`org\name`, RepoID{}, "", false},
 		{"./local", RepoID{}, "", false},
 	}

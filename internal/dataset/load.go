@@ -1,0 +1,226 @@
+package dataset
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/aiperf-go/aiperf/internal/tokenizer"
+	"github.com/aiperf-go/aiperf/internal/userfile"
+)
+
+// Custom dataset formats (--custom-dataset-type), AIPerf's names.
+const (
+	TypeSingleTurn    = "single_turn"
+	TypeMultiTurn     = "multi_turn"
+	TypeRandomPool    = "random_pool"
+	TypeMooncakeTrace = "mooncake_trace"
+	TypeInputsJSON    = "inputs_json"
+	TypeRawPayload    = "raw_payload"
+	TypeBailianTrace  = "bailian_trace"
+	TypeBurstGPTTrace = "burst_gpt_trace"
+)
+
+// Types lists the formats Load reads.
+func Types() []string {
+	return []string{TypeSingleTurn, TypeMultiTurn, TypeRandomPool, TypeMooncakeTrace,
+		TypeInputsJSON, TypeRawPayload, TypeBailianTrace, TypeBurstGPTTrace}
+}
+
+// Default hash-id block sizes of the trace formats, as in AIPerf's loader
+// metadata; --isl-block-size overrides them.
+const (
+	DefaultMooncakeBlockSize = 512
+	DefaultBailianBlockSize  = 16
+)
+
+// DefaultPoolConversations is the number of conversations a random_pool
+// dataset is sampled into when --conversation-num is not given.
+const DefaultPoolConversations = 100
+
+// LoadOptions says which file to read and how.
+type LoadOptions struct {
+	// Path is the file or directory (--input-file).
+	Path string
+	// Type is the format; "" detects it (see Detect).
+	Type string
+	// BlockSize is the tokens per hash_ids block; 0 means the format's
+	// default.
+	BlockSize int
+	// Conversations is how many conversations a random_pool is sampled
+	// into; 0 means DefaultPoolConversations.
+	Conversations int
+	// Seed and SeedSet are the run's random seed (see SyntheticOptions).
+	Seed    uint64
+	SeedSet bool
+}
+
+// Loaded is a dataset read from a file.
+type Loaded struct {
+	Dataset *Dataset
+	// Type is the format, as given or detected.
+	Type string
+	// Sampling is the format's preferred sampling strategy (sequential for
+	// files and traces, shuffle for random_pool), used when
+	// --dataset-sampling-strategy is not given.
+	Sampling string
+	// Timestamps reports that the first turn carries a timestamp, which
+	// makes a run switch to fixed-schedule replay as AIPerf does.
+	Timestamps bool
+}
+
+// Load reads a custom dataset. tok counts each turn's input tokens (it may
+// be nil for formats that need no prompt synthesis; counts are then -1) and
+// builds the prompts of traces that give only lengths. Every problem in
+// the file is reported, up to a bound, each naming file, line and field;
+// an empty dataset is an error.
+func Load(o LoadOptions, tok tokenizer.Tokenizer) (*Loaded, error) {
+	typ := o.Type
+	if typ == "" {
+		t, err := Detect(o.Path)
+		if err != nil {
+			return nil, err
+		}
+		typ = t
+	}
+	l := &loader{opts: o, tok: tok, seed: o.Seed}
+	if !o.SeedSet {
+		l.seed = rand.Uint64()
+	}
+	var (
+		convs []Conversation
+		err   error
+	)
+	sampling := SamplingSequential
+	switch typ {
+	case TypeSingleTurn:
+		convs, err = l.singleTurn()
+	case TypeMultiTurn:
+		convs, err = l.multiTurn()
+	case TypeRandomPool:
+		convs, err = l.randomPool()
+		sampling = SamplingShuffle
+	case TypeMooncakeTrace:
+		convs, err = l.mooncake()
+	case TypeBailianTrace:
+		convs, err = l.bailian()
+	case TypeBurstGPTTrace:
+		convs, err = l.burstGPT()
+	case TypeRawPayload:
+		convs, err = l.rawPayload()
+	case TypeInputsJSON:
+		convs, err = l.inputsJSON()
+	default:
+		return nil, fmt.Errorf("unknown dataset type %q (want one of %s)", typ, strings.Join(Types(), ", "))
+	}
+	if err != nil {
+		return nil, err
+	}
+	if len(convs) == 0 {
+		return nil, &InputError{File: o.Path, Err: errors.New("the dataset is empty")}
+	}
+	out := &Loaded{Dataset: &Dataset{Conversations: convs}, Type: typ, Sampling: sampling}
+	if t := convs[0].Turns; len(t) > 0 && t[0].HasTimestamp {
+		out.Timestamps = true
+	}
+	return out, nil
+}
+
+// loader holds what one Load call shares between formats.
+type loader struct {
+	opts   LoadOptions
+	tok    tokenizer.Tokenizer
+	seed   uint64
+	nextID int
+	idRNG  *rand.Rand
+}
+
+// sessionID returns the next generated conversation ID: AIPerf's
+// "session_000000" sequence under a seed, random UUIDs without one.
+func (l *loader) sessionID() string {
+	if !l.opts.SeedSet {
+		if l.idRNG == nil {
+			l.idRNG = newStream(l.seed, streamSessionID)
+		}
+		return newUUID(l.idRNG)
+	}
+	id := fmt.Sprintf("session_%06d", l.nextID)
+	l.nextID++
+	return id
+}
+
+// count returns the token count of a turn's texts, or -1 without a
+// tokenizer.
+func (l *loader) count(texts []string) int {
+	if l.tok == nil {
+		return -1
+	}
+	return l.tok.Count(strings.Join(texts, " "))
+}
+
+// readFile reads a user-supplied file safely (see userfile).
+func readFile(path string) ([]byte, error) {
+	data, err := userfile.ReadFile(path)
+	if err != nil {
+		return nil, &InputError{File: path, Err: err}
+	}
+	return data, nil
+}
+
+// dirFiles lists the regular files of directory dir, sorted by name,
+// keeping those whose name ends in one of exts (all when exts is empty).
+// The directory itself must not be reached through a symbolic link.
+func dirFiles(dir string, exts ...string) ([]string, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, &InputError{File: dir, Err: err}
+	}
+	var out []string
+	for _, e := range entries {
+		if !e.Type().IsRegular() {
+			continue
+		}
+		keep := len(exts) == 0
+		for _, x := range exts {
+			keep = keep || strings.HasSuffix(e.Name(), x)
+		}
+		if keep {
+			out = append(out, filepath.Join(dir, e.Name()))
+		}
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// isDir reports whether path is a directory (not a link to one).
+func isDir(path string) bool {
+	fi, err := os.Lstat(path)
+	return err == nil && fi.IsDir()
+}
+
+// traceID scopes hash-id blocks to one file's content, as AIPerf does, so
+// the same hash id in two different traces yields different text.
+func traceID(data []byte) string {
+	h := sha256.Sum256(data)
+	return hex.EncodeToString(h[:8])
+}
+
+// problems gathers a file's input errors up to maxInputErrors.
+type problems struct {
+	errs []error
+}
+
+func (p *problems) add(err error) bool {
+	if len(p.errs) < maxInputErrors {
+		p.errs = append(p.errs, err)
+	}
+	return len(p.errs) < maxInputErrors
+}
+
+func (p *problems) err() error { return errors.Join(p.errs...) }

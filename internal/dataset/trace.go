@@ -1,0 +1,445 @@
+package dataset
+
+import (
+	"bytes"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/go-json-experiment/json/jsontext"
+)
+
+// traceEntry is one request of a trace: its turn (without texts when the
+// prompt is to be synthesized) and, then, the prompt request.
+type traceEntry struct {
+	session string
+	turn    Turn
+	prompt  *promptRequest
+}
+
+// finishTrace synthesizes the prompts the entries ask for and groups the
+// entries into conversations by session (generated IDs for entries with
+// none), in order of first appearance.
+func (l *loader) finishTrace(data []byte, entries []traceEntry, defaultBlock int) ([]Conversation, error) {
+	var reqs []promptRequest
+	var at []int
+	for i, e := range entries {
+		if e.prompt != nil {
+			reqs = append(reqs, *e.prompt)
+			at = append(at, i)
+		}
+	}
+	if len(reqs) > 0 {
+		if l.tok == nil {
+			return nil, errors.New("trace prompts need a tokenizer")
+		}
+		bs := l.opts.BlockSize
+		if bs <= 0 {
+			bs = defaultBlock
+		}
+		h, err := newHashPrompts(l.tok, l.seed, traceID(data), bs)
+		if err != nil {
+			return nil, err
+		}
+		texts, counts, err := h.build(reqs)
+		if err != nil {
+			return nil, err
+		}
+		for k, i := range at {
+			entries[i].turn.Texts = []string{texts[k]}
+			entries[i].turn.InputTokens = counts[k]
+		}
+	}
+	var s sessions
+	for i := range entries {
+		e := &entries[i]
+		if e.prompt == nil && e.turn.RawPayload == nil {
+			e.turn.InputTokens = l.count(e.turn.Texts)
+		}
+		id := e.session
+		if id == "" {
+			id = l.sessionID()
+		}
+		s.add(id, e.turn)
+	}
+	return s.conversations(), nil
+}
+
+// mooncake reads a mooncake_trace JSONL file. Each line has exactly one
+// input mode: input_length (a prompt synthesized from hash_ids blocks, or
+// of that many tokens), text_input (the prompt itself) or payload (a
+// request body sent verbatim); plus optional output_length, timestamp or
+// delay (ms), session_id (lines sharing one form a multi-turn session)
+// and extra.
+func (l *loader) mooncake() ([]Conversation, error) {
+	file := l.opts.Path
+	data, err := readFile(file)
+	if err != nil {
+		return nil, err
+	}
+	var entries []traceEntry
+	var p problems
+	lines(data, func(n int, line []byte) error {
+		e, err := l.mooncakeLine(file, n, line)
+		if err != nil {
+			if !p.add(asInputErr(file, n, "", err)) {
+				return errors.New("too many problems")
+			}
+			return nil
+		}
+		entries = append(entries, e)
+		return nil
+	})
+	if err := p.err(); err != nil {
+		return nil, err
+	}
+	return l.finishTrace(data, entries, DefaultMooncakeBlockSize)
+}
+
+func (l *loader) mooncakeLine(file string, n int, line []byte) (traceEntry, error) {
+	var e traceEntry
+	r, err := parseRow(line)
+	if err != nil {
+		return e, err
+	}
+	if typ, ok, _ := r.str("type"); ok && typ != TypeMooncakeTrace {
+		return e, &fieldErr{"type", fmt.Errorf("%q is not a mooncake_trace record", typ)}
+	}
+	modes := 0
+	for _, k := range []string{"input_length", "text_input", "messages", "payload"} {
+		if r.has(k) {
+			modes++
+		}
+	}
+	if modes != 1 {
+		return e, errors.New("exactly one of input_length, text_input, messages or payload must be given")
+	}
+	t := &e.turn
+	if r.has("messages") {
+		return e, &fieldErr{"messages", errors.New("message-array traces are not supported yet")}
+	}
+	if r.has("tools") {
+		return e, &fieldErr{"tools", errors.New("only allowed with messages, which are not supported yet")}
+	}
+	if t.MaxTokens, _, err = r.int("output_length"); err != nil {
+		return e, &fieldErr{"output_length", err}
+	}
+	if t.MaxTokens < 0 {
+		return e, &fieldErr{"output_length", fmt.Errorf("must not be negative, got %d", t.MaxTokens)}
+	}
+	if err := traceTiming(r, t); err != nil {
+		return e, err
+	}
+	if e.session, _, err = r.str("session_id"); err != nil {
+		return e, &fieldErr{"session_id", err}
+	}
+	if t.Extra, _, err = r.object("extra"); err != nil {
+		return e, &fieldErr{"extra", err}
+	}
+	hashIDs, _, err := r.ints("hash_ids")
+	if err != nil {
+		return e, &fieldErr{"hash_ids", err}
+	}
+	switch {
+	case r.has("payload"):
+		raw := r.raw("payload")
+		if jsontext.Value(raw).Kind() != '{' {
+			return e, &fieldErr{"payload", typeErr(raw, "an object")}
+		}
+		if *t, err = l.rawTurn(append([]byte(nil), raw...)); err != nil {
+			return e, &fieldErr{"payload", err}
+		}
+		traceTiming(r, t)
+		if n, ok, _ := r.int("output_length"); ok {
+			t.MaxTokens = n
+		}
+	case r.has("text_input"):
+		s, _, err := r.str("text_input")
+		if err != nil {
+			return e, &fieldErr{"text_input", err}
+		}
+		t.Texts = []string{s}
+	default:
+		length, _, err := r.int("input_length")
+		if err != nil {
+			return e, &fieldErr{"input_length", err}
+		}
+		if length < 1 {
+			return e, &fieldErr{"input_length", fmt.Errorf("must be at least 1, got %d", length)}
+		}
+		e.prompt = &promptRequest{length: length, hashIDs: hashIDs, file: file, line: n}
+	}
+	return e, nil
+}
+
+// traceTiming reads a trace row's timestamp or delay (milliseconds).
+func traceTiming(r row, t *Turn) error {
+	stamp, hasStamp, err := r.num("timestamp")
+	if err != nil {
+		return &fieldErr{"timestamp", err}
+	}
+	if hasStamp {
+		if err := checkMs(stamp); err != nil {
+			return &fieldErr{"timestamp", err}
+		}
+		t.Timestamp, t.HasTimestamp = msDuration(stamp), true
+	}
+	delay, hasDelay, err := r.num("delay")
+	if err != nil {
+		return &fieldErr{"delay", err}
+	}
+	if hasDelay {
+		if err := checkMs(delay); err != nil {
+			return &fieldErr{"delay", err}
+		}
+		t.Delay = msDuration(delay)
+	}
+	return nil
+}
+
+// bailianEntry is a bailian_trace row's linkage.
+type bailianEntry struct {
+	chat, parent, turnNo int
+	entry                traceEntry
+}
+
+// bailian reads an Alibaba Bailian trace: chat_id, parent_chat_id (-1 for
+// a root), timestamp (seconds), input_length, output_length, type, turn,
+// hash_ids (16-token blocks). Requests linked through parent_chat_id form
+// one session, named after its root chat_id and ordered by turn.
+func (l *loader) bailian() ([]Conversation, error) {
+	file := l.opts.Path
+	data, err := readFile(file)
+	if err != nil {
+		return nil, err
+	}
+	var rows []bailianEntry
+	var p problems
+	lines(data, func(n int, line []byte) error {
+		b, err := bailianLine(file, n, line)
+		if err != nil {
+			if !p.add(asInputErr(file, n, "", err)) {
+				return errors.New("too many problems")
+			}
+			return nil
+		}
+		rows = append(rows, b)
+		return nil
+	})
+	if err := p.err(); err != nil {
+		return nil, err
+	}
+	byChat := make(map[int]int, len(rows))
+	for i, r := range rows {
+		byChat[r.chat] = i
+	}
+	root := func(chat int) int {
+		seen := map[int]bool{}
+		cur := chat
+		for {
+			i, ok := byChat[cur]
+			if !ok || rows[i].parent == -1 || seen[cur] {
+				return cur
+			}
+			seen[cur] = true
+			parent := rows[i].parent
+			if _, ok := byChat[parent]; !ok || parent == cur {
+				return cur
+			}
+			cur = parent
+		}
+	}
+	groups := map[int][]bailianEntry{}
+	var order []int
+	for _, r := range rows {
+		g := root(r.chat)
+		if _, ok := groups[g]; !ok {
+			order = append(order, g)
+		}
+		groups[g] = append(groups[g], r)
+	}
+	var entries []traceEntry
+	for _, g := range order {
+		rs := groups[g]
+		sort.SliceStable(rs, func(a, b int) bool { return rs[a].turnNo < rs[b].turnNo })
+		for _, r := range rs {
+			r.entry.session = strconv.Itoa(g)
+			entries = append(entries, r.entry)
+		}
+	}
+	return l.finishTrace(data, entries, DefaultBailianBlockSize)
+}
+
+func bailianLine(file string, n int, line []byte) (bailianEntry, error) {
+	b := bailianEntry{parent: -1, turnNo: 1}
+	r, err := parseRow(line)
+	if err != nil {
+		return b, err
+	}
+	need := func(key string) (int, error) {
+		v, ok, err := r.int(key)
+		if err == nil && !ok {
+			err = errors.New("missing")
+		}
+		if err != nil {
+			return 0, &fieldErr{key, err}
+		}
+		return v, nil
+	}
+	if b.chat, err = need("chat_id"); err != nil {
+		return b, err
+	}
+	if v, ok, err := r.int("parent_chat_id"); err != nil {
+		return b, &fieldErr{"parent_chat_id", err}
+	} else if ok {
+		b.parent = v
+	}
+	if v, ok, err := r.int("turn"); err != nil {
+		return b, &fieldErr{"turn", err}
+	} else if ok {
+		b.turnNo = v
+	}
+	if _, _, err := r.str("type"); err != nil {
+		return b, &fieldErr{"type", err}
+	}
+	stamp, ok, err := r.num("timestamp")
+	if err == nil && !ok {
+		err = errors.New("missing")
+	}
+	if err == nil {
+		err = checkMs(stamp * 1000)
+	}
+	if err != nil {
+		return b, &fieldErr{"timestamp", err}
+	}
+	in, err := need("input_length")
+	if err != nil {
+		return b, err
+	}
+	if in < 1 {
+		return b, &fieldErr{"input_length", fmt.Errorf("must be at least 1, got %d", in)}
+	}
+	out, err := need("output_length")
+	if err != nil {
+		return b, err
+	}
+	if out < 0 {
+		return b, &fieldErr{"output_length", fmt.Errorf("must not be negative, got %d", out)}
+	}
+	hashIDs, _, err := r.ints("hash_ids")
+	if err != nil {
+		return b, &fieldErr{"hash_ids", err}
+	}
+	b.entry.turn = Turn{MaxTokens: out, Timestamp: msDuration(stamp * 1000), HasTimestamp: true}
+	b.entry.prompt = &promptRequest{length: in, hashIDs: hashIDs, file: file, line: n}
+	return b, nil
+}
+
+// burstGPT columns AIPerf requires; others (Model, Total tokens, Log
+// Type) are ignored.
+var burstGPTColumns = []string{"Timestamp", "Request tokens", "Response tokens"}
+
+// burstGPT reads a BurstGPT CSV trace: each row is one single-turn
+// request at Timestamp (seconds) with a synthesized prompt of Request
+// tokens tokens and Response tokens as its output limit.
+func (l *loader) burstGPT() ([]Conversation, error) {
+	file := l.opts.Path
+	data, err := readFile(file)
+	if err != nil {
+		return nil, err
+	}
+	if !utf8.Valid(data) {
+		return nil, &InputError{File: file, Err: errors.New("not valid UTF-8")}
+	}
+	cr := csv.NewReader(bytes.NewReader(data))
+	cr.FieldsPerRecord = -1
+	header, err := cr.Read()
+	if err != nil {
+		return nil, &InputError{File: file, Line: 1, Err: fmt.Errorf("reading the CSV header: %w", err)}
+	}
+	col := map[string]int{}
+	for i, h := range header {
+		col[strings.TrimSpace(h)] = i
+	}
+	var missing []string
+	for _, c := range burstGPTColumns {
+		if _, ok := col[c]; !ok {
+			missing = append(missing, strconv.Quote(c))
+		}
+	}
+	if len(missing) > 0 {
+		return nil, &InputError{File: file, Line: 1, Err: fmt.Errorf("missing required column(s) %s", strings.Join(missing, ", "))}
+	}
+	var entries []traceEntry
+	var p problems
+	for {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			line := 0
+			var pe *csv.ParseError
+			if errors.As(err, &pe) {
+				line = pe.Line
+			}
+			p.add(&InputError{File: file, Line: line, Err: err})
+			break
+		}
+		line, _ := cr.FieldPos(0)
+		e, err := burstGPTRow(file, line, rec, col)
+		if err != nil {
+			if !p.add(err) {
+				break
+			}
+			continue
+		}
+		entries = append(entries, e)
+	}
+	if err := p.err(); err != nil {
+		return nil, err
+	}
+	return l.finishTrace(data, entries, DefaultMooncakeBlockSize)
+}
+
+func burstGPTRow(file string, line int, rec []string, col map[string]int) (traceEntry, error) {
+	get := func(name string) (string, error) {
+		i := col[name]
+		if i >= len(rec) {
+			return "", &InputError{File: file, Line: line, Field: name, Err: errors.New("missing")}
+		}
+		return strings.TrimSpace(rec[i]), nil
+	}
+	var e traceEntry
+	ts, err := get("Timestamp")
+	if err != nil {
+		return e, err
+	}
+	stamp, err := strconv.ParseFloat(ts, 64)
+	if err != nil || checkMs(stamp*1000) != nil {
+		return e, &InputError{File: file, Line: line, Field: "Timestamp", Err: fmt.Errorf("want a non-negative number of seconds, got %q", ts)}
+	}
+	ints := [2]int{}
+	for i, name := range burstGPTColumns[1:] {
+		s, err := get(name)
+		if err != nil {
+			return e, err
+		}
+		v, err := strconv.Atoi(s)
+		if err != nil || v < 0 || v > 1<<30 {
+			return e, &InputError{File: file, Line: line, Field: name, Err: fmt.Errorf("want a non-negative integer, got %q", s)}
+		}
+		ints[i] = v
+	}
+	if ints[0] < 1 {
+		return e, &InputError{File: file, Line: line, Field: "Request tokens", Err: fmt.Errorf("must be at least 1, got %d", ints[0])}
+	}
+	e.turn = Turn{MaxTokens: ints[1], Timestamp: msDuration(stamp * 1000), HasTimestamp: true}
+	e.prompt = &promptRequest{length: ints[0], file: file, line: line}
+	return e, nil
+}

@@ -1,0 +1,223 @@
+package worker
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/aiperf-go/aiperf/internal/dataset"
+	"github.com/aiperf-go/aiperf/internal/endpoint"
+	"github.com/aiperf-go/aiperf/internal/record"
+	"github.com/aiperf-go/aiperf/internal/transport"
+)
+
+// Budget is a phase's request bound shared by every worker: each turn takes
+// one request from it before it is sent, so --request-count counts requests
+// (turns), not conversations, as in AIPerf. Safe for concurrent use.
+type Budget struct {
+	left atomic.Int64
+}
+
+// NewBudget returns a budget of n requests.
+func NewBudget(n int) *Budget {
+	b := &Budget{}
+	b.left.Store(int64(n))
+	return b
+}
+
+// Take claims one request; false once the budget is spent.
+func (b *Budget) Take() bool {
+	if b.left.Add(-1) >= 0 {
+		return true
+	}
+	b.left.Add(1) // keep it at 0 so Exhausted stays exact
+	return false
+}
+
+// Exhausted reports whether no request is left. The scheduler polls it to
+// stop issuing conversations that could send nothing.
+func (b *Budget) Exhausted() bool { return b.left.Load() <= 0 }
+
+// session sends one conversation's turns in order on this goroutine.
+//
+// Turn 0 is due at the credit's Due. A later turn is due after the previous
+// response has been read plus its Delay (think time, clamped by
+// Options.DelayCap), or, in a fixed-schedule replay, at its own trace
+// timestamp if it has one (but never before the previous turn finished). A
+// failed turn ends the conversation, since later turns would need its reply
+// as history; so do StopSending, a spent Budget and a cancelled pool.
+//
+// Every turn carries the same session id (Options.SessionHeader). With an
+// Endpoint, turns after the first are built now, with the history: each
+// earlier turn followed by the reply text parsed from its response. Their
+// record's InputTexts are then every text of the body, so ISL counts what
+// was sent, as AIPerf 0.13 counts it from the wire payload.
+func (p *Pool) session(workerID string, j job) {
+	conv := &p.o.Dataset.Conversations[j.conv]
+	correlation := newID()
+	var history []endpoint.Message
+	var timer *time.Timer
+	defer func() {
+		if timer != nil {
+			timer.Stop()
+		}
+	}()
+	for t := range conv.Turns {
+		turn := &conv.Turns[t]
+		due, scheduled := j.credit.Due, p.o.FixedSchedule
+		if t > 0 {
+			due, scheduled = p.turnDue(conv, t, j.credit.Due)
+			if !p.waitUntil(&timer, due) {
+				return
+			}
+		}
+		// A first turn was issued before any stop, so only later turns
+		// check StopSending.
+		if (t > 0 && p.stopped()) || (p.o.Budget != nil && !p.o.Budget.Take()) {
+			return
+		}
+		rec := &record.Record{
+			Seq:            j.credit.Seq,
+			Phase:          j.credit.Phase,
+			ConversationID: conv.ID,
+			TurnIndex:      t,
+			XRequestID:     newID(),
+			XCorrelationID: correlation,
+			WorkerID:       workerID,
+			URLIndex:       int(j.credit.Seq % uint64(len(p.o.URLs))),
+			Model:          turn.Model,
+			Due:            due,
+			Scheduled:      scheduled,
+			InputTexts:     turn.Texts,
+			InputTokens:    turn.InputTokens,
+			RequestedOSL:   turn.MaxTokens,
+		}
+		body := p.o.Payloads[j.conv][t]
+		if len(history) > 0 && turn.RawPayload == nil {
+			var err error
+			if body, err = p.bodyWithHistory(turn, history); err != nil {
+				now := p.o.Clock.Now()
+				rec.Sent, rec.End = now, now
+				rec.Error = &record.ErrorDetails{Type: "RequestBuildError", Message: err.Error()}
+				p.o.Out <- rec
+				return
+			}
+			rec.InputTexts, rec.InputTokens = historyTexts(history, turn), -1
+			rec.RequestBody = body
+		}
+		header := p.o.Header.Clone()
+		if header == nil {
+			header = http.Header{}
+		}
+		header.Set("X-Request-ID", rec.XRequestID)
+		header.Set(p.o.SessionHeader, correlation)
+		req := &transport.Request{URL: p.o.URLs[rec.URLIndex], Body: body, Header: header}
+		if p.o.OnSend != nil {
+			p.o.OnSend()
+		}
+		p.o.Sender.Do(p.ctx, p.o.Clock, req, rec)
+		rec.Images, rec.AudioSeconds = endpoint.CountImageParts(body), turn.AudioSeconds
+		failed := rec.Error != nil
+		last := t == len(conv.Turns)-1
+		if !failed && !last && p.o.Endpoint != nil {
+			// Read the reply before handing the record on: it belongs
+			// downstream after the send.
+			history = append(history,
+				endpoint.Message{Turn: turn},
+				endpoint.Message{Role: "assistant", Text: p.replyText(rec)})
+		}
+		p.o.Out <- rec
+		if failed {
+			return
+		}
+	}
+}
+
+// turnDue returns when turn t (> 0) of conv is due, and whether that is an
+// absolute trace time.
+func (p *Pool) turnDue(conv *dataset.Conversation, t int, first time.Duration) (time.Duration, bool) {
+	now := p.o.Clock.Now()
+	turn, head := &conv.Turns[t], &conv.Turns[0]
+	if p.o.FixedSchedule && turn.HasTimestamp && head.HasTimestamp {
+		return first + (turn.Timestamp - head.Timestamp), true
+	}
+	delay := max(turn.Delay, 0)
+	if p.o.CapDelays {
+		delay = min(delay, p.o.DelayCap)
+	}
+	return now + delay, false
+}
+
+// waitUntil sleeps until the run-clock offset due; false when the pool was
+// told to stop sending or cancelled meanwhile.
+func (p *Pool) waitUntil(timer **time.Timer, due time.Duration) bool {
+	wait := p.o.Clock.Until(due)
+	if wait <= 0 {
+		return !p.stopped() && p.ctx.Err() == nil
+	}
+	if *timer == nil {
+		*timer = time.NewTimer(wait)
+	} else {
+		(*timer).Reset(wait)
+	}
+	select {
+	case <-(*timer).C:
+		return !p.stopped()
+	case <-p.stop:
+		return false
+	case <-p.ctx.Done():
+		return false
+	}
+}
+
+func (p *Pool) stopped() bool {
+	select {
+	case <-p.stop:
+		return true
+	default:
+		return false
+	}
+}
+
+// bodyWithHistory builds turn's request body with the history before it
+// and the turn's own extra fields merged last, as the first turn's body has.
+func (p *Pool) bodyWithHistory(turn *dataset.Turn, history []endpoint.Message) ([]byte, error) {
+	o := *p.o.EOptions
+	o.History = history
+	body, err := p.o.Endpoint.AppendPayload(nil, turn, endpoint.WithTurnExtra(&o, turn))
+	if err != nil {
+		return nil, fmt.Errorf("building the request body with history: %w", err)
+	}
+	return body, nil
+}
+
+// replyText is the response's output text as the endpoint parses it:
+// every chunk's Text concatenated (reasoning is not part of the reply).
+// Unparseable chunks contribute nothing.
+func (p *Pool) replyText(rec *record.Record) string {
+	var b strings.Builder
+	for _, c := range rec.Chunks {
+		parsed, err := p.o.Endpoint.ParseResponse(c.Data)
+		if err != nil {
+			continue
+		}
+		b.WriteString(parsed.Text)
+	}
+	return b.String()
+}
+
+// historyTexts lists every text a body with history carries, in order:
+// each earlier turn's texts, each reply, then the turn's own texts.
+func historyTexts(history []endpoint.Message, turn *dataset.Turn) []string {
+	var out []string
+	for _, m := range history {
+		if m.Turn != nil {
+			out = append(out, m.Turn.Texts...)
+		} else {
+			out = append(out, m.Text)
+		}
+	}
+	return append(out, turn.Texts...)
+}

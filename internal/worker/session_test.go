@@ -1,0 +1,183 @@
+package worker
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/aiperf-go/aiperf/internal/clock"
+	"github.com/aiperf-go/aiperf/internal/dataset"
+	"github.com/aiperf-go/aiperf/internal/endpoint"
+	"github.com/aiperf-go/aiperf/internal/record"
+	"github.com/aiperf-go/aiperf/internal/timing"
+	"github.com/aiperf-go/aiperf/internal/transport"
+)
+
+// fakeSender answers every request after latency (fake time) with one
+// chunk whose data is the reply text, and keeps the bodies it was sent.
+type fakeSender struct {
+	latency time.Duration
+	mu      sync.Mutex
+	bodies  []string
+}
+
+func (f *fakeSender) Do(ctx context.Context, clk *clock.Clock, req *transport.Request, rec *record.Record) {
+	f.mu.Lock()
+	f.bodies = append(f.bodies, string(req.Body))
+	f.mu.Unlock()
+	rec.Sent = clk.Now()
+	time.Sleep(f.latency)
+	rec.End = clk.Now()
+	rec.Chunks = []record.Chunk{{At: rec.End, Data: []byte("reply")}}
+}
+
+// echoEndpoint renders a body as the texts of the history and the turn,
+// and parses a response's data as its text.
+type echoEndpoint struct{}
+
+func (echoEndpoint) Metadata() endpoint.Metadata { return endpoint.Metadata{} }
+func (echoEndpoint) AppendPayload(dst []byte, t *dataset.Turn, o *endpoint.Options) ([]byte, error) {
+	for _, m := range o.History {
+		if m.Turn != nil {
+			dst = append(dst, m.Turn.Texts[0]...)
+		} else {
+			dst = append(dst, m.Text...)
+		}
+		dst = append(dst, '|')
+	}
+	return append(dst, t.Texts[0]...), nil
+}
+func (echoEndpoint) ParseResponse(data []byte) (record.Parsed, error) {
+	return record.Parsed{Text: string(data)}, nil
+}
+
+func sessionPool(t *testing.T, ds *dataset.Dataset, o Options) (*Pool, chan *record.Record) {
+	t.Helper()
+	out := make(chan *record.Record, 64)
+	payloads := make([][][]byte, ds.Len())
+	for c, conv := range ds.Conversations {
+		for _, turn := range conv.Turns {
+			payloads[c] = append(payloads[c], []byte(turn.Texts[0]))
+		}
+	}
+	o.Clock, o.Dataset, o.Payloads, o.URLs = clock.New(), ds, payloads, []string{"http://x"}
+	o.Pick, o.Out, o.Done = func() int { return 0 }, out, func(timing.Credit) {}
+	p, err := NewPool(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p, out
+}
+
+func conversation(delays ...time.Duration) *dataset.Dataset {
+	conv := dataset.Conversation{ID: "c"}
+	for i, d := range delays {
+		conv.Turns = append(conv.Turns, dataset.Turn{Texts: []string{string(rune('a' + i))}, InputTokens: 1, Delay: d})
+	}
+	return &dataset.Dataset{Conversations: []dataset.Conversation{conv}}
+}
+
+// TestSessionHistoryDelaysAndCap: later turns carry the history with the
+// replies, are due their (capped) delay after the previous response, and
+// count the whole body's texts for ISL.
+func TestSessionHistoryDelaysAndCap(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := &fakeSender{latency: 10 * time.Millisecond}
+		p, out := sessionPool(t, conversation(0, 200*time.Millisecond, time.Hour), Options{
+			Sender: s, Endpoint: echoEndpoint{}, EOptions: &endpoint.Options{},
+			CapDelays: true, DelayCap: time.Second,
+		})
+		p.Dispatch(timing.Credit{})
+		p.Close()
+		close(out)
+		var recs []*record.Record
+		for r := range out {
+			recs = append(recs, r)
+		}
+		if len(recs) != 3 {
+			t.Fatalf("%d records, want 3", len(recs))
+		}
+		wantBodies := []string{"a", "a|reply|b", "a|reply|b|reply|c"}
+		for i, b := range s.bodies {
+			if b != wantBodies[i] {
+				t.Errorf("turn %d body %q, want %q", i, b, wantBodies[i])
+			}
+		}
+		wantDelay := []time.Duration{0, 200 * time.Millisecond, time.Second} // the hour is capped
+		for i := 1; i < 3; i++ {
+			if got := recs[i].Due - recs[i-1].End; got != wantDelay[i] {
+				t.Errorf("turn %d due %v after the previous response, want %v", i, got, wantDelay[i])
+			}
+			if recs[i].Sent != recs[i].Due || recs[i].Scheduled {
+				t.Errorf("turn %d: sent %v, due %v, scheduled %v", i, recs[i].Sent, recs[i].Due, recs[i].Scheduled)
+			}
+			if recs[i].XCorrelationID != recs[0].XCorrelationID {
+				t.Errorf("turn %d has another session id", i)
+			}
+			if recs[i].InputTokens != -1 || len(recs[i].InputTexts) != 2*i+1 {
+				t.Errorf("turn %d ISL texts %v (tokens %d), want the whole body's", i, recs[i].InputTexts, recs[i].InputTokens)
+			}
+		}
+	})
+}
+
+// TestSessionStopSendingCutsThePause: StopSending ends a conversation at
+// its next turn boundary, also in the middle of a pause.
+func TestSessionStopSendingCutsThePause(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := &fakeSender{}
+		p, out := sessionPool(t, conversation(0, time.Hour), Options{Sender: s})
+		p.Dispatch(timing.Credit{})
+		<-out
+		synctest.Wait() // the worker is in its pause
+		p.StopSending()
+		p.Close()
+		if len(s.bodies) != 1 {
+			t.Fatalf("%d requests sent, want only the first turn", len(s.bodies))
+		}
+	})
+}
+
+// TestSessionFixedScheduleTimestamps: in a replay, a later turn with its
+// own timestamp is due at the credit's Due plus its distance from the first
+// turn's timestamp, and is marked Scheduled.
+func TestSessionFixedScheduleTimestamps(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ds := conversation(0, 0)
+		ds.Conversations[0].Turns[0].Timestamp, ds.Conversations[0].Turns[0].HasTimestamp = 5*time.Second, true
+		ds.Conversations[0].Turns[1].Timestamp, ds.Conversations[0].Turns[1].HasTimestamp = 8*time.Second, true
+		p, out := sessionPool(t, ds, Options{Sender: &fakeSender{latency: time.Millisecond}, FixedSchedule: true})
+		p.Dispatch(timing.Credit{Due: 0})
+		p.Close()
+		first, second := <-out, <-out
+		if !first.Scheduled || !second.Scheduled {
+			t.Errorf("scheduled = %v, %v; want both", first.Scheduled, second.Scheduled)
+		}
+		if second.Due != 3*time.Second || second.Sent != second.Due {
+			t.Errorf("second turn due %v sent %v, want both 3s", second.Due, second.Sent)
+		}
+	})
+}
+
+func TestBudget(t *testing.T) {
+	t.Parallel()
+	b := NewBudget(100)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	taken := 0
+	for range 8 {
+		wg.Go(func() {
+			for b.Take() {
+				mu.Lock()
+				taken++
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	if taken != 100 || !b.Exhausted() || b.Take() {
+		t.Fatalf("taken %d, exhausted %v", taken, b.Exhausted())
+	}
+}
