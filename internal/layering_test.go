@@ -23,7 +23,7 @@ var leaves = []string{"internal/record", "internal/clock", "internal/tokenizer",
 // bug cannot hide on both sides of the wire).
 var allowed = map[string][]string{
 	"cmd/aiperf":               {"internal/cli"},
-	"internal/cli":             {"internal/config", "internal/benchmark", "internal/builtin", "internal/plugin", "internal/mockserver", "internal/ui", "internal/chattemplate"},
+	"internal/cli":             {"internal/configfile", "internal/config", "internal/benchmark", "internal/builtin", "internal/plugin", "internal/mockserver", "internal/ui", "internal/chattemplate"},
 	"internal/benchmark":       {"internal/config", "internal/builtin", "internal/plugin", "internal/dataset", "internal/timing", "internal/worker", "internal/endpoint", "internal/transport", "internal/metrics", "internal/metrics/stats", "internal/export", "internal/ui", "internal/chattemplate"},
 	"internal/builtin":         {"internal/plugin", "internal/endpoint", "internal/endpoint/openai", "internal/dataset", "internal/timing", "internal/export"},
 	"internal/worker":          {"internal/timing", "internal/dataset", "internal/endpoint", "internal/transport"},
@@ -33,8 +33,10 @@ var allowed = map[string][]string{
 	"internal/export":          {"internal/metrics"},
 	"internal/timing":          {},
 	"internal/transport":       {},
-	"internal/dataset":         {"internal/chattemplate"},
+	"internal/dataset":         {"internal/chattemplate", "internal/tokenizer/hub"},
 	"internal/tokenizer":       {"internal/tokenizer/hf", "internal/tokenizer/hub"},
+	// configfile reads YAML config files into a config.Config.
+	"internal/configfile": {"internal/config"},
 	// bench/benchtool reads the mock's request record (its schema type)
 	// and summarizes with the same percentile code as the metrics.
 	"bench/benchtool": {"internal/mockserver", "internal/metrics/stats"},

@@ -7,6 +7,7 @@
 //	benchtool groundtruth -server requests.jsonl -client profile_export.jsonl [-json]
 //	benchtool run [-health URL] [-o stats.json] -- command args...
 //	benchtool json FILE key.path...
+//	benchtool wakefloor [-n 500] [-gap 20ms]
 //
 // It is not part of aiperf; it reads aiperf's files the way any user's
 // tool would.
@@ -25,7 +26,7 @@ func main() {
 // run dispatches a subcommand and returns the exit code.
 func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
-		fmt.Fprintln(stderr, "usage: benchtool groundtruth|run|json ...")
+		fmt.Fprintln(stderr, "usage: benchtool groundtruth|run|json|wakefloor ...")
 		return 2
 	}
 	var err error
@@ -37,8 +38,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		code, err = runMain(args[1:], stdout)
 	case "json":
 		err = jsonMain(args[1:], stdout)
+	case "wakefloor":
+		err = wakeFloorMain(args[1:], stdout)
 	default:
-		err = fmt.Errorf("unknown subcommand %q (groundtruth, run, json)", args[0])
+		err = fmt.Errorf("unknown subcommand %q (groundtruth, run, json, wakefloor)", args[0])
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "benchtool:", err)

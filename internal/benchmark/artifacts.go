@@ -17,6 +17,8 @@ func writeArtifacts(p *Plan, res *result, rio IO) error {
 		BenchmarkID:  res.BenchmarkID,
 		InputConfig:  inputConfig(p, p.Config.UIType(rio.IsTTY)),
 		CLICommand:   rio.CLICommand,
+		Trial:        rio.Trial,
+		RunLabel:     rio.RunLabel,
 		Start:        res.Clock.Wall(res.Profiling.Start),
 		End:          res.Clock.Wall(res.Profiling.End),
 		WasCancelled: res.Stopped,

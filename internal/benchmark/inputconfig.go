@@ -49,11 +49,15 @@ type inputDataset struct {
 	Entries    int          `json:"entries"`
 	RandomSeed *uint64      `json:"random_seed,omitzero"`
 	Prompts    inputPrompts `json:"prompts"`
+	inputShape `json:",inline"`
+	inputMedia `json:",inline"`
 }
 
 type inputPrompts struct {
-	ISL inputDist  `json:"isl"`
-	OSL *inputDist `json:"osl,omitzero"`
+	ISL                  inputDist           `json:"isl"`
+	OSL                  *inputDist          `json:"osl,omitzero"`
+	BatchSize            *int                `json:"batch_size,omitzero"`
+	SequenceDistribution []inputSeqDistEntry `json:"sequence_distribution,omitzero"`
 }
 
 type inputDist struct {
@@ -72,6 +76,10 @@ type inputPhase struct {
 	Rate        float64  `json:"rate,omitzero"`
 	Smoothness  float64  `json:"smoothness,omitzero"`
 	Exclude     bool     `json:"exclude_from_results,omitzero"`
+	Sessions    int      `json:"sessions,omitzero"`
+	AutoOffset  bool     `json:"auto_offset,omitzero"`
+	StartOffset *int     `json:"start_offset,omitzero"`
+	EndOffset   *int     `json:"end_offset,omitzero"`
 }
 
 type inputArtifacts struct {
@@ -123,18 +131,25 @@ func inputConfig(p *Plan, ui config.UIType) inputConfigDoc {
 	if m := cfg.Input.OutputTokens.Mean; m != nil {
 		ds.Prompts.OSL = &inputDist{Mean: float64(*m), Stddev: cfg.Input.OutputTokens.Stddev}
 	}
+	shapeDoc(cfg, &ds)
+	ds.inputMedia = mediaDoc(&cfg.Media)
 	doc.Datasets = []inputDataset{ds}
 	if p.Warmup != nil {
 		w := phaseDoc("warmup", p.Warmup)
 		w.Exclude = true
 		doc.Phases = append(doc.Phases, w)
 	}
-	doc.Phases = append(doc.Phases, phaseDoc("profiling", &p.Profiling))
+	prof := phaseDoc("profiling", &p.Profiling)
+	if p.Sessions.Fixed {
+		r := &cfg.Replay
+		prof.Type, prof.AutoOffset, prof.StartOffset, prof.EndOffset = "fixed_schedule", r.AutoOffset, r.StartOffset, r.EndOffset
+	}
+	doc.Phases = append(doc.Phases, prof)
 	return doc
 }
 
 func phaseDoc(name string, s *PhaseSpec) inputPhase {
-	ph := inputPhase{Name: name, Kind: name, Type: "concurrency", Requests: s.Count, Concurrency: s.Concurrency}
+	ph := inputPhase{Name: name, Kind: name, Type: "concurrency", Requests: s.Count, Sessions: s.Sessions, Concurrency: s.Concurrency}
 	if s.Rate > 0 && s.Pattern != config.ArrivalConcurrencyBurst {
 		ph.Type, ph.Rate = string(s.Pattern), s.Rate
 		if s.Pattern == config.ArrivalGamma {

@@ -56,13 +56,25 @@ func (r *phaseRunner) run(stop context.Context, spec *PhaseSpec, seed uint64) (p
 	if spec.Rate > 0 {
 		sleeper = timing.AutoSleeper(time.Duration(float64(time.Second) / spec.Rate))
 	}
+	sess, err := r.plan.Sessions.forPhase(spec)
+	if err != nil {
+		return phaseResult{}, fmt.Errorf("%s phase schedule: %w", spec.Phase, err)
+	}
+	if sess.arrivals != nil {
+		arrivals, sleeper = sess.arrivals, sess.sleeper
+	}
+	var exhausted func() bool
+	if sess.budget != nil {
+		exhausted = sess.budget.Exhausted
+	}
 	sched, err := timing.New(timing.Options{
 		Phase:       spec.Phase,
 		Arrivals:    arrivals,
 		Concurrency: spec.Concurrency,
-		Count:       spec.Count,
+		Count:       sess.count,
 		Duration:    spec.Duration,
 		Sleeper:     sleeper,
+		Exhausted:   exhausted,
 	})
 	if err != nil {
 		return phaseResult{}, fmt.Errorf("%s phase scheduler: %w", spec.Phase, err)
@@ -72,24 +84,36 @@ func (r *phaseRunner) run(stop context.Context, spec *PhaseSpec, seed uint64) (p
 	if requests == nil {
 		requests = context.Background()
 	}
-	pool, err := worker.NewPool(requests, worker.Options{
-		Sender:   r.plan.requestSender(r.client),
-		Clock:    r.clk,
-		Dataset:  r.plan.Dataset,
-		Payloads: r.plan.Payloads,
-		URLs:     r.plan.URLs,
-		Header:   r.plan.Header,
-		Pick:     r.sampler.Next,
-		Out:      r.pl.raw,
-		Done:     sched.Done,
-	})
+	pick := r.sampler.Next
+	if sess.pick != nil {
+		pick = sess.pick
+	}
+	wo := worker.Options{
+		Sender:        r.plan.requestSender(r.client),
+		Clock:         r.clk,
+		Dataset:       r.plan.Dataset,
+		Payloads:      r.plan.Payloads,
+		URLs:          r.plan.URLs,
+		Header:        r.plan.Header,
+		SessionHeader: r.plan.Config.Conversation.SessionHeader,
+		Pick:          pick,
+		Out:           r.pl.raw,
+		Done:          sched.Done,
+		FixedSchedule: sess.fixed,
+		Budget:        sess.budget,
+		OnSend:        func() { counts.sent.Add(1) },
+	}
+	if r.plan.Sessions.MultiTurn {
+		wo.Endpoint, wo.EOptions = r.plan.Endpoint, &r.plan.EOptions
+	}
+	if capNS, ok := r.plan.Config.InterTurnDelayCap(); ok {
+		wo.CapDelays, wo.DelayCap = true, time.Duration(capNS)
+	}
+	pool, err := worker.NewPool(requests, wo)
 	if err != nil {
 		return phaseResult{}, err
 	}
-	dispatch := func(c timing.Credit) {
-		counts.sent.Add(1)
-		pool.Dispatch(c)
-	}
+	dispatch := pool.Dispatch
 
 	res := phaseResult{Start: r.clk.Now()}
 	if r.onStart != nil {
@@ -99,6 +123,10 @@ func (r *phaseRunner) run(stop context.Context, spec *PhaseSpec, seed uint64) (p
 		"concurrency", spec.Concurrency, "request_rate", spec.Rate, "arrival_pattern", string(spec.Pattern))
 	res.Stats = sched.Run(stop, r.clk, dispatch)
 	res.Stopped = res.Stats.Reason == timing.StopCtx
+	if res.Stats.Reason == timing.StopDuration || res.Stopped {
+		// Past the phase's end no turn starts, later turns included.
+		pool.StopSending()
+	}
 
 	grace := spec.Grace
 	if res.Stopped && grace < 0 {

@@ -148,6 +148,9 @@ func payloadLookup(p *Plan) func(*record.Record) []byte {
 		index[c.ID] = i
 	}
 	return func(r *record.Record) []byte {
+		if r.RequestBody != nil { // built at run time, with history
+			return r.RequestBody
+		}
 		c, ok := index[r.ConversationID]
 		if !ok || r.TurnIndex >= len(p.Payloads[c]) {
 			return nil

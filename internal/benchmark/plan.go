@@ -58,6 +58,11 @@ type Plan struct {
 	Dataset  *dataset.Dataset
 	Payloads [][][]byte // [conversation][turn] request body
 	Sampling string     // dataset sampling strategy
+	// DatasetType is the --input-file format (given or detected) or
+	// "sharegpt"; "" for synthetic data. DatasetTimestamps reports that
+	// its first turn has a timestamp (trace replay).
+	DatasetType       string
+	DatasetTimestamps bool
 
 	Registry *metrics.Registry
 	Metrics  []*metrics.Metric // selected for this run
@@ -70,12 +75,17 @@ type Plan struct {
 
 	Warmup    *PhaseSpec // nil when no warmup phase runs
 	Profiling PhaseSpec
+
+	// Sessions is how conversations run (fixed schedule, multi-turn); set
+	// by planSessions once the dataset is built.
+	Sessions sessionPlan
 }
 
 // PhaseSpec is how one phase sends and when it stops.
 type PhaseSpec struct {
 	Phase       record.Phase
-	Count       int           // stop after this many credits; 0 = no count bound
+	Count       int           // stop after this many requests; 0 = no count bound
+	Sessions    int           // stop after this many conversations; 0 = no session bound
 	Duration    time.Duration // stop issuing after this long; 0 = no time bound
 	Grace       time.Duration // wait this long for in-flight requests once issuing stops; <0 = forever
 	Concurrency int           // cap on credits outstanding; 0 = unlimited
@@ -120,6 +130,8 @@ func NewPlan(cfg *config.Config, reg *builtin.Registries) (*Plan, error) {
 			Streaming:           cfg.Endpoint.Streaming && p.Meta.SupportsStreaming,
 			ProducesTokens:      p.Meta.ProducesTokens,
 			TokenizesInput:      p.Meta.TokenizesInput,
+			SupportsImages:      p.Meta.SupportsImages,
+			SupportsAudio:       p.Meta.SupportsAudio,
 			UseServerTokenCount: cfg.Endpoint.UseServerTokenCount,
 			Goodput:             len(cfg.Input.Goodput) > 0,
 		})
@@ -181,6 +193,10 @@ func NewPlan(cfg *config.Config, reg *builtin.Registries) (*Plan, error) {
 // makes of them. It runs after NewPlan so that configuration errors are
 // reported before any prompt is generated.
 func (p *Plan) BuildDataset() error {
+	if p.Config.Dataset.FromFile() {
+		p.setUpChatTemplate()
+		return p.loadFileDataset()
+	}
 	in := p.Config.Input
 	o := dataset.SyntheticOptions{
 		ISLMean:   in.InputTokens.Mean,
@@ -193,11 +209,15 @@ func (p *Plan) BuildDataset() error {
 	if in.OutputTokens.Mean != nil {
 		o.OSLMean = *in.OutputTokens.Mean
 	}
+	p.shapeSynthetic(&o)
 	p.setUpChatTemplate()
 	p.compensateSyntheticISL(&o)
 	ds, err := dataset.Synthetic(o, p.Tokenizer)
 	if err != nil {
 		return usageError(fmt.Errorf("synthetic dataset: %w", err))
+	}
+	if err := p.addSyntheticMedia(ds); err != nil {
+		return err
 	}
 	p.Dataset = ds
 	p.Payloads = make([][][]byte, len(ds.Conversations))
@@ -272,7 +292,9 @@ func artifactDir(cfg *config.Config, meta endpoint.Metadata) string {
 	if cfg.Output.ArtifactDirExplicit {
 		return cfg.Output.ArtifactDir
 	}
-	st := export.Stimulus{Concurrency: cfg.Concurrency()}
+	// A replay auto-detected from the dataset is only known later; the
+	// explicit flag names the directory as AIPerf does.
+	st := export.Stimulus{Concurrency: cfg.Concurrency(), FixedSchedule: cfg.Replay.FixedSchedule}
 	if cfg.Load.RequestRate != nil {
 		st.RequestRate = *cfg.Load.RequestRate
 		if cfg.Load.Concurrency == nil {

@@ -30,6 +30,10 @@ type IO struct {
 	// cancelled at once instead of drained; artifacts are still written.
 	// nil never closes.
 	Abort <-chan struct{}
+	// Trial (0-based) and RunLabel ("run_0002") identify a run of a
+	// multi-run experiment in run_info; zero for a single run.
+	Trial    int
+	RunLabel string
 }
 
 // Run executes one benchmark and writes its artifacts. Cancelling ctx (the
@@ -69,6 +73,10 @@ func Run(ctx context.Context, cfg *config.Config, rio IO) error {
 	}
 	log.Info("dataset ready", "conversations", plan.Dataset.Len(), "tokenizer", plan.Tokenizer.Name(),
 		"tokenizer_source", plan.TokenizerSource, "seed", plan.Seed, "elapsed", time.Since(started))
+	if err := plan.planSessions(); err != nil {
+		log.Error("sessions", "error", err)
+		return err
+	}
 	if plan.ChatTemplateErr != nil {
 		log.Warn("--apply-chat-template has no effect: input tokens are counted on the bare prompt text", "reason", plan.ChatTemplateErr)
 	}

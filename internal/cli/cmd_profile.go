@@ -53,6 +53,8 @@ type profileCommand struct {
 	spelled map[string]string
 	// rawArgs is the command line as typed, starting with "profile".
 	rawArgs []string
+	// cf is what the -f/--config file contributed (flags_configfile.go).
+	cf configFileState
 }
 
 // newProfileCommand builds `aiperf profile` bound to a fresh config.
@@ -88,9 +90,13 @@ func (p *profileCommand) run(ctx context.Context, args []string) error {
 	for _, a := range args {
 		problems = append(problems, fmt.Errorf("unexpected argument %q: profile takes only flags", a))
 	}
+	problems = append(problems, p.cf.problems...)
 	problems = append(problems, p.valueProblems.errs...)
-	p.cfg.Output.ArtifactDirExplicit = p.cmd.Flags().Changed("output-artifact-dir")
+	p.cfg.Output.ArtifactDirExplicit = p.cfg.Output.ArtifactDirExplicit || p.cmd.Flags().Changed("output-artifact-dir")
 	problems = append(problems, unjoin(p.cfg.Validate())...)
+	if len(problems) == 0 {
+		problems = append(problems, p.expandSweep()...)
+	}
 	if len(problems) > 0 {
 		return &usageError{command: "aiperf profile", problems: p.inUserWords(problems)}
 	}
@@ -112,6 +118,7 @@ func (p *profileCommand) run(ctx context.Context, args []string) error {
 		IsTTY:      p.env.IsTTY,
 		CLICommand: commandLine(p.cmd.Flags(), p.rawArgs),
 		Abort:      p.env.abort,
+		Variations: p.variations(cfg),
 	}
 	err := p.env.Runner(ctx, &cfg, rio)
 	switch {

@@ -5,5 +5,27 @@ import "github.com/aiperf-go/aiperf/internal/config"
 // addDatasetFlags registers the profile flags of config.Dataset (owned by helper
 // W1). It sets b.group itself for each flag it adds.
 func (b *flagBuilder) addDatasetFlags(cfg *config.Config) {
-	_ = cfg
+	d := &cfg.Dataset
+	b.group = groupInput
+	b.add(&stringValue{recorder: b.rec("input-file"), p: &d.InputFile}, spec{
+		name: "input-file", meta: "<path>",
+		usage: "File or directory of dataset entries to send instead of synthetic prompts. Its format is --custom-dataset-type, detected from the content when not given. With --public-dataset, a local copy of that dataset.",
+	})
+	b.add(&choiceValue[config.PublicDataset]{recorder: b.rec("public-dataset"), p: &d.Public, normalize: normalizeChoice[config.PublicDataset]}, spec{
+		name: "public-dataset", meta: "<name>", choices: []string{string(config.PublicShareGPT)},
+		usage: "Public dataset to benchmark with, read from the Hugging Face hub cache or downloaded into it (HF_HOME, HF_HUB_OFFLINE honoured). Mutually exclusive with --custom-dataset-type. AIPerf's other public datasets are recognised but not supported yet.",
+	})
+	b.add(&choiceValue[config.CustomDatasetType]{recorder: b.rec("custom-dataset-type"), p: &d.CustomType, normalize: normalizeChoice[config.CustomDatasetType]}, spec{
+		name: "custom-dataset-type", meta: "<type>", choices: strs(config.SupportedCustomDatasetTypes()),
+		usage: "Format of --input-file: single_turn and multi_turn (JSONL), random_pool (JSONL file or directory of pools), mooncake_trace and bailian_trace (JSONL traces), burst_gpt_trace (CSV), raw_payload (JSONL request bodies), inputs_json (an inputs.json to replay). Detected from the file when not given. AIPerf's other formats are recognised but not supported yet.",
+	})
+	b.add(&choiceValue[config.SamplingStrategy]{recorder: b.rec("dataset-sampling-strategy"), p: &d.SamplingStrategy, normalize: normalizeChoice[config.SamplingStrategy]}, spec{
+		name: "dataset-sampling-strategy", meta: "<strategy>", choices: strs(config.SamplingStrategies()),
+		usage: "Order in which dataset entries are sent. sequential: in order, wrapping around; random: with replacement; shuffle: a random permutation, reshuffled when used up. Default: sequential for files and traces, shuffle for synthetic data and random_pool.",
+	})
+	b.group = groupISL
+	b.add(&intPtrValue{recorder: b.rec("prompt-input-tokens-block-size"), p: &d.BlockSize}, spec{
+		name: "prompt-input-tokens-block-size", aliases: []string{"synthetic-input-tokens-block-size", "isl-block-size"}, meta: "<tokens>",
+		usage: "Tokens per hash_ids block when trace prompts are rebuilt from hash ids: the same hash id always yields the same block, so traces reproduce their KV-cache prefix sharing. A prompt is (len(hash_ids)-1)*block_size tokens plus the final block. Default: the format's (512 for mooncake_trace, 16 for bailian_trace).",
+	})
 }

@@ -1,9 +1,146 @@
 package cli
 
-import "github.com/aiperf-go/aiperf/internal/config"
+import (
+	"strconv"
+	"strings"
 
-// addMediaFlags registers the profile flags of config.Media (owned by helper
-// W4). It sets b.group itself for each flag it adds.
+	"github.com/aiperf-go/aiperf/internal/config"
+)
+
+// addMediaFlags registers the profile flags of config.Media: AIPerf's
+// "Audio Input" and "Image Input" groups. It sets b.group itself for each
+// flag it adds.
+//
+// The help shows the values a modality actually uses once switched on
+// (512x512 JPEG images, 10 s clips), which is what AIPerf 0.13 does, not
+// the zeros and png its own help prints.
 func (b *flagBuilder) addMediaFlags(cfg *config.Config) {
-	_ = cfg
+	m := &cfg.Media
+
+	b.group = groupAudio
+	b.add(&intPtrValue{recorder: b.rec("audio-batch-size"), p: &m.AudioBatchSize}, spec{
+		name: "audio-batch-size", aliases: []string{"batch-size-audio"}, meta: "<n>", def: "1",
+		usage: "Audio clips per request (chat endpoint), sent as input_audio content parts; 0 disables audio.",
+	})
+	b.add(&floatPtrValue{recorder: b.rec("audio-length-mean"), p: &m.AudioLengthMean}, spec{
+		name: "audio-length-mean", meta: "<seconds>", def: "10.0 once audio is on",
+		usage: "Mean duration of the synthetic audio clips (random noise) in seconds. Giving it, or --audio-batch-size, switches audio on.",
+	})
+	b.add(&floatPtrValue{recorder: b.rec("audio-length-stddev"), p: &m.AudioLengthStddev}, spec{
+		name: "audio-length-stddev", meta: "<seconds>", def: "0.0",
+		usage: "Standard deviation of the clip duration; durations below 0.01 s are redrawn. 0 gives every clip the mean length.",
+	})
+	b.add(&choiceValue[config.AudioFormat]{recorder: b.rec("audio-format"), p: &m.AudioFormat, normalize: normalizeChoice[config.AudioFormat]}, spec{
+		name: "audio-format", meta: "<format>", def: string(config.DefaultAudioFormat),
+		choices: []string{string(config.AudioWAV)},
+		usage:   "Container of the synthetic clips: wav is uncompressed PCM. AIPerf's mp3 is recognised but not supported yet.",
+	})
+	b.add(&intListValue{recorder: b.rec("audio-depths"), p: &m.AudioDepths}, spec{
+		name: "audio-depths", meta: "<bits>", def: "[16]",
+		usage: "Bit depths to pick from at random for each clip (8, 16, 24 or 32), comma-separated or by repeating the flag.",
+	})
+	b.add(&floatListValue{recorder: b.rec("audio-sample-rates"), p: &m.AudioSampleRates}, spec{
+		name: "audio-sample-rates", meta: "<kHz>", def: "[16.0]",
+		usage: "Sample rates in kHz to pick from at random for each clip (e.g. 16, 44.1, 48), comma-separated or by repeating the flag. Values above 96 are read as Hz.",
+	})
+	b.add(&intPtrValue{recorder: b.rec("audio-num-channels"), p: &m.AudioNumChannels}, spec{
+		name: "audio-num-channels", meta: "<n>", def: "1",
+		usage: "Channels of the synthetic clips: 1 = mono, 2 = stereo (twice the bytes).",
+	})
+
+	b.group = groupImage
+	b.add(&floatPtrValue{recorder: b.rec("image-width-mean"), p: &m.ImageWidthMean}, spec{
+		name: "image-width-mean", meta: "<pixels>", def: "512 once images are on",
+		usage: "Mean width of the synthetic images (random-noise pixels). Giving any image flag switches images on.",
+	})
+	b.add(&floatPtrValue{recorder: b.rec("image-width-stddev"), p: &m.ImageWidthStddev}, spec{
+		name: "image-width-stddev", meta: "<pixels>", def: "0.0",
+		usage: "Standard deviation of the image width; 0 gives every image the mean width.",
+	})
+	b.add(&floatPtrValue{recorder: b.rec("image-height-mean"), p: &m.ImageHeightMean}, spec{
+		name: "image-height-mean", meta: "<pixels>", def: "512 once images are on",
+		usage: "Mean height of the synthetic images.",
+	})
+	b.add(&floatPtrValue{recorder: b.rec("image-height-stddev"), p: &m.ImageHeightStddev}, spec{
+		name: "image-height-stddev", meta: "<pixels>", def: "0.0",
+		usage: "Standard deviation of the image height; 0 gives every image the mean height.",
+	})
+	b.add(&intPtrValue{recorder: b.rec("image-batch-size"), p: &m.ImageBatchSize}, spec{
+		name: "image-batch-size", aliases: []string{"batch-size-image"}, meta: "<n>", def: "1",
+		usage: "Images per request (chat endpoint), sent as image_url content parts holding data URLs; 0 disables images.",
+	})
+	b.add(&choiceValue[config.ImageFormat]{recorder: b.rec("image-format"), p: &m.ImageFormat, normalize: normalizeChoice[config.ImageFormat]}, spec{
+		name: "image-format", meta: "<format>", def: string(config.DefaultImageFormat),
+		choices: strs(config.ImageFormats()),
+		usage:   "Encoding of the synthetic images: png (lossless, larger), jpeg (lossy, smaller) or random (png or jpeg per image).",
+	})
+	b.add(&choiceValue[config.ImageSource]{recorder: b.rec("image-source"), p: &m.ImageSource, normalize: normalizeChoice[config.ImageSource]}, spec{
+		name: "image-source", meta: "<source>", def: string(config.ImageNoise),
+		choices: []string{string(config.ImageNoise)},
+		usage:   "Where image pixels come from: noise = random pixels generated at the drawn size (servers cannot deduplicate them). AIPerf's assets and directory sources are not supported yet.",
+	})
 }
+
+// floatListValue sets a list of finite numbers, comma-separated or by
+// repeating the flag; the first Set replaces the default.
+type floatListValue struct {
+	recorder
+	p       *[]float64
+	changed bool
+}
+
+func (v *floatListValue) Set(s string) error {
+	if !v.changed {
+		*v.p, v.changed = []float64{}, true
+	}
+	for _, e := range config.SplitList(s) {
+		f, err := config.ParseFloat(e)
+		if err != nil {
+			v.fail(err)
+			return nil
+		}
+		*v.p = append(*v.p, f)
+	}
+	return nil
+}
+
+func (v *floatListValue) String() string {
+	parts := make([]string, len(*v.p))
+	for i, f := range *v.p {
+		parts[i] = formatFloat(f)
+	}
+	return strings.Join(parts, ",")
+}
+func (v *floatListValue) Type() string { return "list" }
+
+// intListValue sets a list of integers, comma-separated or by repeating
+// the flag; the first Set replaces the default.
+type intListValue struct {
+	recorder
+	p       *[]int
+	changed bool
+}
+
+func (v *intListValue) Set(s string) error {
+	if !v.changed {
+		*v.p, v.changed = []int{}, true
+	}
+	for _, e := range config.SplitList(s) {
+		n, err := config.ParseInt64(e)
+		if err != nil {
+			v.fail(err)
+			return nil
+		}
+		*v.p = append(*v.p, int(n))
+	}
+	return nil
+}
+
+func (v *intListValue) String() string {
+	parts := make([]string, len(*v.p))
+	for i, n := range *v.p {
+		parts[i] = strconv.Itoa(n)
+	}
+	return strings.Join(parts, ",")
+}
+func (v *intListValue) Type() string { return "list" }

@@ -18,7 +18,12 @@ import (
 // problem list (with the flag name) and leaves its field untouched.
 
 // problemList collects usage problems in the order they are found.
-type problemList struct{ errs []error }
+type problemList struct {
+	errs []error
+	// sweeps are the magic-list flags given a comma list, in order (see
+	// sweepflags.go).
+	sweeps []sweepList
+}
 
 // add records err, attributed to flag ("--name").
 func (p *problemList) add(flag string, err error) {
@@ -108,7 +113,7 @@ type intValue struct {
 }
 
 func (v *intValue) Set(s string) error {
-	n, err := parseInt(s, v.magic)
+	n, err := v.magicInt(s, v.magic)
 	if err != nil {
 		v.fail(err)
 		return nil
@@ -127,7 +132,7 @@ type intPtrValue struct {
 }
 
 func (v *intPtrValue) Set(s string) error {
-	n, err := parseInt(s, v.magic)
+	n, err := v.magicInt(s, v.magic)
 	if err != nil {
 		v.fail(err)
 		return nil
@@ -176,7 +181,7 @@ type floatValue struct {
 }
 
 func (v *floatValue) Set(s string) error {
-	f, err := parseFloat(s, v.magic)
+	f, err := v.magicFloat(s, v.magic)
 	if err != nil {
 		v.fail(err)
 		return nil
@@ -195,7 +200,7 @@ type floatPtrValue struct {
 }
 
 func (v *floatPtrValue) Set(s string) error {
-	f, err := parseFloat(s, v.magic)
+	f, err := v.magicFloat(s, v.magic)
 	if err != nil {
 		v.fail(err)
 		return nil

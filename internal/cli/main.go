@@ -55,6 +55,9 @@ type RunIO struct {
 	// at once instead of draining them, and still write every artifact.
 	// nil never closes.
 	Abort <-chan struct{}
+	// Variations are the configurations of a parameter sweep, each with
+	// cfg's experiment options; nil or one entry = no sweep.
+	Variations []config.Variation
 }
 
 // ProfileRunner runs one benchmark. cfg has been validated. It returns nil
@@ -110,10 +113,18 @@ func RunBenchmark(ctx context.Context, cfg *config.Config, rio RunIO) error {
 			width = w
 		}
 	}
-	return benchmark.Run(ctx, cfg, benchmark.IO{
+	bio := benchmark.IO{
 		Stdout: rio.Stdout, Stderr: rio.Stderr, IsTTY: rio.IsTTY, Width: width,
 		CLICommand: rio.CLICommand, Version: buildVersion, Abort: rio.Abort,
-	})
+	}
+	if len(rio.Variations) > 1 || cfg.Experiment.NumProfileRuns > 1 {
+		vars := rio.Variations
+		if len(vars) == 0 {
+			vars = []config.Variation{{Label: "base", Config: *cfg}}
+		}
+		return benchmark.RunExperiment(ctx, vars, bio)
+	}
+	return benchmark.Run(ctx, cfg, bio)
 }
 
 // vcsCommit returns commit, or the VCS revision Go stamped into the binary
@@ -186,6 +197,7 @@ func Main(ctx context.Context, args []string, env Env) int {
 		profile.rawArgs = args
 		clean, problems, spelled := prepareProfileArgs(profile.cmd.Flags(), args[1:])
 		profile.scanProblems, profile.spelled = problems, spelled
+		profile.loadConfigFile(clean)
 		args = append([]string{args[0]}, clean...)
 	}
 	root.SetArgs(args)
@@ -215,7 +227,7 @@ func newRootCommand(env *Env) (*cobra.Command, *profileCommand) {
 	root.SetOut(env.Stdout)
 	root.SetErr(env.Stderr)
 	profile := newProfileCommand(env)
-	root.AddCommand(profile.cmd, newMockServerCommand(env), newVersionCommand(env), newTokenizeCommand(env))
+	root.AddCommand(profile.cmd, newMockServerCommand(env), newVersionCommand(env), newTokenizeCommand(env), newAnalyzeTraceCommand(env), newConfigCommand(env))
 	return root, profile
 }
 

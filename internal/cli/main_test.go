@@ -408,7 +408,7 @@ func TestVerbosity(t *testing.T) {
 func TestUsageErrorsAllListedExit2(t *testing.T) {
 	t.Parallel()
 	r := runMain(t, context.Background(), nil, "profile",
-		"--concurrency", "8,16", "--bogus-flag", "3", "--isl", "x", "--request_count", "0",
+		"--concurrency", "8,x", "--bogus-flag", "3", "--isl", "x", "--request_count", "0",
 		"--arrival-pattern", "gamma", "--benchmark-grace-period", "4", "--endpoint-type", "embeddings",
 		"--streaming=maybe", "stray", "-Z", "--arrival-smoothness", "2", "--random-seed", "-1",
 		"--goodput", "ttft", "--extra-inputs", "novalue", "-H", "nocolon", "--export-level", "all",
@@ -426,7 +426,7 @@ func TestUsageErrorsAllListedExit2(t *testing.T) {
 		"  --requst-count: unknown flag; did you mean --request-count?",
 		"  --osl (--prompt-output-tokens-mean): needs a value",
 		`  unexpected argument "stray": profile takes only flags`,
-		`  --concurrency: parameter sweeps are not supported yet (got "8,16")`,
+		`  --concurrency: invalid integer "x"`,
 		`  --isl (--prompt-input-tokens-mean): invalid integer "x"`,
 		`  --streaming: invalid boolean "maybe" (use true or false)`,
 		`  --goodput: "ttft" is not metric:value`,

@@ -23,13 +23,18 @@ const (
 	groupOutput   = "Output"
 	groupUI       = "UI"
 	groupService  = "Service"
+	groupFixed    = "Fixed Schedule"
+	groupAudio    = "Audio Input"
+	groupImage    = "Image Input"
+	groupPrompt   = "Prompt"
+	groupPrefix   = "Prefix Prompt"
 )
 
 // profileGroups lists the help groups in print order.
 func profileGroups() []string {
 	return []string{
-		groupEndpoint, groupInput, groupConv, groupTok, groupISL, groupOSL,
-		groupLoad, groupWarmup, groupGoodput, groupOutput, groupUI, groupService,
+		groupEndpoint, groupInput, groupConv, groupTok, groupISL, groupOSL, groupPrompt, groupPrefix, groupAudio, groupImage,
+		groupLoad, groupFixed, groupWarmup, groupGoodput, groupOutput, groupUI, groupService, groupMultiRun,
 	}
 }
 

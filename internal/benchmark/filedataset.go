@@ -1,0 +1,84 @@
+package benchmark
+
+import (
+	"context"
+	"fmt"
+	"os"
+
+	"github.com/aiperf-go/aiperf/internal/config"
+	"github.com/aiperf-go/aiperf/internal/dataset"
+	"github.com/aiperf-go/aiperf/internal/endpoint"
+)
+
+// loadFileDataset reads the --input-file or --public-dataset dataset into
+// p.Dataset, picks the sampling strategy (the flag's, else the format's
+// preference) and builds the request bodies: a turn's RawPayload is sent
+// as it is, every other turn goes through the endpoint.
+func (p *Plan) loadFileDataset() error {
+	d := &p.Config.Dataset
+	var (
+		loaded *dataset.Loaded
+		err    error
+	)
+	if d.Public == config.PublicShareGPT {
+		path, fromHub := d.InputFile, false
+		if path == "" {
+			if path, err = dataset.FetchShareGPT(context.Background(), os.Getenv, nil); err != nil {
+				return usageError(err)
+			}
+			fromHub = true
+		}
+		loaded, err = dataset.LoadShareGPT(dataset.ShareGPTOptions{
+			Path:         path,
+			FromHubCache: fromHub,
+			OSLSet:       p.Config.Input.OutputTokens.Mean != nil,
+			Models:       p.Models,
+			Seed:         p.Seed,
+			SeedSet:      p.SeedSet,
+		}, p.Tokenizer)
+	} else {
+		o := dataset.LoadOptions{
+			Path:    d.InputFile,
+			Type:    string(d.CustomType),
+			Seed:    p.Seed,
+			SeedSet: p.SeedSet,
+		}
+		if d.BlockSize != nil {
+			o.BlockSize = *d.BlockSize
+		}
+		if n := p.Config.Conversation.NumSessions; n != nil {
+			o.Conversations = *n
+		}
+		loaded, err = dataset.Load(o, p.Tokenizer)
+	}
+	if err != nil {
+		return usageError(fmt.Errorf("dataset: %w", err))
+	}
+	p.Dataset = loaded.Dataset
+	p.DatasetType = loaded.Type
+	p.DatasetTimestamps = loaded.Timestamps
+	p.Sampling = loaded.Sampling
+	if d.SamplingStrategy != "" {
+		p.Sampling = string(d.SamplingStrategy)
+	}
+	ds := p.Dataset
+	p.Payloads = make([][][]byte, len(ds.Conversations))
+	for c := range ds.Conversations {
+		conv := &ds.Conversations[c]
+		p.Payloads[c] = make([][]byte, len(conv.Turns))
+		for t := range conv.Turns {
+			turn := &conv.Turns[t]
+			if turn.RawPayload != nil {
+				p.Payloads[c][t] = turn.RawPayload
+				continue
+			}
+			body, err := p.Endpoint.AppendPayload(nil, turn, endpoint.WithTurnExtra(&p.EOptions, turn))
+			if err != nil {
+				return usageError(fmt.Errorf("building the request body of %s turn %d: %w", conv.ID, t, err))
+			}
+			p.Payloads[c][t] = body
+		}
+	}
+	p.countTemplatedISL()
+	return nil
+}

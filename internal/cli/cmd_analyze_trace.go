@@ -1,0 +1,111 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"github.com/spf13/cobra"
+
+	"github.com/aiperf-go/aiperf/internal/benchmark"
+)
+
+// newAnalyzeTraceCommand builds `aiperf analyze-trace`: the ISL/OSL
+// distributions and theoretical prefix-cache hit rate of a mooncake trace,
+// as a table on stdout and, with --output-file, as JSON.
+func newAnalyzeTraceCommand(env *Env) *cobra.Command {
+	var file, out string
+	var block int
+	cmd := &cobra.Command{
+		Use:   "analyze-trace",
+		Short: "Analyze a mooncake trace: ISL/OSL distributions and prefix-cache hit rate",
+		Long: `Read a mooncake trace (JSONL with input_length, output_length and hash_ids)
+and report its input, output, shared-context and unique-prompt length
+distributions and the theoretical prefix-cache hit rate with an infinite
+cache: per request, the fraction of its hash-id blocks before the first block
+no earlier request used. --output-file also writes the statistics as JSON
+(AIPerf's AnalysisStats fields).
+
+Example:
+  aiperf analyze-trace --input-file trace.jsonl --block-size 512 --output-file report.json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			s, err := benchmark.AnalyzeTrace(file, block)
+			if err != nil {
+				return err
+			}
+			printTraceStats(cmd.OutOrStdout(), s)
+			if out != "" {
+				b, err := json.MarshalIndent(s, "", "  ")
+				if err != nil {
+					return err
+				}
+				if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+					return fmt.Errorf("--output-file: %w", err)
+				}
+				if err := os.WriteFile(out, append(b, '\n'), 0o644); err != nil {
+					return fmt.Errorf("--output-file: %w", err)
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "\nAnalysis report saved to %s\n", out)
+			}
+			return nil
+		},
+	}
+	_ = env
+	fs := cmd.Flags()
+	fs.SetNormalizeFunc(normalizer(nil))
+	fs.StringVar(&file, "input-file", "", "Mooncake trace (JSONL) to analyze. Required.")
+	fs.IntVar(&block, "block-size", 512, "Tokens per hash_ids block.")
+	fs.StringVar(&out, "output-file", "", "Also write the statistics as JSON to this file.")
+	_ = cmd.MarkFlagRequired("input-file")
+	return cmd
+}
+
+// printTraceStats writes the report AIPerf prints: the counts, then one
+// row per distribution (N/A when it has no values).
+func printTraceStats(w io.Writer, s *benchmark.TraceStats) {
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Trace Analysis Report")
+	fmt.Fprintf(w, "Total requests:   %s\n", groupThousands(s.TotalRequests))
+	fmt.Fprintf(w, "Unique prefixes:  %s\n", groupThousands(s.UniquePrefixes))
+	fmt.Fprintf(w, "Prefix groups:    %s\n", groupThousands(s.NumPrefixGroups))
+	fmt.Fprintf(w, "Theoretical cache hit rate: %.2f%% (block size %d)\n\n", 100*s.CacheHitRate, s.BlockSize)
+	cols := []string{"Mean", "Std Dev", "Min", "P25", "Median", "P75", "Max"}
+	fmt.Fprintf(w, "%22s", "Metric")
+	for _, c := range cols {
+		fmt.Fprintf(w, " %12s", c)
+	}
+	fmt.Fprintln(w)
+	for _, r := range []struct {
+		name string
+		d    *benchmark.TraceDist
+	}{
+		{"Input Length", s.ISL}, {"Context Length", s.ContextLength},
+		{"Unique Prompt Length", s.UniquePromptLength}, {"Output Length", s.OSL},
+		{"Theoretical Hit Rates", s.HitRate},
+	} {
+		fmt.Fprintf(w, "%22s", r.name)
+		if r.d == nil {
+			for range cols {
+				fmt.Fprintf(w, " %12s", "N/A")
+			}
+		} else {
+			for _, v := range []float64{r.d.Mean, r.d.Stddev, r.d.Min, r.d.P25, r.d.Median, r.d.P75, r.d.Max} {
+				fmt.Fprintf(w, " %12s", strconv.FormatFloat(v, 'f', 2, 64))
+			}
+		}
+		fmt.Fprintln(w)
+	}
+}
+
+// groupThousands writes n with comma thousands separators.
+func groupThousands(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}

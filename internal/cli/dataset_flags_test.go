@@ -1,0 +1,75 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestDatasetFlags(t *testing.T) {
+	t.Parallel()
+	cfg := profile(t, "-m", "m", "--input-file", "data.jsonl", "--custom-dataset-type", "mooncake-trace",
+		"--dataset-sampling-strategy", "random", "--isl-block-size", "16")
+	d := cfg.Dataset
+	if d.InputFile != "data.jsonl" || d.CustomType != "mooncake_trace" || d.SamplingStrategy != "random" || d.BlockSize == nil || *d.BlockSize != 16 {
+		t.Errorf("dataset = %+v", d)
+	}
+	cfg = profile(t, "-m", "m", "--public-dataset", "sharegpt", "--synthetic-input-tokens-block-size", "8")
+	if cfg.Dataset.Public != "sharegpt" || *cfg.Dataset.BlockSize != 8 {
+		t.Errorf("dataset = %+v", cfg.Dataset)
+	}
+}
+
+func TestDatasetFlagErrors(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--custom-dataset-type", "single_turn"}, "requires --input-file"},
+		{[]string{"--input-file", "f", "--custom-dataset-type", "dag_jsonl"}, "not supported yet"},
+		{[]string{"--input-file", "f", "--custom-dataset-type", "nope"}, "invalid choice"},
+		{[]string{"--public-dataset", "mmstar"}, "not supported yet"},
+		{[]string{"--public-dataset", "sharegpt", "--input-file", "f", "--custom-dataset-type", "single_turn"}, "cannot be combined"},
+		{[]string{"--dataset-sampling-strategy", "fifo"}, "invalid choice"},
+		{[]string{"--isl-block-size", "0"}, "at least 1"},
+	} {
+		r := runMain(t, context.Background(), nil, append([]string{"profile", "-m", "m"}, tt.args...)...)
+		if r.code == 0 || !strings.Contains(r.stderr, tt.want) {
+			t.Errorf("%q: exit %d, stderr %q; want %q", tt.args, r.code, r.stderr, tt.want)
+		}
+	}
+}
+
+func TestAnalyzeTrace(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	in := filepath.Join(dir, "trace.jsonl")
+	os.WriteFile(in, []byte(`{"timestamp":0,"input_length":40,"output_length":4,"hash_ids":[1,2,3]}`+"\n"+
+		`{"timestamp":100,"input_length":30,"output_length":6,"hash_ids":[1,2,5]}`+"\n"+`{"input_length":7}`+"\n"), 0o644)
+	out := filepath.Join(dir, "report", "a.json")
+	r := runMain(t, context.Background(), nil, "analyze-trace", "--input-file", in, "--block-size", "16", "--output-file", out)
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	for _, want := range []string{"Total requests:   3", "Unique prefixes:  4", "Context Length", "Theoretical Hit Rates"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(data, &m); err != nil || m["unique_prefixes"] != 4.0 || m["num_prefix_groups"] != 1.0 {
+		t.Errorf("report = %s (%v)", data, err)
+	}
+	r = runMain(t, context.Background(), nil, "analyze-trace", "--input-file", filepath.Join(dir, "missing.jsonl"))
+	if r.code == 0 || !strings.Contains(r.stderr, "missing.jsonl") {
+		t.Errorf("missing file: exit %d, stderr %q", r.code, r.stderr)
+	}
+}

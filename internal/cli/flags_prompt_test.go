@@ -1,0 +1,77 @@
+package cli
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/spf13/pflag"
+
+	"github.com/aiperf-go/aiperf/internal/config"
+)
+
+// parsePromptFlags parses args with the profile flags and returns the
+// resulting Prompt and any value problems.
+func parsePromptFlags(t *testing.T, args string) (config.Prompt, string) {
+	t.Helper()
+	fs := pflag.NewFlagSet("profile", pflag.ContinueOnError)
+	cfg := config.Defaults()
+	var probs problemList
+	registerProfileFlags(fs, &cfg, &probs)
+	out, problems, _ := prepareProfileArgs(fs, strings.Fields(args))
+	if len(problems) > 0 {
+		t.Fatalf("%q: %v", args, problems)
+	}
+	if err := fs.Parse(out); err != nil {
+		t.Fatalf("%q: %v", args, err)
+	}
+	var ps []string
+	for _, e := range probs.errs {
+		ps = append(ps, e.Error())
+	}
+	return cfg.Prompt, strings.Join(ps, "; ")
+}
+
+func TestPromptFlags(t *testing.T) {
+	t.Parallel()
+	n := func(v int) *int { return &v }
+	def := config.Defaults().Prompt
+	with := func(edit func(p *config.Prompt)) config.Prompt {
+		p := def
+		edit(&p)
+		return p
+	}
+	tests := []struct {
+		args    string
+		want    config.Prompt
+		problem string
+	}{
+		{"", def, ""},
+		{"-b 3", with(func(p *config.Prompt) { p.BatchSize = 3 }), ""},
+		{"--batch-size 0", with(func(p *config.Prompt) { p.BatchSize = 0 }), ""},
+		{"--batch-size-text 2", with(func(p *config.Prompt) { p.BatchSize = 2 }), ""},
+		{"--prompt-batch-size=4", with(func(p *config.Prompt) { p.BatchSize = 4 }), ""},
+		{"--num-prefix-prompts 3 --prefix-prompt-length 20", with(func(p *config.Prompt) { p.PrefixPoolSize, p.PrefixLength = 3, 20 }), ""},
+		{"--prefix-prompt-pool-size 2 --prompt-prefix-length 5", with(func(p *config.Prompt) { p.PrefixPoolSize, p.PrefixLength = 2, 5 }), ""},
+		{"--prompt-prefix-pool-size 7", with(func(p *config.Prompt) { p.PrefixPoolSize = 7 }), ""},
+		{"--shared-system-prompt-length 100 --user-context-prompt-length 50",
+			with(func(p *config.Prompt) { p.SharedSystemLength, p.UserContextLength = n(100), n(50) }), ""},
+		{"--seq-dist 256,128:40;512|20,256:60", with(func(p *config.Prompt) {
+			p.SequenceDistribution = []config.SeqDistEntry{{ISL: 256, OSL: 128, Probability: 40}, {ISL: 512, ISLStddev: 20, OSL: 256, Probability: 60}}
+		}), ""},
+		{"--sequence-distribution [(10,5):100]", with(func(p *config.Prompt) {
+			p.SequenceDistribution = []config.SeqDistEntry{{ISL: 10, OSL: 5, Probability: 100}}
+		}), ""},
+		{"--seq-dist 10,5:50", def, "--seq-dist: invalid sequence distribution"},
+		{"-b x", def, "--prompt-batch-size:"},
+	}
+	for _, tt := range tests {
+		got, problem := parsePromptFlags(t, tt.args)
+		if !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("%q: Prompt = %+v; want %+v", tt.args, got, tt.want)
+		}
+		if (tt.problem == "") != (problem == "") || !strings.Contains(problem, tt.problem) {
+			t.Errorf("%q: problems %q; want %q", tt.args, problem, tt.problem)
+		}
+	}
+}

@@ -1,0 +1,226 @@
+package configfile
+
+import "github.com/aiperf-go/aiperf/internal/config"
+
+// target is what a config file decodes into.
+type target struct {
+	cfg *config.Config
+}
+
+// field maps one config-file key to one configuration field. The table
+// below is the only place that knows both the YAML shape and the Config
+// shape: decoding, CLI overrides of the envelope and the JSON Schema are
+// all derived from it, so supporting a new option is one row.
+//
+// Paths are dot paths from the envelope root in canonical snake_case.
+// Inside "benchmark.phases" the segment after "phases" is the phase kind
+// ("warmup" or "profiling"); inside "benchmark.datasets" it is "0", the
+// only dataset.
+type field struct {
+	path string
+	// flag is the `aiperf profile` flag (canonical name) whose explicit
+	// value overrides this key; "" when none does, several separated by
+	// commas when several flags set the key. A flag may override several
+	// keys (--random-seed: the envelope's and the dataset's); the first
+	// row is its sweep path.
+	flag string
+	// bind returns a pointer to the target field; nil for keys that are
+	// accepted but carry nothing (name, kind).
+	bind func(t target) any
+	// conv decodes the node when the pointer's type alone does not say
+	// how; nil = by type (see decodeValue).
+	conv *conv
+	// unsupported marks an AIPerf key this implementation recognises but
+	// does not implement; using it is an error saying so.
+	unsupported bool
+	// ignored marks an AIPerf key accepted for compatibility whose value
+	// has no effect here; doc says why.
+	ignored bool
+	doc     string
+}
+
+// fields is the config-file schema. Keep rows grouped by section.
+func fields() []field {
+	return []field{
+		// Envelope.
+		{path: "random_seed", flag: "random-seed", bind: func(t target) any { return &t.cfg.Input.RandomSeed },
+			doc: "Base seed of the synthetic data; sweep variation i uses random_seed + i unless sweep.same_seed."},
+
+		// Models and endpoint.
+		{path: "benchmark.models", flag: "model-names", bind: func(t target) any { return &t.cfg.Endpoint.ModelNames }, conv: &modelsConv,
+			doc: "Model(s) to benchmark: a name, a list of names, or {items: [{name: ...}]}."},
+		{path: "benchmark.endpoint.urls", flag: "url", bind: func(t target) any { return &t.cfg.Endpoint.URLs }, conv: &urlsConv,
+			doc: "Base URL(s) of the server; requests are spread over them round-robin."},
+		{path: "benchmark.endpoint.type", flag: "endpoint-type", bind: func(t target) any { return &t.cfg.Endpoint.Type }, conv: &choiceConv,
+			doc: "API to benchmark (chat, completions, ...)."},
+		{path: "benchmark.endpoint.path", flag: "custom-endpoint", bind: func(t target) any { return &t.cfg.Endpoint.CustomEndpoint },
+			doc: "Request path replacing the endpoint type's standard one."},
+		{path: "benchmark.endpoint.streaming", flag: "streaming", bind: func(t target) any { return &t.cfg.Endpoint.Streaming }},
+		{path: "benchmark.endpoint.api_key", flag: "api-key", bind: func(t target) any { return &t.cfg.Endpoint.APIKey },
+			doc: "Sent as \"Authorization: Bearer <key>\"; use ${ENV_VAR} rather than writing it in the file."},
+		{path: "benchmark.endpoint.timeout", flag: "request-timeout-seconds", bind: func(t target) any { return &t.cfg.Endpoint.TimeoutSeconds }, conv: &durationConv,
+			doc: "Per-request timeout: seconds or a duration such as \"10m\"."},
+		{path: "benchmark.endpoint.use_legacy_max_tokens", flag: "use-legacy-max-tokens", bind: func(t target) any { return &t.cfg.Endpoint.UseLegacyMaxTokens }},
+		{path: "benchmark.endpoint.use_server_token_count", flag: "use-server-token-count", bind: func(t target) any { return &t.cfg.Endpoint.UseServerTokenCount }},
+		{path: "benchmark.endpoint.wait_for_model_timeout", flag: "wait-for-model-timeout", bind: func(t target) any { return &t.cfg.Endpoint.WaitForModelTimeout }, conv: &durationConv},
+		{path: "benchmark.endpoint.wait_for_model_mode", flag: "wait-for-model-mode", bind: func(t target) any { return &t.cfg.Endpoint.WaitForModelMode }, conv: &choiceConv},
+		{path: "benchmark.endpoint.wait_for_model_interval", flag: "wait-for-model-interval", bind: func(t target) any { return &t.cfg.Endpoint.WaitForModelInterval }, conv: &durationConv},
+		{path: "benchmark.endpoint.headers", flag: "header", bind: func(t target) any { return &t.cfg.Input.Headers }, conv: &headersConv,
+			doc: "HTTP headers sent with every request, as a mapping."},
+		{path: "benchmark.endpoint.extra", flag: "extra-inputs", bind: func(t target) any { return &t.cfg.Input.Extra }, conv: &extraConv,
+			doc: "Fields merged into every request body, as a mapping."},
+		{path: "benchmark.endpoint.session_header", flag: "session-header", bind: func(t target) any { return &t.cfg.Conversation.SessionHeader }},
+		{path: "benchmark.endpoint.url_strategy", unsupported: true},
+		{path: "benchmark.endpoint.transport", unsupported: true},
+		{path: "benchmark.endpoint.template", unsupported: true},
+
+		// Dataset (exactly one).
+		{path: "benchmark.datasets.0.name", doc: "Dataset name; sweep paths may use it (datasets.<name>.prompts.isl)."},
+		{path: "benchmark.datasets.0.type", conv: &datasetTypeConv, doc: "synthetic (the default), file (path, format) or public (dataset)."},
+		{path: "benchmark.datasets.0.entries", flag: "num-dataset-entries", bind: func(t target) any { return &t.cfg.Input.NumDatasetEntries },
+			doc: "Number of distinct prompts."},
+		{path: "benchmark.datasets.0.random_seed", flag: "random-seed", bind: func(t target) any { return &t.cfg.Input.RandomSeed },
+			doc: "Seed of this dataset; overrides the envelope's random_seed."},
+		{path: "benchmark.datasets.0.prompts.isl.mean", flag: "prompt-input-tokens-mean", bind: func(t target) any { return &t.cfg.Input.InputTokens.Mean },
+			doc: "Mean prompt length in tokens. isl may also be a number or {type: fixed, value: n}."},
+		{path: "benchmark.datasets.0.prompts.isl.stddev", flag: "prompt-input-tokens-stddev", bind: func(t target) any { return &t.cfg.Input.InputTokens.Stddev }},
+		{path: "benchmark.datasets.0.prompts.osl.mean", flag: "prompt-output-tokens-mean", bind: func(t target) any { return &t.cfg.Input.OutputTokens.Mean },
+			doc: "Mean requested output length in tokens."},
+		{path: "benchmark.datasets.0.prompts.osl.stddev", flag: "prompt-output-tokens-stddev", bind: func(t target) any { return &t.cfg.Input.OutputTokens.Stddev }},
+		{path: "benchmark.datasets.0.prompts.batch_size", flag: "prompt-batch-size", bind: func(t target) any { return &t.cfg.Prompt.BatchSize },
+			doc: "Prompts per request (embeddings and rankings endpoints)."},
+		{path: "benchmark.datasets.0.prompts.block_size", flag: "prompt-input-tokens-block-size", bind: func(t target) any { return &t.cfg.Dataset.BlockSize },
+			doc: "Tokens per hash_ids block of trace formats."},
+		{path: "benchmark.datasets.0.prompts.corpus", unsupported: true},
+		{path: "benchmark.datasets.0.prompts.sequence_distribution", unsupported: true},
+		{path: "benchmark.datasets.0.path", flag: "input-file", bind: func(t target) any { return &t.cfg.Dataset.InputFile },
+			doc: "type: file - the file or directory of dataset entries."},
+		{path: "benchmark.datasets.0.format", flag: "custom-dataset-type", bind: func(t target) any { return &t.cfg.Dataset.CustomType }, conv: &choiceConv,
+			doc: "type: file - single_turn, multi_turn, random_pool, mooncake_trace, ...; detected when absent."},
+		{path: "benchmark.datasets.0.dataset", flag: "public-dataset", bind: func(t target) any { return &t.cfg.Dataset.Public }, conv: &choiceConv,
+			doc: "type: public - the public dataset's name (sharegpt)."},
+		{path: "benchmark.datasets.0.sampling", flag: "dataset-sampling-strategy", bind: func(t target) any { return &t.cfg.Dataset.SamplingStrategy }, conv: &choiceConv,
+			doc: "Order entries are handed out: sequential, random or shuffle."},
+		{path: "benchmark.datasets.0.turns.mean", flag: "session-turns-mean", bind: func(t target) any { return &t.cfg.Conversation.TurnsMean },
+			doc: "Turns per synthetic conversation; turns may also be a number."},
+		{path: "benchmark.datasets.0.turns.stddev", flag: "session-turns-stddev", bind: func(t target) any { return &t.cfg.Conversation.TurnsStddev }},
+		{path: "benchmark.datasets.0.turn_delay.mean", flag: "session-turn-delay-mean", bind: func(t target) any { return &t.cfg.Conversation.TurnDelayMean },
+			doc: "Delay between turns in milliseconds; turn_delay may also be a number."},
+		{path: "benchmark.datasets.0.turn_delay.stddev", flag: "session-turn-delay-stddev", bind: func(t target) any { return &t.cfg.Conversation.TurnDelayStddev }},
+		{path: "benchmark.datasets.0.turn_delay_ratio", flag: "session-delay-ratio", bind: func(t target) any { return &t.cfg.Conversation.DelayRatio }},
+		{path: "benchmark.datasets.0.inter_turn_delay_cap_seconds", flag: "inter-turn-delay-cap-seconds", bind: func(t target) any { return &t.cfg.Conversation.InterTurnDelayCapSeconds }},
+		{path: "benchmark.datasets.0.prefix_prompts.pool_size", flag: "prompt-prefix-pool-size", bind: func(t target) any { return &t.cfg.Prompt.PrefixPoolSize }},
+		{path: "benchmark.datasets.0.prefix_prompts.length", flag: "prompt-prefix-length", bind: func(t target) any { return &t.cfg.Prompt.PrefixLength }},
+		{path: "benchmark.datasets.0.prefix_prompts.shared_system_length", flag: "shared-system-prompt-length", bind: func(t target) any { return &t.cfg.Prompt.SharedSystemLength }},
+		{path: "benchmark.datasets.0.prefix_prompts.user_context_length", flag: "user-context-prompt-length", bind: func(t target) any { return &t.cfg.Prompt.UserContextLength }},
+		{path: "benchmark.datasets.0.images.width.mean", flag: "image-width-mean", bind: func(t target) any { return &t.cfg.Media.ImageWidthMean }},
+		{path: "benchmark.datasets.0.images.width.stddev", flag: "image-width-stddev", bind: func(t target) any { return &t.cfg.Media.ImageWidthStddev }},
+		{path: "benchmark.datasets.0.images.height.mean", flag: "image-height-mean", bind: func(t target) any { return &t.cfg.Media.ImageHeightMean }},
+		{path: "benchmark.datasets.0.images.height.stddev", flag: "image-height-stddev", bind: func(t target) any { return &t.cfg.Media.ImageHeightStddev }},
+		{path: "benchmark.datasets.0.images.batch_size", flag: "image-batch-size", bind: func(t target) any { return &t.cfg.Media.ImageBatchSize }},
+		{path: "benchmark.datasets.0.images.format", flag: "image-format", bind: func(t target) any { return &t.cfg.Media.ImageFormat }, conv: &choiceConv},
+		{path: "benchmark.datasets.0.images.source", flag: "image-source", bind: func(t target) any { return &t.cfg.Media.ImageSource }, conv: &choiceConv},
+		{path: "benchmark.datasets.0.audio.length.mean", flag: "audio-length-mean", bind: func(t target) any { return &t.cfg.Media.AudioLengthMean }},
+		{path: "benchmark.datasets.0.audio.length.stddev", flag: "audio-length-stddev", bind: func(t target) any { return &t.cfg.Media.AudioLengthStddev }},
+		{path: "benchmark.datasets.0.audio.batch_size", flag: "audio-batch-size", bind: func(t target) any { return &t.cfg.Media.AudioBatchSize }},
+		{path: "benchmark.datasets.0.audio.format", flag: "audio-format", bind: func(t target) any { return &t.cfg.Media.AudioFormat }, conv: &choiceConv},
+		{path: "benchmark.datasets.0.audio.sample_rates", flag: "audio-sample-rates", bind: func(t target) any { return &t.cfg.Media.AudioSampleRates }},
+		{path: "benchmark.datasets.0.audio.depths", flag: "audio-depths", bind: func(t target) any { return &t.cfg.Media.AudioDepths }},
+		{path: "benchmark.datasets.0.audio.channels", flag: "audio-num-channels", bind: func(t target) any { return &t.cfg.Media.AudioNumChannels }},
+		{path: "benchmark.datasets.0.video", unsupported: true},
+		{path: "benchmark.datasets.0.rankings", unsupported: true},
+		{path: "benchmark.datasets.0.synthesis", unsupported: true},
+
+		// Profiling phase.
+		{path: "benchmark.phases.profiling.name"},
+		{path: "benchmark.phases.profiling.kind"},
+		{path: "benchmark.phases.profiling.exclude_from_results", conv: &mustBeFalseConv},
+		{path: "benchmark.phases.profiling.type", flag: "arrival-pattern,fixed-schedule", bind: func(t target) any { return t.cfg }, conv: &phaseTypeConv,
+			doc: "concurrency (a fixed number in flight), poisson, gamma or constant (request-rate arrivals), or fixed_schedule (the dataset's timestamps)."},
+		{path: "benchmark.phases.profiling.auto_offset", flag: "fixed-schedule-auto-offset", bind: func(t target) any { return &t.cfg.Replay.AutoOffset }},
+		{path: "benchmark.phases.profiling.start_offset", flag: "fixed-schedule-start-offset", bind: func(t target) any { return &t.cfg.Replay.StartOffset },
+			doc: "fixed_schedule: first timestamp to replay, in ms."},
+		{path: "benchmark.phases.profiling.end_offset", flag: "fixed-schedule-end-offset", bind: func(t target) any { return &t.cfg.Replay.EndOffset }},
+		{path: "benchmark.phases.profiling.sessions", flag: "num-sessions", bind: func(t target) any { return &t.cfg.Conversation.NumSessions },
+			doc: "Stop after this many conversations."},
+		{path: "benchmark.phases.profiling.requests", flag: "request-count", bind: func(t target) any { return &t.cfg.Load.RequestCount }},
+		{path: "benchmark.phases.profiling.duration", flag: "benchmark-duration", bind: func(t target) any { return &t.cfg.Load.BenchmarkDuration }, conv: &durationConv,
+			doc: "Stop issuing requests after this long: seconds or \"120s\", \"5m\"."},
+		{path: "benchmark.phases.profiling.concurrency", flag: "concurrency", bind: func(t target) any { return &t.cfg.Load.Concurrency }},
+		{path: "benchmark.phases.profiling.rate", flag: "request-rate", bind: func(t target) any { return &t.cfg.Load.RequestRate }},
+		{path: "benchmark.phases.profiling.smoothness", flag: "arrival-smoothness", bind: func(t target) any { return &t.cfg.Load.ArrivalSmoothness }},
+		{path: "benchmark.phases.profiling.grace_period", flag: "benchmark-grace-period", bind: func(t target) any { return &t.cfg.Load.BenchmarkGracePeriod }, conv: &durationConv},
+		{path: "benchmark.phases.profiling.cancellation.rate", flag: "request-cancellation-rate", bind: func(t target) any { return &t.cfg.Load.RequestCancellationRate }},
+		{path: "benchmark.phases.profiling.cancellation.delay", flag: "request-cancellation-delay", bind: func(t target) any { return &t.cfg.Load.RequestCancellationDelay }, conv: &durationConv},
+		{path: "benchmark.phases.profiling.failed_request_threshold", flag: "failed-request-threshold", bind: func(t target) any { return &t.cfg.Load.FailedRequestThreshold }},
+		{path: "benchmark.phases.profiling.users", unsupported: true},
+		{path: "benchmark.phases.profiling.concurrency_ramp", unsupported: true},
+		{path: "benchmark.phases.profiling.prefill_concurrency", unsupported: true},
+		{path: "benchmark.phases.profiling.prefill_ramp", unsupported: true},
+		{path: "benchmark.phases.profiling.rate_ramp", unsupported: true},
+		{path: "benchmark.phases.profiling.sla", unsupported: true},
+		{path: "benchmark.phases.profiling.seamless", unsupported: true},
+		{path: "benchmark.phases.profiling.adaptive_scale", unsupported: true},
+
+		// Warmup phase.
+		{path: "benchmark.phases.warmup.name"},
+		{path: "benchmark.phases.warmup.kind"},
+		{path: "benchmark.phases.warmup.exclude_from_results", conv: &mustBeTrueConv},
+		{path: "benchmark.phases.warmup.requests", flag: "warmup-request-count", bind: func(t target) any { return &t.cfg.Warmup.RequestCount }},
+		{path: "benchmark.phases.warmup.sessions", flag: "num-warmup-sessions", bind: func(t target) any { return &t.cfg.Conversation.NumWarmupSessions }},
+		{path: "benchmark.phases.warmup.duration", flag: "warmup-duration", bind: func(t target) any { return &t.cfg.Warmup.Duration }, conv: &durationConv},
+		{path: "benchmark.phases.warmup.type", conv: &phaseTypeCheckConv,
+			doc: "Checked, not used: the warmup runs at the profiling phase's load."},
+		{path: "benchmark.phases.warmup.concurrency", ignored: true, conv: &anyConv,
+			doc: "the warmup runs at the profiling phase's load."},
+		{path: "benchmark.phases.warmup.rate", ignored: true, conv: &anyConv,
+			doc: "the warmup runs at the profiling phase's load."},
+		{path: "benchmark.phases.warmup.grace_period", ignored: true, conv: &anyConv,
+			doc: "the warmup waits for all its responses."},
+
+		// Goodput, artifacts, tokenizer.
+		{path: "benchmark.slos", flag: "goodput", bind: func(t target) any { return &t.cfg.Input.Goodput },
+			doc: "Goodput SLOs: metric tag -> threshold in the metric's display unit (ms for latencies)."},
+		{path: "benchmark.artifacts.dir", flag: "output-artifact-dir", bind: func(t target) any { return &t.cfg.Output }, conv: &artifactDirConv,
+			doc: "Output directory."},
+		{path: "benchmark.artifacts.prefix", flag: "profile-export-prefix", bind: func(t target) any { return &t.cfg.Output.ProfileExportPrefix }},
+		{path: "benchmark.artifacts.summary", unsupported: true},
+		{path: "benchmark.artifacts.records", unsupported: true},
+		{path: "benchmark.artifacts.raw", unsupported: true},
+		{path: "benchmark.artifacts.slice_duration", ignored: true, conv: &durationConv, bind: func(t target) any { var f float64; return &f },
+			doc: "timeslice metrics are not computed by this implementation."},
+		{path: "benchmark.tokenizer.name", flag: "tokenizer", bind: func(t target) any { return &t.cfg.Tokenizer.Name },
+			doc: "Tokenizer name or \"builtin\"; defaults to the model name."},
+		{path: "benchmark.tokenizer.revision", flag: "tokenizer-revision", bind: func(t target) any { return &t.cfg.Tokenizer.Revision }},
+		{path: "benchmark.tokenizer.trust_remote_code", flag: "tokenizer-trust-remote-code", bind: func(t target) any { return &t.cfg.Tokenizer.TrustRemoteCode }},
+		{path: "benchmark.tokenizer.apply_chat_template", flag: "apply-chat-template", bind: func(t target) any { return &t.cfg.Tokenizer.ApplyChatTemplate }},
+
+		// AIPerf sections not implemented here.
+		{path: "benchmark.gpu_telemetry", unsupported: true},
+		{path: "benchmark.server_metrics", unsupported: true},
+		{path: "benchmark.network_latency", unsupported: true},
+		{path: "benchmark.otel", unsupported: true},
+		{path: "benchmark.mlflow", unsupported: true},
+		{path: "benchmark.wandb", unsupported: true},
+		{path: "benchmark.runtime", unsupported: true},
+		{path: "benchmark.logging", unsupported: true},
+		{path: "benchmark.metrics", unsupported: true},
+		{path: "benchmark.accuracy", unsupported: true},
+
+		// Multi-run and sweep settings (the sweep's shape is parsed by parseSweep).
+		{path: "multi_run.num_runs", flag: "num-profile-runs", bind: func(t target) any { return &t.cfg.Experiment.NumProfileRuns },
+			doc: "Profile runs per variation (1-10); more than one adds confidence intervals."},
+		{path: "multi_run.cooldown_seconds", flag: "profile-run-cooldown-seconds", bind: func(t target) any { return &t.cfg.Experiment.ProfileRunCooldownSeconds }, conv: &durationConv},
+		{path: "multi_run.confidence_level", flag: "confidence-level", bind: func(t target) any { return &t.cfg.Experiment.ConfidenceLevel }},
+		{path: "multi_run.set_consistent_seed", flag: "set-consistent-seed", bind: func(t target) any { return &t.cfg.Experiment.SetConsistentSeed }},
+		{path: "multi_run.disable_warmup_after_first", flag: "profile-run-disable-warmup-after-first", bind: func(t target) any { return &t.cfg.Experiment.DisableWarmupAfterFirst }},
+		{path: "multi_run.vary_seed_per_trial", unsupported: true},
+		{path: "multi_run.convergence", unsupported: true},
+		{path: "sweep.same_seed", flag: "parameter-sweep-same-seed", bind: func(t target) any { return &t.cfg.Experiment.ParameterSweepSameSeed },
+			doc: "Give every variation random_seed instead of random_seed + index."},
+		{path: "sweep.cooldown_seconds", flag: "parameter-sweep-cooldown-seconds", bind: func(t target) any { return &t.cfg.Experiment.ParameterSweepCooldownSeconds }, conv: &durationConv},
+		{path: "sweep.iteration_order", flag: "parameter-sweep-mode", bind: func(t target) any { return &t.cfg.Experiment.ParameterSweepMode }, conv: &choiceConv,
+			doc: "repeated (trials outer, the default) or independent."},
+		{path: "no_sweep_table", flag: "no-sweep-table", bind: func(t target) any { return &t.cfg.Experiment.NoSweepTable }},
+	}
+}

@@ -1,0 +1,282 @@
+package configfile
+
+import (
+	"fmt"
+	"strings"
+	"unicode"
+)
+
+// snake converts a camelCase key to snake_case ("sliceDuration" ->
+// "slice_duration"); snake_case keys are unchanged.
+func snake(s string) string {
+	var b strings.Builder
+	for i, r := range s {
+		if unicode.IsUpper(r) {
+			if i > 0 {
+				prev := rune(s[i-1])
+				if unicode.IsLower(prev) || unicode.IsDigit(prev) {
+					b.WriteByte('_')
+				}
+			}
+			b.WriteRune(unicode.ToLower(r))
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// freeForm lists the maps whose keys are user data (names, metric tags,
+// header names, sweep paths), not schema keys: they keep their spelling.
+func freeForm(path string) bool {
+	switch path {
+	case "variables", "benchmark.slos", "benchmark.endpoint.headers", "benchmark.endpoint.extra", "sweep.parameters":
+		return true
+	}
+	return false
+}
+
+// canonicalKeys renames schema keys to snake_case throughout n (rooted at
+// path), leaving free-form maps alone. Scenario run bodies are benchmark
+// bodies.
+func canonicalKeys(n *Node, path string) {
+	switch n.Kind {
+	case Map:
+		free := freeForm(path)
+		for i := range n.Keys {
+			if !free {
+				n.Keys[i].Name = snake(n.Keys[i].Name)
+			}
+			canonicalKeys(n.Keys[i].Value, childPath(path, n.Keys[i].Name))
+		}
+	case Seq:
+		for _, it := range n.Items {
+			switch {
+			case path == "sweep.runs":
+				canonicalKeys(it, "")
+			case strings.HasSuffix(path, ".datasets"), strings.HasSuffix(path, ".phases"):
+				canonicalKeys(it, path+".*")
+			default:
+				canonicalKeys(it, path+"[]")
+			}
+		}
+	}
+}
+
+func childPath(path, key string) string {
+	if path == "" {
+		return key
+	}
+	return path + "." + key
+}
+
+// normalizeBody rewrites the shorthands of a `benchmark:` body into the
+// canonical shape, in place:
+//
+//   - model -> models; endpoint.url -> endpoint.urls; tokenizer: name ->
+//     tokenizer: {name: ...};
+//   - dataset: {...} -> datasets: [{name: default, ...}], and a synthetic
+//     dataset's isl/osl -> prompts.isl/osl;
+//   - warmup:/profiling: -> phases: [...], and a phases mapping -> a
+//     one-element list named profiling.
+//
+// Mutually exclusive spellings are problems at the position of the
+// second.
+func normalizeBody(b *Node, ps *problems) {
+	if b == nil || b.Kind != Map {
+		return
+	}
+	rename := func(from, to string) {
+		if b.Get(from) == nil {
+			return
+		}
+		if b.Get(to) != nil {
+			ps.add(b.KeyPos(from), "benchmark."+from, "cannot be used together with %q; keep one", to)
+			return
+		}
+		v := b.Delete(from)
+		b.Set(to, v)
+	}
+	rename("model", "models")
+	if e := b.Get("endpoint"); e != nil && e.Kind == Map && e.Get("url") != nil {
+		if e.Get("urls") != nil {
+			ps.add(e.KeyPos("url"), "benchmark.endpoint.url", "cannot be used together with \"urls\"; keep one")
+		} else {
+			e.Set("urls", e.Delete("url"))
+		}
+	}
+	if t := b.Get("tokenizer"); t != nil && t.Kind == Scalar {
+		m := newMap(t.Pos)
+		m.Set("name", t)
+		b.Set("tokenizer", m)
+	}
+	if d := b.Get("dataset"); d != nil {
+		if b.Get("datasets") != nil {
+			ps.add(b.KeyPos("dataset"), "benchmark.dataset", "cannot be used together with \"datasets\"; keep one")
+		} else {
+			b.Delete("dataset")
+			if d.Kind == Map && d.Get("name") == nil {
+				d.Keys = append([]Key{{Name: "name", Pos: d.Pos, Value: &Node{Kind: Scalar, Value: "default", Pos: d.Pos}}}, d.Keys...)
+			}
+			b.Set("datasets", &Node{Kind: Seq, Pos: d.Pos, Items: []*Node{d}})
+		}
+	}
+	if ds := b.Get("datasets"); ds != nil && ds.Kind == Seq {
+		for _, d := range ds.Items {
+			hoistPrompts(d)
+		}
+	}
+	warm, prof := b.Get("warmup"), b.Get("profiling")
+	if warm != nil || prof != nil {
+		if b.Get("phases") != nil {
+			ps.add(b.KeyPos("phases"), "benchmark.phases", "cannot be used together with the warmup:/profiling: shorthands; keep one form")
+		} else {
+			list := &Node{Kind: Seq, Items: []*Node{}}
+			for _, kind := range []string{"warmup", "profiling"} {
+				p := b.Delete(kind)
+				if p == nil {
+					continue
+				}
+				if list.Pos.Line == 0 {
+					list.Pos = p.Pos
+				}
+				if p.Kind == Map {
+					named(p, kind)
+				}
+				list.Items = append(list.Items, p)
+			}
+			b.Set("phases", list)
+		}
+	}
+	if ph := b.Get("phases"); ph != nil && ph.Kind == Map {
+		named(ph, "profiling")
+		b.Set("phases", &Node{Kind: Seq, Pos: ph.Pos, Items: []*Node{ph}})
+	}
+}
+
+// named gives a phase mapping its name and kind when it has none.
+func named(p *Node, kind string) {
+	var pre []Key
+	if p.Get("name") == nil {
+		pre = append(pre, Key{Name: "name", Pos: p.Pos, Value: &Node{Kind: Scalar, Value: kind, Pos: p.Pos}})
+	}
+	if p.Get("kind") == nil {
+		pre = append(pre, Key{Name: "kind", Pos: p.Pos, Value: &Node{Kind: Scalar, Value: kind, Pos: p.Pos}})
+	}
+	p.Keys = append(pre, p.Keys...)
+}
+
+// hoistPrompts moves a synthetic dataset's isl/osl shorthands into
+// prompts.
+func hoistPrompts(d *Node) {
+	if d.Kind != Map {
+		return
+	}
+	if t, _ := stringOf(d.Get("type")); t != "" && t != "synthetic" {
+		return
+	}
+	for _, k := range []string{"isl", "osl"} {
+		v := d.Get(k)
+		if v == nil {
+			continue
+		}
+		p := d.Get("prompts")
+		if p == nil {
+			p = newMap(v.Pos)
+			d.Set("prompts", p)
+		}
+		if p.Kind != Map || p.Get(k) != nil {
+			continue
+		}
+		d.Delete(k)
+		p.Set(k, v)
+	}
+}
+
+// normalizeDistributions rewrites, after templates are rendered, each
+// dataset's prompts.isl/osl into {mean, stddev}: a number is a fixed
+// length; {type: fixed, value} likewise; {type: normal, mean, stddev} and
+// the untyped {mean, stddev} are normal. Other distribution types are
+// problems.
+func normalizeDistributions(b *Node, ps *problems) {
+	ds := b.Get("datasets")
+	if ds == nil || ds.Kind != Seq {
+		return
+	}
+	for _, d := range ds.Items {
+		base := "benchmark.datasets." + datasetName(d)
+		normalizeDist(d.Get("prompts"), []string{"isl", "osl"}, base+".prompts", ps)
+		normalizeDist(d, []string{"turns", "turn_delay"}, base, ps)
+		normalizeDist(d.Get("images"), []string{"width", "height"}, base+".images", ps)
+		normalizeDist(d.Get("audio"), []string{"length"}, base+".audio", ps)
+	}
+}
+
+// normalizeDist normalises the distributions under keys of mapping m.
+func normalizeDist(m *Node, keys []string, path string, ps *problems) {
+	if m == nil || m.Kind != Map {
+		return
+	}
+	for _, k := range keys {
+		v := m.Get(k)
+		if v == nil || v.Kind == broken {
+			continue
+		}
+		nv, msg := distribution(v)
+		if msg != "" {
+			ps.add(v.Pos, path+"."+k, "%s", msg)
+			m.Delete(k)
+			continue
+		}
+		m.Set(k, nv)
+	}
+}
+
+func datasetName(d *Node) string {
+	if s, ok := stringOf(d.Get("name")); ok {
+		return s
+	}
+	return "0"
+}
+
+// distribution normalises one length distribution.
+func distribution(v *Node) (*Node, string) {
+	switch v.Kind {
+	case Scalar:
+		m := newMap(v.Pos)
+		m.Set("mean", v)
+		return m, ""
+	case Map:
+	default:
+		return nil, "must be a number or a distribution mapping, not " + describe(v)
+	}
+	typ, _ := stringOf(v.Get("type"))
+	switch typ {
+	case "", "normal", "NormalDistribution":
+		m := v.Clone()
+		m.Delete("type")
+		for _, k := range m.Keys {
+			if k.Name != "mean" && k.Name != "stddev" {
+				msg := fmt.Sprintf("unknown distribution key %q", k.Name)
+				if k.Name == "min" || k.Name == "max" {
+					msg = fmt.Sprintf("distribution bound %q is not supported yet", k.Name)
+				} else if s := suggest(k.Name, []string{"mean", "stddev", "type"}); s != "" {
+					msg += fmt.Sprintf("; did you mean %q?", s)
+				}
+				return nil, msg
+			}
+		}
+		return m, ""
+	case "fixed", "FixedDistribution":
+		val := v.Get("value")
+		if val == nil {
+			return nil, "a fixed distribution needs value"
+		}
+		m := newMap(v.Pos)
+		m.Set("mean", val)
+		return m, ""
+	case "lognormal", "log_normal", "LogNormalDistribution", "multimodal", "MultimodalDistribution", "empirical", "EmpiricalDistribution":
+		return nil, fmt.Sprintf("distribution type %q is not supported yet (use fixed or normal)", typ)
+	}
+	return nil, fmt.Sprintf("unknown distribution type %q (fixed, normal, lognormal, multimodal or empirical)", typ)
+}
