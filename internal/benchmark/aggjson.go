@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/aiperf-go/aiperf/internal/export"
 )
 
 // The aggregate artifacts are small documents whose key order matters (it
@@ -58,7 +60,7 @@ func appendJSON(b []byte, v any, depth int) []byte {
 		if math.IsNaN(x) || math.IsInf(x, 0) {
 			return append(b, "null"...)
 		}
-		return appendPyFloat(b, x, -5, 1)
+		return export.AppendJSONFloat(b, x)
 	case []any:
 		if len(x) == 0 {
 			return append(b, "[]"...)
@@ -125,59 +127,6 @@ func indent(b []byte, depth int) []byte {
 	return b
 }
 
-// appendPyFloat spells a finite f as Python does: positional with at least
-// one fractional digit while the decimal exponent is in [minExp, 16),
-// scientific otherwise with at least expPad exponent digits (orjson: -5, 1;
-// repr: -4, 2).
-func appendPyFloat(b []byte, f float64, minExp, expPad int) []byte {
-	if f == 0 {
-		if math.Signbit(f) {
-			return append(b, "-0.0"...)
-		}
-		return append(b, "0.0"...)
-	}
-	s := strconv.FormatFloat(f, 'e', -1, 64) // [-]d[.ddd]e±XX
-	if s[0] == '-' {
-		b = append(b, '-')
-		s = s[1:]
-	}
-	mant, expS, _ := strings.Cut(s, "e")
-	exp, _ := strconv.Atoi(expS)
-	digits := strings.Replace(mant, ".", "", 1)
-	if exp < minExp || exp >= 16 {
-		b = append(b, mant...)
-		b = append(b, 'e')
-		if exp < 0 {
-			b = append(b, '-')
-			exp = -exp
-		} else {
-			b = append(b, '+')
-		}
-		es := strconv.Itoa(exp)
-		for i := len(es); i < expPad; i++ {
-			b = append(b, '0')
-		}
-		return append(b, es...)
-	}
-	if exp < 0 {
-		b = append(b, "0."...)
-		for i := -1; i > exp; i-- {
-			b = append(b, '0')
-		}
-		return append(b, digits...)
-	}
-	if n := exp + 1; len(digits) <= n {
-		b = append(b, digits...)
-		for i := len(digits); i < n; i++ {
-			b = append(b, '0')
-		}
-		return append(b, ".0"...)
-	}
-	b = append(b, digits[:exp+1]...)
-	b = append(b, '.')
-	return append(b, digits[exp+1:]...)
-}
-
 // pyStr is Python's str() of a parameter value, as AIPerf puts values
 // into directory names, labels and CSV cells: "8", "20.0", "True", "abc".
 func pyStr(v any) string {
@@ -203,7 +152,7 @@ func pyStr(v any) string {
 			}
 			return "-inf"
 		}
-		return string(appendPyFloat(nil, x, -4, 2))
+		return export.PyRepr(x)
 	case string:
 		return x
 	}

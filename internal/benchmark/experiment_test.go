@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/aiperf-go/aiperf/internal/config"
+	"github.com/aiperf-go/aiperf/internal/export"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
@@ -451,7 +452,7 @@ func TestPyFormatting(t *testing.T) {
 		{-2.5, "-2.5", "-2.5"},
 	}
 	for _, tt := range tests {
-		if got := string(appendPyFloat(nil, tt.f, -5, 1)); got != tt.json {
+		if got := string(export.AppendJSONFloat(nil, tt.f)); got != tt.json {
 			t.Errorf("json(%v) = %q, want %q", tt.f, got, tt.json)
 		}
 		if got := pyStr(tt.f); got != tt.repr {

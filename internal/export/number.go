@@ -97,6 +97,14 @@ func appendPyFloat(dst []byte, f float64, minExp, expPad int) []byte {
 // JSONL artifacts ("10.0", "0.000015", "1e-7", "1e+16").
 func appendJSONFloat(dst []byte, f float64) []byte { return appendPyFloat(dst, f, -5, 1) }
 
+// AppendJSONFloat appends a finite f as AIPerf's JSON artifacts spell it
+// (orjson: "10.0", "0.000015", "1e-7"), for other writers of AIPerf-shaped
+// JSON such as the multi-run aggregates. The caller handles NaN and Inf.
+func AppendJSONFloat(dst []byte, f float64) []byte { return appendJSONFloat(dst, f) }
+
+// PyRepr is Python's repr of a finite float ("20.0", "1.5e-05").
+func PyRepr(f float64) string { return pyRepr(f) }
+
 // pyRepr is Python's repr(float), used where AIPerf formats a float into a
 // name (the artifact directory's "request_rate20.0").
 func pyRepr(f float64) string { return string(appendPyFloat(nil, f, -4, 2)) }
