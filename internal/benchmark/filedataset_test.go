@@ -1,10 +1,8 @@
 package benchmark
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,46 +11,15 @@ import (
 	"github.com/aiperf-go/aiperf/internal/builtin"
 	"github.com/aiperf-go/aiperf/internal/config"
 	"github.com/aiperf-go/aiperf/internal/mockserver"
-	"github.com/aiperf-go/aiperf/internal/tokenizer"
 )
 
 // fileRecordingMock starts a mock server that records every request body.
 func fileRecordingMock(t *testing.T) (url string, bodies func() []map[string]any, raw func() []string) {
 	t.Helper()
-	cfg := mockserver.DefaultConfig()
-	cfg.Fast = true
-	tok, err := tokenizer.Builtin()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.CountTokens = tok.Count
-	var buf bytes.Buffer
-	rec := mockserver.NewRecorder(&buf)
-	srv := httptest.NewServer(rec.Wrap(mockserver.New(cfg)))
-	t.Cleanup(srv.Close)
-	read := func() []mockserver.RecordedRequest {
-		srv.Close()
-		rec.Close()
-		var out []mockserver.RecordedRequest
-		for _, l := range strings.Split(strings.TrimSpace(buf.String()), "\n") {
-			var r mockserver.RecordedRequest
-			if l == "" || json.Unmarshal([]byte(l), &r) != nil || r.Method != "POST" {
-				continue
-			}
-			out = append(out, r)
-		}
-		return out
-	}
-	var got []mockserver.RecordedRequest
-	load := func() []mockserver.RecordedRequest {
-		if got == nil {
-			got = read()
-		}
-		return got
-	}
-	return srv.URL, func() []map[string]any {
+	url, posts := recorderServer(t, mockserver.New(mockConfig(t, nil)))
+	return url, func() []map[string]any {
 			var out []map[string]any
-			for _, r := range load() {
+			for _, r := range posts() {
 				var m map[string]any
 				json.Unmarshal(r.Body, &m)
 				out = append(out, m)
@@ -60,7 +27,7 @@ func fileRecordingMock(t *testing.T) (url string, bodies func() []map[string]any
 			return out
 		}, func() []string {
 			var out []string
-			for _, r := range load() {
+			for _, r := range posts() {
 				out = append(out, string(r.Body))
 			}
 			return out

@@ -10,7 +10,6 @@ import (
 	_ "image/jpeg" // decoders for image.Decode
 	_ "image/png"
 	"math"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,41 +17,13 @@ import (
 
 	"github.com/aiperf-go/aiperf/internal/config"
 	"github.com/aiperf-go/aiperf/internal/mockserver"
-	"github.com/aiperf-go/aiperf/internal/tokenizer"
 )
 
 // mediaRecordingMock serves the mock behind the request recorder; wire
 // returns what it received once the run is over.
 func mediaRecordingMock(t *testing.T) (url string, wire func() []mockserver.RecordedRequest) {
 	t.Helper()
-	cfg := mockserver.DefaultConfig()
-	cfg.Fast = true
-	tok, err := tokenizer.Builtin()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.CountTokens = tok.Count
-	var buf bytes.Buffer
-	rec := mockserver.NewRecorder(&buf)
-	srv := httptest.NewServer(rec.Wrap(mockserver.New(cfg)))
-	t.Cleanup(srv.Close)
-	return srv.URL, func() []mockserver.RecordedRequest {
-		srv.Close()
-		if err := rec.Close(); err != nil {
-			t.Fatal(err)
-		}
-		var out []mockserver.RecordedRequest
-		for _, l := range strings.Split(strings.TrimSpace(buf.String()), "\n") {
-			var r mockserver.RecordedRequest
-			if err := json.Unmarshal([]byte(l), &r); err != nil {
-				t.Fatalf("recorded line: %v", err)
-			}
-			if r.Method == "POST" {
-				out = append(out, r)
-			}
-		}
-		return out
-	}
+	return recorderServer(t, mockserver.New(mockConfig(t, nil)))
 }
 
 // wirePart is one OpenAI content part as the server received it.

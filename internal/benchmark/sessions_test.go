@@ -1,14 +1,12 @@
 package benchmark
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -21,7 +19,6 @@ import (
 	"github.com/aiperf-go/aiperf/internal/config"
 	"github.com/aiperf-go/aiperf/internal/dataset"
 	"github.com/aiperf-go/aiperf/internal/mockserver"
-	"github.com/aiperf-go/aiperf/internal/tokenizer"
 )
 
 // runDataset runs cfg as Run does, but with ds instead of the dataset the
@@ -81,16 +78,7 @@ type exchange struct {
 // response capture; exchanges returns every finished request.
 func recordingMock(t *testing.T, edit func(*mockserver.Config)) (url string, exchanges func() []exchange) {
 	t.Helper()
-	cfg := mockserver.DefaultConfig()
-	cfg.Fast = true
-	tok, err := tokenizer.Builtin()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.CountTokens = tok.Count
-	if edit != nil {
-		edit(&cfg)
-	}
+	cfg := mockConfig(t, edit)
 	var mu sync.Mutex
 	responses := map[string]string{}
 	capture := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -100,26 +88,10 @@ func recordingMock(t *testing.T, edit func(*mockserver.Config)) (url string, exc
 		responses[r.Header.Get("X-Request-ID")] = cw.body.String()
 		mu.Unlock()
 	})
-	var log bytes.Buffer
-	rec := mockserver.NewRecorder(&log)
-	srv := httptest.NewServer(rec.Wrap(capture))
-	t.Cleanup(srv.Close)
-	return srv.URL, func() []exchange {
-		srv.Close()
-		if err := rec.Close(); err != nil {
-			t.Fatal(err)
-		}
+	url, posts := recorderServer(t, capture)
+	return url, func() []exchange {
 		var out []exchange
-		sc := bufio.NewScanner(&log)
-		sc.Buffer(nil, 64<<20)
-		for sc.Scan() {
-			var r mockserver.RecordedRequest
-			if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
-				t.Fatal(err)
-			}
-			if r.Method != http.MethodPost {
-				continue
-			}
+		for _, r := range posts() {
 			mu.Lock()
 			out = append(out, exchange{r, responses[r.RequestID]})
 			mu.Unlock()

@@ -1,12 +1,9 @@
 package benchmark
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -24,33 +21,10 @@ import (
 // returns the JSON body of every POST it received, in arrival order.
 func shapeMock(t *testing.T) (url string, bodies func() []shapeBody) {
 	t.Helper()
-	cfg := mockserver.DefaultConfig()
-	cfg.Fast = true
-	tok, err := tokenizer.Builtin()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.CountTokens = tok.Count
-	var log bytes.Buffer
-	rec := mockserver.NewRecorder(&log)
-	srv := httptest.NewServer(rec.Wrap(mockserver.New(cfg)))
-	t.Cleanup(srv.Close)
-	return srv.URL, func() []shapeBody {
-		srv.Close()
-		if err := rec.Close(); err != nil {
-			t.Fatal(err)
-		}
+	url, posts := recorderServer(t, mockserver.New(mockConfig(t, nil)))
+	return url, func() []shapeBody {
 		var out []shapeBody
-		sc := bufio.NewScanner(&log)
-		sc.Buffer(nil, 64<<20)
-		for sc.Scan() {
-			var r mockserver.RecordedRequest
-			if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
-				t.Fatal(err)
-			}
-			if r.Method != http.MethodPost {
-				continue
-			}
+		for _, r := range posts() {
 			var b shapeBody
 			if err := json.Unmarshal(r.Body, &b); err != nil {
 				t.Fatalf("request body %s: %v", r.Body, err)
