@@ -7,4 +7,4 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 echo "== reference: HF tokenizers (Rust) via Node, one thread"
 "$root/scripts/tokenizer-goldens.sh" bench
 echo "== internal/tokenizer/hf, GOMAXPROCS=1"
-cd "$root" && GOTOOLCHAIN=local GOMAXPROCS=1 taskset -c 0 go test -run '^$' -bench 'BenchmarkEncode/' -benchtime 3x ./internal/tokenizer/hf/
+cd "$root" && GOTOOLCHAIN=local GOMAXPROCS=1 taskset -c 0 go test -run '^$' -bench 'BenchmarkEncode(Cold)?/' -benchtime 3x ./internal/tokenizer/hf/

@@ -26,6 +26,34 @@ func BenchmarkEncode(b *testing.B) {
 	}
 }
 
+// BenchmarkEncodeCold is BenchmarkEncode with an empty word cache at the
+// start of every iteration: the cost of text the tokenizer has not seen,
+// as the first prompts of a run are.
+func BenchmarkEncodeCold(b *testing.B) {
+	text := string(loadCorpus(b))
+	for _, model := range testmodels.Names() {
+		b.Run(model, func(b *testing.B) {
+			tok := realTokenizer(b, model)
+			n := len(tok.Encode(text))
+			bp, ok := tok.model.(*bpe)
+			if !ok {
+				b.Skipf("%s: not a BPE model, no word cache", model)
+			}
+			saved := bp.cache
+			b.Cleanup(func() { bp.cache = saved })
+			b.SetBytes(int64(len(text)))
+			b.ResetTimer()
+			for b.Loop() {
+				b.StopTimer()
+				bp.cache = newWordCache()
+				b.StartTimer()
+				tok.Encode(text)
+			}
+			b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "tokens/s")
+		})
+	}
+}
+
 // BenchmarkLoad measures parsing a tokenizer.json.
 func BenchmarkLoad(b *testing.B) {
 	for _, model := range []string{"qwen3", "gemma3"} {
