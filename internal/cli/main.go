@@ -186,6 +186,7 @@ func (eofReader) Read([]byte) (int, error) { return 0, io.EOF }
 // Errors are printed to env.Stderr.
 func Main(ctx context.Context, args []string, env Env) int {
 	env = env.withDefaults()
+	defer startCPUProfile(env.Getenv, env.Stderr)()
 	if env.NotifySignals {
 		var stop func()
 		ctx, env.abort, stop = watchInterrupts(ctx, env.Stderr)
