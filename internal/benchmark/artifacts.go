@@ -47,6 +47,9 @@ func writeArtifacts(p *Plan, res *result, rio IO) error {
 		Exports:          p.Paths.Exports(),
 		LogFile:          p.Paths.Log,
 	}
+	if res.Health != nil {
+		opts.Footer = healthConsole(*res.Health)
+	}
 
 	var errs []error
 	if err := export.WriteSummaryJSON(p.Paths.JSON, s, info); err != nil {
@@ -66,9 +69,6 @@ func writeArtifacts(p *Plan, res *result, rio IO) error {
 	}
 	if err := export.ConsoleTrailer(&out, s, opts); err != nil {
 		errs = append(errs, fmt.Errorf("console: %w", err))
-	}
-	if res.Health != nil {
-		out.WriteString(healthConsole(*res.Health))
 	}
 	if _, err := rio.Stdout.Write(out.Bytes()); err != nil {
 		errs = append(errs, fmt.Errorf("stdout: %w", err))

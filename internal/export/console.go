@@ -35,6 +35,10 @@ type ConsoleOptions struct {
 	OSLMismatchThresholdPct float64
 	OSLMismatchMaxTokens    int
 
+	// Footer is text printed after the tables and notes, as given (the
+	// client-health warnings); empty for none.
+	Footer string
+
 	// The trailer (ConsoleTrailer) lines.
 	CLICommand   string
 	WasCancelled bool
@@ -119,6 +123,7 @@ func Console(w io.Writer, s *metrics.Summary, o ConsoleOptions) error {
 			b.WriteString(panel(n.title, n.body, width))
 		}
 	}
+	b.WriteString(o.Footer)
 	_, err := io.WriteString(w, b.String())
 	return err
 }

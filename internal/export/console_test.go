@@ -267,3 +267,22 @@ func TestWriteConsoleTxt(t *testing.T) {
 		t.Error("console txt includes the trailer")
 	}
 }
+
+func TestConsoleFooterReachesStdoutAndTextFile(t *testing.T) {
+	footer := "Client health warning: example\n"
+	o := ConsoleOptions{Title: "NVIDIA AIPerf | LLM Metrics", Footer: footer}
+	var b strings.Builder
+	if err := Console(&b, nil, o); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasSuffix(b.String(), footer) {
+		t.Errorf("console output does not end with the footer:\n%s", b.String())
+	}
+	path := filepath.Join(t.TempDir(), "console.txt")
+	if err := WriteConsoleTxt(path, nil, o); err != nil {
+		t.Fatal(err)
+	}
+	if data, err := os.ReadFile(path); err != nil || !strings.Contains(string(data), footer) {
+		t.Errorf("console text file lacks the footer (err %v):\n%s", err, data)
+	}
+}
