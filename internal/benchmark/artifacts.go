@@ -19,6 +19,7 @@ func writeArtifacts(p *Plan, res *result, rio IO) error {
 		CLICommand:   rio.CLICommand,
 		Trial:        rio.Trial,
 		RunLabel:     rio.RunLabel,
+		Sweep:        rio.Sweep,
 		Start:        res.Clock.Wall(res.Profiling.Start),
 		End:          res.Clock.Wall(res.Profiling.End),
 		WasCancelled: res.Stopped,

@@ -2,9 +2,12 @@ package benchmark
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -13,6 +16,7 @@ import (
 	"github.com/aiperf-go/aiperf/internal/builtin"
 	"github.com/aiperf-go/aiperf/internal/config"
 	"github.com/aiperf-go/aiperf/internal/export"
+	"github.com/aiperf-go/aiperf/internal/record"
 )
 
 // RunExperiment runs every variation of a sweep NumProfileRuns times (the
@@ -67,6 +71,7 @@ type experiment struct {
 	dirs    []string // per variation directory name
 	results [][]runResult
 	table   *sweepTable
+	sweepID string // run_info.sweep_id, shared by every run of a sweep
 
 	// run executes one benchmark (Run; replaced in tests).
 	runOne func(ctx context.Context, cfg *config.Config, rio IO) error
@@ -330,6 +335,29 @@ func (x *experiment) loop(ctx context.Context, total int) error {
 	return nil
 }
 
+// sweepRun is variation v's identity in run_info, as AIPerf writes it.
+func (x *experiment) sweepRun(v int) *export.SweepRun {
+	if x.sweepID == "" {
+		var b [16]byte
+		_, _ = rand.Read(b[:])
+		x.sweepID = record.UUIDv4(b)
+	}
+	vr := &x.vars[v]
+	run := &export.SweepRun{ID: x.sweepID, Label: variationLabel(vr), Index: v}
+	for _, p := range vr.Params {
+		var val []byte
+		if f, ok := p.Value.(float64); ok && !math.IsNaN(f) && !math.IsInf(f, 0) {
+			val = export.AppendJSONFloat(nil, f)
+		} else if b, err := json.Marshal(p.Value); err == nil {
+			val = b
+		} else {
+			val = []byte("null")
+		}
+		run.Values = append(run.Values, export.SweepValue{Path: p.Path, Value: val})
+	}
+	return run
+}
+
 // runTrial runs trial t of variation v and records its result.
 func (x *experiment) runTrial(ctx context.Context, v, t, n, total int) error {
 	cfg := x.vars[v].Config // a copy: slices inside are shared but never written
@@ -345,6 +373,9 @@ func (x *experiment) runTrial(ctx context.Context, v, t, n, total int) error {
 	}
 	rio := x.rio
 	rio.Trial, rio.RunLabel = t, runLabel(t)
+	if x.sweep {
+		rio.Sweep = x.sweepRun(v)
+	}
 	err := x.runOne(ctx, &cfg, rio)
 	res := runResult{Label: runLabel(t), Variation: v, Trial: t, Dir: dir, Err: err}
 	if err == nil {

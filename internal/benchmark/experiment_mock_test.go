@@ -55,6 +55,7 @@ func TestExperimentGridSweepAgainstMock(t *testing.T) {
 		t.Errorf("live sweep table printed %d times, want 6 (once per finished variation)", n)
 	}
 
+	var sweepID string
 	for v, vr := range vars {
 		vdir := variationDirName(&vr)
 		var per []map[string]json.RawMessage
@@ -63,15 +64,27 @@ func TestExperimentGridSweepAgainstMock(t *testing.T) {
 			var doc map[string]json.RawMessage
 			readJSON(t, p, &doc)
 			var info struct {
-				Seed  int64  `json:"random_seed"`
-				Trial int    `json:"trial"`
-				Label string `json:"run_label"`
+				Seed           int64          `json:"random_seed"`
+				Trial          int            `json:"trial"`
+				Label          string         `json:"run_label"`
+				SweepID        string         `json:"sweep_id"`
+				VariationLabel string         `json:"variation_label"`
+				VariationIndex *int           `json:"variation_index"`
+				Values         map[string]any `json:"variation_values"`
 			}
 			if err := json.Unmarshal(doc["run_info"], &info); err != nil {
 				t.Fatal(err)
 			}
 			if info.Seed != int64(42+v) || info.Trial != trial-1 || info.Label != fmt.Sprintf("run_%04d", trial) {
 				t.Errorf("%s: run_info = %+v, want seed %d trial %d", p, info, 42+v, trial-1)
+			}
+			if sweepID == "" {
+				sweepID = info.SweepID
+			}
+			if info.SweepID == "" || info.SweepID != sweepID || info.VariationIndex == nil || *info.VariationIndex != v ||
+				info.VariationLabel != variationLabel(&vars[v]) || len(info.Values) != len(vr.Params) {
+				t.Errorf("%s: run_info sweep fields = %+v; want sweep id %q shared by every run, variation %d %q with %d values",
+					p, info, sweepID, v, variationLabel(&vars[v]), len(vr.Params))
 			}
 			per = append(per, doc)
 		}

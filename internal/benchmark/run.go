@@ -34,6 +34,9 @@ type IO struct {
 	// multi-run experiment in run_info; zero for a single run.
 	Trial    int
 	RunLabel string
+	// Sweep places the run in a parameter sweep (run_info's sweep_id and
+	// variation fields); nil outside a sweep.
+	Sweep *export.SweepRun
 }
 
 // Run executes one benchmark and writes its artifacts. Cancelling ctx (the

@@ -29,6 +29,11 @@ type RunInfo struct {
 	RunLabel    string  // run_info.run_label
 	CLICommand  string  // run_info.cli_command (already redacted)
 
+	// Sweep identifies the variation of a parameter sweep this run belongs
+	// to (run_info.sweep_id, variation_label, variation_index,
+	// variation_values); nil outside a sweep.
+	Sweep *SweepRun
+
 	// Start and End override the Summary's phase bounds when set. AIPerf
 	// stamps the phase start and the last response.
 	Start, End time.Time
@@ -254,12 +259,33 @@ func writeResultJSON(w *jsonw, r metrics.Result) {
 	w.close('}')
 }
 
+// SweepRun is a run's place in a parameter sweep, as AIPerf writes it in
+// run_info.
+type SweepRun struct {
+	ID    string // sweep_id, shared by every run of the sweep
+	Label string // variation_label, e.g. "phases.profiling.concurrency=8"
+	Index int    // variation_index, 0-based
+	// Values are variation_values, {path: value} in sweep order; each
+	// Value is valid JSON.
+	Values []SweepValue
+}
+
+// SweepValue is one varied parameter of a SweepRun.
+type SweepValue struct {
+	Path  string
+	Value []byte // JSON
+}
+
 func writeRunInfoJSON(w *jsonw, info RunInfo) {
 	w.key("run_info")
 	w.open('{')
 	if info.BenchmarkID != "" {
 		w.key("benchmark_id")
 		w.str(info.BenchmarkID)
+	}
+	if info.Sweep != nil && info.Sweep.ID != "" {
+		w.key("sweep_id")
+		w.str(info.Sweep.ID)
 	}
 	if info.RandomSeed != nil {
 		w.key("random_seed")
@@ -270,6 +296,19 @@ func writeRunInfoJSON(w *jsonw, info RunInfo) {
 	if info.RunLabel != "" {
 		w.key("run_label")
 		w.str(info.RunLabel)
+	}
+	if sw := info.Sweep; sw != nil {
+		w.key("variation_label")
+		w.str(sw.Label)
+		w.key("variation_index")
+		w.int(int64(sw.Index))
+		w.key("variation_values")
+		w.open('{')
+		for _, v := range sw.Values {
+			w.key(v.Path)
+			w.raw(v.Value)
+		}
+		w.close('}')
 	}
 	if info.CLICommand != "" {
 		w.key("cli_command")
