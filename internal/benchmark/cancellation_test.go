@@ -23,16 +23,7 @@ import (
 // before reading gone: it waits for every handler to return.
 func watchedMock(t *testing.T, edit func(*mockserver.Config)) (url string, gone *atomic.Int64, close func()) {
 	t.Helper()
-	cfg := mockserver.DefaultConfig()
-	cfg.Fast = true
-	tok, err := tokenizer.Builtin()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.CountTokens = tok.Count
-	if edit != nil {
-		edit(&cfg)
-	}
+	cfg := mockConfig(t, edit)
 	gone = new(atomic.Int64)
 	h := mockserver.New(cfg)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

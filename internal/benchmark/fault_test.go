@@ -14,7 +14,6 @@ import (
 
 	"github.com/aiperf-go/aiperf/internal/config"
 	"github.com/aiperf-go/aiperf/internal/mockserver"
-	"github.com/aiperf-go/aiperf/internal/tokenizer"
 )
 
 // These tests run whole benchmarks against the mock server with injected
@@ -31,20 +30,15 @@ const faultRequestTimeout = 0.5
 // calls onFault with the X-Request-ID of every faulted request.
 func faultMock(t *testing.T, edit func(*mockserver.Config), onFault func(id string, f mockserver.Fault)) (url string, m *mockserver.Server) {
 	t.Helper()
-	cfg := mockserver.DefaultConfig()
-	cfg.Fast = true
-	cfg.FaultDelay = 50 * time.Millisecond
-	tok, err := tokenizer.Builtin()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.CountTokens = tok.Count
-	if onFault != nil {
-		cfg.OnFault = func(r *http.Request, f mockserver.Fault) { onFault(r.Header.Get("X-Request-ID"), f) }
-	}
-	if edit != nil {
-		edit(&cfg)
-	}
+	cfg := mockConfig(t, func(c *mockserver.Config) {
+		c.FaultDelay = 50 * time.Millisecond
+		if onFault != nil {
+			c.OnFault = func(r *http.Request, f mockserver.Fault) { onFault(r.Header.Get("X-Request-ID"), f) }
+		}
+		if edit != nil {
+			edit(c)
+		}
+	})
 	m = mockserver.New(cfg)
 	srv := httptest.NewServer(m)
 	t.Cleanup(srv.Close)

@@ -17,23 +17,13 @@ import (
 
 	"github.com/aiperf-go/aiperf/internal/config"
 	"github.com/aiperf-go/aiperf/internal/mockserver"
-	"github.com/aiperf-go/aiperf/internal/tokenizer"
 )
 
 // mock starts the embedded mock server in-process and counts the inference
 // requests it receives.
 func mock(t *testing.T, edit func(*mockserver.Config)) (url string, requests *atomic.Int64) {
 	t.Helper()
-	cfg := mockserver.DefaultConfig()
-	cfg.Fast = true
-	tok, err := tokenizer.Builtin()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.CountTokens = tok.Count
-	if edit != nil {
-		edit(&cfg)
-	}
+	cfg := mockConfig(t, edit)
 	requests = new(atomic.Int64)
 	h := mockserver.New(cfg)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
