@@ -8,10 +8,7 @@
 package openai
 
 import (
-	"bytes"
 	"fmt"
-
-	"github.com/go-json-experiment/json"
 
 	"github.com/aiperf-go/aiperf/internal/dataset"
 	"github.com/aiperf-go/aiperf/internal/endpoint"
@@ -85,16 +82,11 @@ func (Chat) AppendPayload(dst []byte, t *dataset.Turn, o *endpoint.Options) ([]b
 // body, is reported in Parsed.Error. Invalid JSON or a non-object is an
 // error; "[DONE]" is Done.
 func (Chat) ParseResponse(data []byte) (record.Parsed, error) {
-	data = bytes.TrimSpace(data)
-	if isDone(data) {
-		return record.Parsed{Done: true}, nil
-	}
-	if err := checkObject(data); err != nil {
-		return record.Parsed{}, fmt.Errorf("openai chat response: %w", err)
-	}
 	var r chatResponse
-	if err := json.Unmarshal(data, &r, decodeOptions); err != nil {
-		return record.Parsed{}, fmt.Errorf("openai chat response: %w", withoutOffsets(err))
+	if done, err := decodeEvent(data, &r); err != nil {
+		return record.Parsed{}, fmt.Errorf("openai chat response: %w", err)
+	} else if done {
+		return record.Parsed{Done: true}, nil
 	}
 	p := r.common.parsed(r.Object)
 	var msg *chatMessage

@@ -1,10 +1,7 @@
 package openai
 
 import (
-	"bytes"
 	"fmt"
-
-	"github.com/go-json-experiment/json"
 
 	"github.com/aiperf-go/aiperf/internal/dataset"
 	"github.com/aiperf-go/aiperf/internal/endpoint"
@@ -63,16 +60,11 @@ func (Completions) AppendPayload(dst []byte, t *dataset.Turn, o *endpoint.Option
 // (AIPerf ignores other object types). usage, errors, [DONE] and invalid
 // input are handled as for chat.
 func (Completions) ParseResponse(data []byte) (record.Parsed, error) {
-	data = bytes.TrimSpace(data)
-	if isDone(data) {
-		return record.Parsed{Done: true}, nil
-	}
-	if err := checkObject(data); err != nil {
-		return record.Parsed{}, fmt.Errorf("openai completions response: %w", err)
-	}
 	var r completionResponse
-	if err := json.Unmarshal(data, &r, decodeOptions); err != nil {
-		return record.Parsed{}, fmt.Errorf("openai completions response: %w", withoutOffsets(err))
+	if done, err := decodeEvent(data, &r); err != nil {
+		return record.Parsed{}, fmt.Errorf("openai completions response: %w", err)
+	} else if done {
+		return record.Parsed{Done: true}, nil
 	}
 	p := r.common.parsed(r.Object)
 	if r.Object == objCompletion {

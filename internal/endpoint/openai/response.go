@@ -44,16 +44,24 @@ func withoutOffsets(err error) error {
 	return err
 }
 
-// isDone reports the OpenAI stream terminator.
-func isDone(data []byte) bool { return string(data) == "[DONE]" }
-
-// checkObject rejects anything but a JSON object up front, so the error
-// says what is wrong rather than how a struct failed to decode.
-func checkObject(data []byte) error {
-	if len(data) == 0 || data[0] != '{' {
-		return errNotObject
+// decodeEvent decodes one response body or SSE data payload into v, the
+// steps every endpoint's ParseResponse shares: surrounding whitespace is
+// ignored, the OpenAI stream terminator "[DONE]" is reported as done (v
+// untouched), anything but a JSON object is rejected up front (so the error
+// says what is wrong rather than how a struct failed to decode), and
+// decoding errors lose their byte offsets (see withoutOffsets).
+func decodeEvent(data []byte, v any) (done bool, err error) {
+	data = bytes.TrimSpace(data)
+	if string(data) == "[DONE]" {
+		return true, nil
 	}
-	return nil
+	if len(data) == 0 || data[0] != '{' {
+		return false, errNotObject
+	}
+	if err := json.Unmarshal(data, v, decodeOptions); err != nil {
+		return false, withoutOffsets(err)
+	}
+	return false, nil
 }
 
 // objectType is the response's "object" member, decoded without
