@@ -130,10 +130,6 @@ func ParseExtraInputs(s string) ([]ExtraInput, error) {
 	if strings.HasPrefix(t, "{") {
 		pairs, err := parseJSONObject(t)
 		if err != nil {
-			if !showable(t) {
-				// The message would repeat the value, credential included.
-				return nil, errors.New("not a valid JSON object (value not shown: it may hold a credential)")
-			}
 			return nil, err
 		}
 		out := make([]ExtraInput, len(pairs))
@@ -210,8 +206,19 @@ type jsonPair struct {
 }
 
 // parseJSONObject decodes a JSON object into its members in document order
-// (a map would lose the order users wrote).
+// (a map would lose the order users wrote). Its errors quote s unless s
+// may hold a credential (see showable).
 func parseJSONObject(s string) ([]jsonPair, error) {
+	pairs, err := decodeJSONObject(s)
+	if err != nil && !showable(s) {
+		// The message would repeat the value, credential included.
+		return nil, errors.New("not a valid JSON object (value not shown: it may hold a credential)")
+	}
+	return pairs, err
+}
+
+// decodeJSONObject is parseJSONObject without the redaction.
+func decodeJSONObject(s string) ([]jsonPair, error) {
 	dec := json.NewDecoder(strings.NewReader(s))
 	dec.UseNumber()
 	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
@@ -252,10 +259,6 @@ func ParseHeaders(s string) ([]Header, error) {
 	if strings.HasPrefix(t, "{") {
 		pairs, err := parseJSONObject(t)
 		if err != nil {
-			if !showable(t) {
-				// The message would repeat the value, credential included.
-				return nil, errors.New("not a valid JSON object (value not shown: it may hold a credential)")
-			}
 			return nil, err
 		}
 		out := make([]Header, 0, len(pairs))
