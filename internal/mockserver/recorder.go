@@ -299,19 +299,7 @@ func redact(name, value string) string {
 // readers (tests, the ground-truth tool). All times are wall-clock Unix
 // nanoseconds.
 type RecordedRequest struct {
-	// RequestID and CorrelationID are the X-Request-ID and
-	// X-Correlation-ID headers ("" when absent).
-	RequestID     string `json:"request_id"`
-	CorrelationID string `json:"correlation_id"`
-	Method        string `json:"method"`
-	// Path is the URL path; Query the raw query string.
-	Path   string `json:"path"`
-	Query  string `json:"query,omitempty"`
-	Host   string `json:"host"`
-	Proto  string `json:"proto"`
-	Remote string `json:"remote"`
-	// Headers are the request headers, credential-like values redacted.
-	Headers http.Header `json:"headers"`
+	RecordedHead
 	// Body is the request body when it is JSON (byte for byte unless it
 	// spanned lines, then compacted); BodyText holds any other body.
 	// BodyBytes is the size received, before any compaction.
@@ -359,7 +347,7 @@ func appendRecordedLine(dst []byte, req *http.Request, body []byte, w *recording
 		}
 		hdr[name] = out
 	}
-	line := recordedHead{
+	line := RecordedHead{
 		RequestID:     req.Header.Get("X-Request-ID"),
 		CorrelationID: req.Header.Get("X-Correlation-ID"),
 		Method:        req.Method,
@@ -411,17 +399,24 @@ func appendRecordedLine(dst []byte, req *http.Request, body []byte, w *recording
 	return append(dst, "}\n"...)
 }
 
-// recordedHead is the leading part of a line, marshalled by encoding/json.
-type recordedHead struct {
-	RequestID     string      `json:"request_id"`
-	CorrelationID string      `json:"correlation_id"`
-	Method        string      `json:"method"`
-	Path          string      `json:"path"`
-	Query         string      `json:"query,omitempty"`
-	Host          string      `json:"host"`
-	Proto         string      `json:"proto"`
-	Remote        string      `json:"remote"`
-	Headers       http.Header `json:"headers"`
+// RecordedHead is who sent a recorded request and what it asked for: the
+// leading part of each line, which the recorder marshals with
+// encoding/json (the rest, body and timings, it writes by hand to keep the
+// body's bytes).
+type RecordedHead struct {
+	// RequestID and CorrelationID are the X-Request-ID and
+	// X-Correlation-ID headers ("" when absent).
+	RequestID     string `json:"request_id"`
+	CorrelationID string `json:"correlation_id"`
+	Method        string `json:"method"`
+	// Path is the URL path; Query the raw query string.
+	Path   string `json:"path"`
+	Query  string `json:"query,omitempty"`
+	Host   string `json:"host"`
+	Proto  string `json:"proto"`
+	Remote string `json:"remote"`
+	// Headers are the request headers, credential-like values redacted.
+	Headers http.Header `json:"headers"`
 }
 
 // appendIntField appends ,"key":v.
