@@ -224,3 +224,15 @@ func (p *problems) add(err error) bool {
 }
 
 func (p *problems) err() error { return errors.Join(p.errs...) }
+
+// eachLine calls f for each non-blank line of file's data (see lines). An
+// error f returns is recorded as a problem at that line of file, and
+// reading stops once maxInputErrors problems are in.
+func (p *problems) eachLine(file string, data []byte, f func(n int, line []byte) error) {
+	lines(data, func(n int, line []byte) error {
+		if err := f(n, line); err != nil && !p.add(asInputErr(file, n, "", err)) {
+			return errors.New("too many problems")
+		}
+		return nil
+	})
+}

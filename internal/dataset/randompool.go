@@ -30,18 +30,16 @@ func (l *loader) randomPool() ([]Conversation, error) {
 			continue
 		}
 		var pool []Turn
-		lines(data, func(n int, line []byte) error {
+		p.eachLine(file, data, func(_ int, line []byte) error {
 			r, err := parseRow(line)
-			if err == nil {
-				var ts turnSpec
-				if ts, err = parseTurnRow(r, true); err == nil {
-					pool = append(pool, ts.turn)
-					return nil
-				}
+			if err != nil {
+				return err
 			}
-			if !p.add(asInputErr(file, n, "", err)) {
-				return errors.New("too many problems")
+			ts, err := parseTurnRow(r, true)
+			if err != nil {
+				return err
 			}
+			pool = append(pool, ts.turn)
 			return nil
 		})
 		if len(pool) == 0 && len(p.errs) == 0 {

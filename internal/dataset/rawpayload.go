@@ -101,13 +101,10 @@ func (l *loader) rawPayload() ([]Conversation, error) {
 			continue
 		}
 		var turns []Turn
-		lines(data, func(n int, line []byte) error {
+		p.eachLine(file, data, func(_ int, line []byte) error {
 			t, err := l.rawPayloadLine(line)
 			if err != nil {
-				if !p.add(asInputErr(file, n, "", err)) {
-					return errors.New("too many problems")
-				}
-				return nil
+				return err
 			}
 			if dir {
 				turns = append(turns, t)

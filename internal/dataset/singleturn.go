@@ -198,22 +198,20 @@ func (l *loader) singleTurn() ([]Conversation, error) {
 	}
 	var s sessions
 	var p problems
-	lines(data, func(n int, line []byte) error {
+	p.eachLine(file, data, func(_ int, line []byte) error {
 		r, err := parseRow(line)
-		if err == nil {
-			var ts turnSpec
-			if ts, err = parseTurnRow(r, false); err == nil {
-				id := ts.sessionID
-				if id == "" {
-					id = l.sessionID()
-				}
-				s.add(id, ts.turn)
-				return nil
-			}
+		if err != nil {
+			return err
 		}
-		if !p.add(asInputErr(file, n, "", err)) {
-			return errors.New("too many problems")
+		ts, err := parseTurnRow(r, false)
+		if err != nil {
+			return err
 		}
+		id := ts.sessionID
+		if id == "" {
+			id = l.sessionID()
+		}
+		s.add(id, ts.turn)
 		return nil
 	})
 	if err := p.err(); err != nil {
@@ -235,18 +233,15 @@ func (l *loader) multiTurn() ([]Conversation, error) {
 	}
 	var s sessions
 	var p problems
-	lines(data, func(n int, line []byte) error {
+	p.eachLine(file, data, func(_ int, line []byte) error {
 		id, turns, err := parseMultiTurnRow(line)
-		if err == nil {
-			if id == "" {
-				id = l.sessionID()
-			}
-			s.add(id, turns...)
-			return nil
+		if err != nil {
+			return err
 		}
-		if !p.add(asInputErr(file, n, "", err)) {
-			return errors.New("too many problems")
+		if id == "" {
+			id = l.sessionID()
 		}
+		s.add(id, turns...)
 		return nil
 	})
 	if err := p.err(); err != nil {

@@ -84,13 +84,10 @@ func (l *loader) mooncake() ([]Conversation, error) {
 	}
 	var entries []traceEntry
 	var p problems
-	lines(data, func(n int, line []byte) error {
+	p.eachLine(file, data, func(n int, line []byte) error {
 		e, err := l.mooncakeLine(file, n, line)
 		if err != nil {
-			if !p.add(asInputErr(file, n, "", err)) {
-				return errors.New("too many problems")
-			}
-			return nil
+			return err
 		}
 		entries = append(entries, e)
 		return nil
@@ -220,13 +217,10 @@ func (l *loader) bailian() ([]Conversation, error) {
 	}
 	var rows []bailianEntry
 	var p problems
-	lines(data, func(n int, line []byte) error {
+	p.eachLine(file, data, func(n int, line []byte) error {
 		b, err := bailianLine(file, n, line)
 		if err != nil {
-			if !p.add(asInputErr(file, n, "", err)) {
-				return errors.New("too many problems")
-			}
-			return nil
+			return err
 		}
 		rows = append(rows, b)
 		return nil
