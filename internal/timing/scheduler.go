@@ -230,15 +230,26 @@ type loop struct {
 	st       Stats
 }
 
+// stopped reports whether the loop must stop before issuing another
+// credit, and why: the count is reached or the dataset is exhausted
+// (StopCount), or ctx is done (StopCtx).
+func (l *loop) stopped() (StopReason, bool) {
+	o := &l.s.o
+	if (o.Count > 0 && l.st.Issued >= uint64(o.Count)) || (o.Exhausted != nil && o.Exhausted()) {
+		return StopCount, true
+	}
+	if l.ctx.Err() != nil {
+		return StopCtx, true
+	}
+	return 0, false
+}
+
 // rate runs the open-loop schedule and returns why it stopped.
 func (l *loop) rate() StopReason {
 	o := &l.s.o
 	for {
-		if (o.Count > 0 && l.st.Issued >= uint64(o.Count)) || (o.Exhausted != nil && o.Exhausted()) {
-			return StopCount
-		}
-		if l.ctx.Err() != nil {
-			return StopCtx
+		if r, stop := l.stopped(); stop {
+			return r
 		}
 		off, ok := o.Arrivals.Next()
 		if !ok {
@@ -276,13 +287,9 @@ func (l *loop) rate() StopReason {
 
 // closed runs the closed loop and returns why it stopped.
 func (l *loop) closed() StopReason {
-	o := &l.s.o
 	for {
-		if (o.Count > 0 && l.st.Issued >= uint64(o.Count)) || (o.Exhausted != nil && o.Exhausted()) {
-			return StopCount
-		}
-		if l.ctx.Err() != nil {
-			return StopCtx
+		if r, stop := l.stopped(); stop {
+			return r
 		}
 		if l.endTimer != nil && l.clk.Now() >= l.end {
 			return StopDuration
