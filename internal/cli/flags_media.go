@@ -35,11 +35,11 @@ func (b *flagBuilder) addMediaFlags(cfg *config.Config) {
 		choices: []string{string(config.AudioWAV)},
 		usage:   "Container of the synthetic clips: wav is uncompressed PCM. AIPerf's mp3 is recognised but not supported yet.",
 	})
-	b.add(&intListValue{recorder: b.rec("audio-depths"), p: &m.AudioDepths}, spec{
+	b.add(intList(b.rec("audio-depths"), &m.AudioDepths), spec{
 		name: "audio-depths", meta: "<bits>", def: "[16]",
 		usage: "Bit depths to pick from at random for each clip (8, 16, 24 or 32), comma-separated or by repeating the flag.",
 	})
-	b.add(&floatListValue{recorder: b.rec("audio-sample-rates"), p: &m.AudioSampleRates}, spec{
+	b.add(floatList(b.rec("audio-sample-rates"), &m.AudioSampleRates), spec{
 		name: "audio-sample-rates", meta: "<kHz>", def: "[16.0]",
 		usage: "Sample rates in kHz to pick from at random for each clip (e.g. 16, 44.1, 48), comma-separated or by repeating the flag. Values above 96 are read as Hz.",
 	})
@@ -81,66 +81,50 @@ func (b *flagBuilder) addMediaFlags(cfg *config.Config) {
 	})
 }
 
-// floatListValue sets a list of finite numbers, comma-separated or by
-// repeating the flag; the first Set replaces the default.
-type floatListValue struct {
+// numListValue sets a list of numbers, comma-separated or by repeating the
+// flag; the first Set replaces the default. A bad element is recorded as a
+// problem of the flag.
+type numListValue[T any] struct {
 	recorder
-	p       *[]float64
+	p       *[]T
+	parse   func(string) (T, error)
+	format  func(T) string
 	changed bool
 }
 
-func (v *floatListValue) Set(s string) error {
+// floatList is a numListValue of finite floats.
+func floatList(r recorder, p *[]float64) *numListValue[float64] {
+	return &numListValue[float64]{recorder: r, p: p, parse: config.ParseFloat, format: formatFloat}
+}
+
+// intList is a numListValue of integers.
+func intList(r recorder, p *[]int) *numListValue[int] {
+	return &numListValue[int]{recorder: r, p: p, format: strconv.Itoa, parse: func(s string) (int, error) {
+		n, err := config.ParseInt64(s)
+		return int(n), err
+	}}
+}
+
+func (v *numListValue[T]) Set(s string) error {
 	if !v.changed {
-		*v.p, v.changed = []float64{}, true
+		*v.p, v.changed = []T{}, true
 	}
 	for _, e := range config.SplitList(s) {
-		f, err := config.ParseFloat(e)
+		x, err := v.parse(e)
 		if err != nil {
 			v.fail(err)
 			return nil
 		}
-		*v.p = append(*v.p, f)
+		*v.p = append(*v.p, x)
 	}
 	return nil
 }
 
-func (v *floatListValue) String() string {
+func (v *numListValue[T]) String() string {
 	parts := make([]string, len(*v.p))
-	for i, f := range *v.p {
-		parts[i] = formatFloat(f)
+	for i, x := range *v.p {
+		parts[i] = v.format(x)
 	}
 	return strings.Join(parts, ",")
 }
-func (v *floatListValue) Type() string { return "list" }
-
-// intListValue sets a list of integers, comma-separated or by repeating
-// the flag; the first Set replaces the default.
-type intListValue struct {
-	recorder
-	p       *[]int
-	changed bool
-}
-
-func (v *intListValue) Set(s string) error {
-	if !v.changed {
-		*v.p, v.changed = []int{}, true
-	}
-	for _, e := range config.SplitList(s) {
-		n, err := config.ParseInt64(e)
-		if err != nil {
-			v.fail(err)
-			return nil
-		}
-		*v.p = append(*v.p, int(n))
-	}
-	return nil
-}
-
-func (v *intListValue) String() string {
-	parts := make([]string, len(*v.p))
-	for i, n := range *v.p {
-		parts[i] = strconv.Itoa(n)
-	}
-	return strings.Join(parts, ",")
-}
-func (v *intListValue) Type() string { return "list" }
+func (v *numListValue[T]) Type() string { return "list" }

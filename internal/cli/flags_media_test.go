@@ -87,8 +87,8 @@ func FuzzMediaListFlags(f *testing.F) {
 		var probs problemList
 		var floats []float64
 		var ints []int
-		fv := &floatListValue{recorder: recorder{flag: "--audio-sample-rates", probs: &probs}, p: &floats}
-		iv := &intListValue{recorder: recorder{flag: "--audio-depths", probs: &probs}, p: &ints}
+		fv := floatList(recorder{flag: "--audio-sample-rates", probs: &probs}, &floats)
+		iv := intList(recorder{flag: "--audio-depths", probs: &probs}, &ints)
 		if fv.Set(s) != nil || iv.Set(s) != nil {
 			t.Fatal("Set returned an error instead of recording a problem")
 		}
