@@ -13,7 +13,9 @@ import (
 const module = "github.com/aiperf-go/aiperf"
 
 // leaves may be imported by any package that is allowed internal imports at all.
-var leaves = []string{"internal/record", "internal/clock", "internal/tokenizer", "internal/userfile"}
+// internal/sla (the SLA filter model) is a leaf so that timing (adaptive
+// scale), the search and the experiment runner can share it.
+var leaves = []string{"internal/record", "internal/clock", "internal/tokenizer", "internal/userfile", "internal/sla"}
 
 // allowed lists, per package, the internal packages it may import besides the
 // leaves. The data flows config -> dataset -> timing -> worker (endpoint +
@@ -45,7 +47,7 @@ var allowed = map[string][]string{
 // isolated packages import nothing internal, not even the leaves.
 var isolated = []string{
 	"internal/config", "internal/record", "internal/clock", "internal/plugin",
-	"internal/tokenizer/hf", "internal/tokenizer/hub", "internal/tokenizer/testmodels", "internal/chattemplate", "internal/mockserver", "internal/ui", "internal/metrics/stats", "internal/userfile",
+	"internal/tokenizer/hf", "internal/tokenizer/hub", "internal/tokenizer/testmodels", "internal/chattemplate", "internal/mockserver", "internal/ui", "internal/metrics/stats", "internal/userfile", "internal/sla",
 }
 
 type listedPackage struct {
