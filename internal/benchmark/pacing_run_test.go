@@ -3,6 +3,7 @@ package benchmark
 import (
 	"context"
 	"encoding/json"
+	"math"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -48,5 +49,47 @@ func TestRunPerRecordDueAndSent(t *testing.T) {
 		if d := dues[i] - dues[0]; d != int64(i)*10_000_000 {
 			t.Errorf("due[%d] - due[0] = %d ns, want exactly %d", i, d, int64(i)*10_000_000)
 		}
+	}
+}
+
+// TestRunThroughputOverPhaseWindow checks AIPerf 0.13's two definitions end
+// to end: a constant 20 requests/s phase sends its first request one
+// interval (50 ms) after the phase starts, and request_throughput divides by
+// the phase window (phase start to the last response), not by
+// benchmark_duration. The window is recovered from the summary as
+// request_count / request_throughput and anchored at the last
+// request_end_ns; the phase start it implies must then lie 50 ms before the
+// first credit_issued_ns.
+func TestRunThroughputOverPhaseWindow(t *testing.T) {
+	t.Parallel()
+	url, _ := mock(t, nil)
+	cfg := baseConfig(t, url)
+	cfg.Load.RequestRate = ptr(20.0)
+	cfg.Load.ArrivalPattern = config.ArrivalConstant
+	cfg.Load.RequestCount = ptr(5)
+	if out, err := run(t, context.Background(), cfg); err != nil {
+		t.Fatalf("Run: %v\n%s", err, out)
+	}
+	firstDue, lastEnd := int64(math.MaxInt64), int64(0)
+	for _, l := range lines(t, filepath.Join(cfg.Output.ArtifactDir, "profile_export.jsonl")) {
+		var rec struct {
+			Metadata struct {
+				Due int64 `json:"credit_issued_ns"`
+				End int64 `json:"request_end_ns"`
+			}
+		}
+		if err := json.Unmarshal([]byte(l), &rec); err != nil {
+			t.Fatal(err)
+		}
+		firstDue, lastEnd = min(firstDue, rec.Metadata.Due), max(lastEnd, rec.Metadata.End)
+	}
+	doc := summary(t, filepath.Join(cfg.Output.ArtifactDir, "profile_export_aiperf.json"))
+	window := avg(t, doc, "request_count") / avg(t, doc, "request_throughput") // seconds
+	phaseStart := float64(lastEnd) - window*1e9
+	if lead := (float64(firstDue) - phaseStart) / 1e6; math.Abs(lead-50) > 0.01 {
+		t.Errorf("first request due %.4f ms after the phase start, want 50 (one interval)", lead)
+	}
+	if d := avg(t, doc, "benchmark_duration"); window-d < 0.049 {
+		t.Errorf("throughput window %.4f s, benchmark_duration %.4f s: want the window longer by the 50 ms lead", window, d)
 	}
 }

@@ -189,6 +189,11 @@ func execute(ctx context.Context, plan *Plan, rio IO, log *slog.Logger) (*result
 	if phaseErr != nil {
 		return nil, phaseErr
 	}
+	if cpuMon != nil {
+		// The profiling phase ran: throughputs divide by its window, from
+		// the scheduler's start (what every due time is relative to).
+		pl.acc.SetPhaseStart(res.Profiling.Stats.Start)
+	}
 	res.Summary = pl.acc.Summarize()
 	if cpuMon != nil {
 		h := clientHealth(cpuMon, &res.Summary, &pl.span, &plan.Profiling)

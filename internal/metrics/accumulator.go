@@ -34,7 +34,13 @@ type Accumulator struct {
 	anyValid         bool
 	minSent, maxResp time.Duration // valid records: exact benchmark duration
 
-	window time.Duration // observation window, 0 when unset
+	maxEnd time.Duration // latest End of any record, valid or failed (run offset)
+
+	window time.Duration // explicit observation window, 0 when unset
+	// phaseStart is the profiling phase's start (run offset), when known:
+	// the window then runs from it to maxEnd.
+	phaseStart    time.Duration
+	hasPhaseStart bool
 }
 
 // NewAccumulator prepares columns for the selected metrics of reg. Without
@@ -66,11 +72,33 @@ func NewAccumulator(reg *Registry, selected []*Metric, slos map[string]float64) 
 }
 
 // SetWindow sets the observation window that throughput and goodput divide
-// by, as run offsets: AIPerf 0.13 uses the profiling phase's start and the
-// return of its last request rather than benchmark_duration. Without a
-// window (or with end <= start) they divide by benchmark_duration.
+// by, as run offsets, overriding SetPhaseStart. Without a window (or with
+// end <= start) they divide by benchmark_duration.
 func (a *Accumulator) SetWindow(start, end time.Duration) {
 	a.window = max(end-start, 0)
+}
+
+// SetPhaseStart records when the profiling phase started (run offset).
+// Throughput and goodput then divide by the phase window, from that start
+// to the end of the last request (valid or failed), as AIPerf 0.13 does:
+// its observation window runs from the phase start to the last response.
+// That window is longer than benchmark_duration (first request start to
+// last valid response) by the wait before the first request (one interval
+// in a constant-rate phase) and by failures that end last.
+func (a *Accumulator) SetPhaseStart(start time.Duration) {
+	a.phaseStart, a.hasPhaseStart = start, true
+}
+
+// observationWindow is the window throughputs divide by: the explicit one,
+// else the phase window, else 0 (benchmark_duration is used).
+func (a *Accumulator) observationWindow() time.Duration {
+	switch {
+	case a.window > 0:
+		return a.window
+	case a.hasPhaseStart && a.anyRecord:
+		return max(a.maxEnd-a.phaseStart, 0)
+	}
+	return 0
 }
 
 // Add folds one processed record. Warmup records are ignored: AIPerf
@@ -99,9 +127,10 @@ func (a *Accumulator) Add(p *Processed) {
 		a.errs[*rec.Error]++
 	}
 	if !a.anyRecord {
-		a.anyRecord, a.firstStart, a.lastEnd = true, p.StartNs, p.EndNs
+		a.anyRecord, a.firstStart, a.lastEnd, a.maxEnd = true, p.StartNs, p.EndNs, rec.End
 	} else {
 		a.firstStart, a.lastEnd = min(a.firstStart, p.StartNs), max(a.lastEnd, p.EndNs)
+		a.maxEnd = max(a.maxEnd, rec.End)
 	}
 	if p.Valid {
 		resp := p.lastContent
@@ -144,7 +173,7 @@ func (a *Accumulator) Summarize() Summary {
 		has:         make([]bool, n),
 		duration:    a.maxResp - a.minSent,
 		hasDuration: a.anyValid,
-		window:      a.window,
+		window:      a.observationWindow(),
 		dist:        make([]*Stats, n),
 	}
 	var results []Result

@@ -128,7 +128,22 @@ func TestEndToEnd(t *testing.T) {
 		t.Errorf("Start, End = %v, %v; want %v, %v", s.Start, s.End, clk.Wall(0), clk.Wall(71*ms))
 	}
 
-	// An observation window replaces benchmark_duration as the denominator.
+	// The phase window (AIPerf 0.13's throughput denominator) runs from the
+	// phase start to the last record's end, the failed one's at 71 ms
+	// included; benchmark_duration keeps its own definition.
+	acc.SetPhaseStart(0)
+	s = acc.Summarize()
+	for tag, w := range map[string]float64{
+		tagRequestThroughput: 3 / 0.071, "output_token_throughput": 18 / 0.071,
+		"input_token_throughput": 30 / 0.071, "total_token_throughput": 48 / 0.071, "goodput": 2 / 0.071,
+		tagBenchmarkDuration: 0.07,
+	} {
+		if r, _ := s.Get(tag); !approx(r.Value, w) {
+			t.Errorf("%s with the phase starting at 0 = %v; want %v", tag, r.Value, w)
+		}
+	}
+
+	// An explicit observation window overrides the phase window.
 	acc.SetWindow(0, 100*ms)
 	s = acc.Summarize()
 	if r, _ := s.Get(tagRequestThroughput); !approx(r.Value, 30) {

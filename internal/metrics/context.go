@@ -97,7 +97,8 @@ type deriveContext struct {
 	duration    time.Duration
 	hasDuration bool
 	// window, when set, is the observation window that throughputs divide
-	// by (AIPerf 0.13 uses the phase's start-to-last-response window).
+	// by (AIPerf 0.13 uses the phase's start-to-last-response window; see
+	// Accumulator.SetPhaseStart).
 	window time.Duration
 	// dist holds record metrics' distributions (display units) by registry
 	// index, for derived metrics that read a percentile (replay_sched_lag).

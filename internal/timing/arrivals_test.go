@@ -26,12 +26,14 @@ func TestConstantExact(t *testing.T) {
 		rate float64
 		want []time.Duration
 	}{
-		{10, []time.Duration{0, 100 * time.Millisecond, 200 * time.Millisecond, 300 * time.Millisecond, 400 * time.Millisecond}},
-		{1, []time.Duration{0, time.Second, 2 * time.Second}},
-		{0.5, []time.Duration{0, 2 * time.Second, 4 * time.Second}},
-		{3, []time.Duration{0, 333333333, 666666667, time.Second, 1333333333}},
-		{1e6, []time.Duration{0, time.Microsecond, 2 * time.Microsecond}},
-		{7.5, []time.Duration{0, 133333333, 266666667, 400 * time.Millisecond}},
+		// The first request is one interval after the phase start, as in
+		// AIPerf 0.13.
+		{10, []time.Duration{100 * time.Millisecond, 200 * time.Millisecond, 300 * time.Millisecond, 400 * time.Millisecond, 500 * time.Millisecond}},
+		{1, []time.Duration{time.Second, 2 * time.Second, 3 * time.Second}},
+		{0.5, []time.Duration{2 * time.Second, 4 * time.Second, 6 * time.Second}},
+		{3, []time.Duration{333333333, 666666667, time.Second, 1333333333}},
+		{1e6, []time.Duration{time.Microsecond, 2 * time.Microsecond, 3 * time.Microsecond}},
+		{7.5, []time.Duration{133333333, 266666667, 400 * time.Millisecond}},
 	}
 	for _, tt := range tests {
 		a, err := Constant(tt.rate)
@@ -67,8 +69,8 @@ func TestConstantNoDrift(t *testing.T) {
 		if d < prev {
 			t.Fatalf("due[%d] = %v < due[%d] = %v", i, d, i-1, prev)
 		}
-		if i%3 == 0 && d != time.Duration(i/3)*time.Second {
-			t.Fatalf("due[%d] = %d, want exactly %d", i, d, time.Duration(i/3)*time.Second)
+		if (i+1)%3 == 0 && d != time.Duration((i+1)/3)*time.Second {
+			t.Fatalf("due[%d] = %d, want exactly %d", i, d, time.Duration((i+1)/3)*time.Second)
 		}
 		prev = d
 	}
@@ -95,15 +97,12 @@ func TestArrivalsRejectInvalid(t *testing.T) {
 // TestArrivalsOverflowEnds checks a schedule that would pass the largest
 // time.Duration ends instead of wrapping, and stays ended.
 func TestArrivalsOverflowEnds(t *testing.T) {
-	c, _ := Constant(1e-12) // second due time is 1e12 s, past 292 years
+	c, _ := Constant(1e-12) // first due time is 1e12 s, past 292 years
 	p, _ := Poisson(1e-300, 1)
 	g, _ := Gamma(1e-300, 0.5, 1)
 	for name, a := range map[string]Arrivals{"constant": c, "poisson": p, "gamma": g} {
 		got := take(t, a, 5)
-		if name == "constant" && (len(got) != 1 || got[0] != 0) {
-			t.Errorf("%s: got %v, want [0]", name, got)
-		}
-		if name != "constant" && len(got) != 0 {
+		if len(got) != 0 {
 			t.Errorf("%s: got %v, want nothing", name, got)
 		}
 		if _, ok := a.Next(); ok {

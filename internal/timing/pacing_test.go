@@ -37,7 +37,7 @@ func TestSeededDueTimes(t *testing.T) {
 			[]int64{14766299, 15543559, 17110527, 63391856, 68118953, 69859724},
 			func(r *rand.Rand) float64 { return gammaDraw(r, 0.5) / 50 }, gammaStream},
 		{"constant rate=100", func() (Arrivals, error) { return Constant(100) },
-			[]int64{0, 10e6, 20e6, 30e6, 40e6, 50e6}, nil, 0},
+			[]int64{10e6, 20e6, 30e6, 40e6, 50e6, 60e6}, nil, 0},
 	}
 	for _, tt := range tests {
 		a, err := tt.a()
@@ -115,7 +115,7 @@ func TestGammaShapeStatistics(t *testing.T) {
 func TestSchedulerCatchUpAfterStall(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		h := newHarness(t, Options{
-			Arrivals: mustConstant(t, 1000),
+			Arrivals: mustGrid(t, 1000, 60),
 			Count:    60,
 			Sleeper:  &lateSleeper{lateOn: 1, by: 50 * ms}, // the wait for due 1 ms wakes at 51 ms
 		})
@@ -160,7 +160,7 @@ func TestSchedulerCatchUpAfterStall(t *testing.T) {
 func TestSchedulerCatchUpBoundedBySlots(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		h := newHarness(t, Options{
-			Arrivals:    mustConstant(t, 1000),
+			Arrivals:    mustGrid(t, 1000, 30),
 			Count:       30,
 			Concurrency: 10,
 			Sleeper:     &lateSleeper{lateOn: 1, by: 50 * ms},

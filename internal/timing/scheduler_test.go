@@ -112,12 +112,29 @@ func mustConstant(t *testing.T, rate float64) Arrivals {
 	return a
 }
 
+// mustGrid returns n arrivals on a grid at rate that starts at the phase
+// start (0, 1/rate, 2/rate, ...), for scheduler tests that reason about a
+// credit due at 0; Constant's own grid starts one interval later.
+func mustGrid(t *testing.T, rate float64, n int) Arrivals {
+	t.Helper()
+	dues := make([]time.Duration, n)
+	for i := range dues {
+		dues[i] = time.Duration(float64(i) * 1e9 / rate)
+	}
+	a, err := Fixed(dues)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
 func TestSchedulerConstantRateCount(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		h := newHarness(t, Options{Phase: record.Warmup, Arrivals: mustConstant(t, 10), Count: 5})
 		st := h.run(t.Context(), nil)
 
-		want := msList(0, 100, 200, 300, 400)
+		// The first constant arrival is one interval after the start.
+		want := msList(100, 200, 300, 400, 500)
 		if got := h.dues(); !slices.Equal(got, want) {
 			t.Errorf("dues = %v, want %v", got, want)
 		}
@@ -125,7 +142,7 @@ func TestSchedulerConstantRateCount(t *testing.T) {
 			t.Errorf("issue times = %v, want %v", got, want)
 		}
 		h.checkSeq(record.Warmup)
-		wantSt := Stats{Issued: 5, Start: 0, End: 400 * ms, Reason: StopCount, MaxOutstanding: 5}
+		wantSt := Stats{Issued: 5, Start: 0, End: 500 * ms, Reason: StopCount, MaxOutstanding: 5}
 		if st != wantSt {
 			t.Errorf("stats = %+v, want %+v", st, wantSt)
 		}
@@ -138,7 +155,8 @@ func TestSchedulerDurationStop(t *testing.T) {
 		st := h.run(t.Context(), func(Credit) time.Duration { return 50 * ms })
 		h.wg.Wait()
 
-		want := msList(0, 100, 200, 300, 400, 500, 600, 700, 800, 900)
+		// The credit due at 1 s, the phase end, is not sent.
+		want := msList(100, 200, 300, 400, 500, 600, 700, 800, 900)
 		if got := h.dues(); !slices.Equal(got, want) {
 			t.Errorf("dues = %v, want %v", got, want)
 		}
@@ -146,7 +164,7 @@ func TestSchedulerDurationStop(t *testing.T) {
 			t.Errorf("issue times = %v, want %v", got, want)
 		}
 		// Run returns at the end of the phase, not at the last credit.
-		wantSt := Stats{Issued: 10, End: time.Second, Reason: StopDuration, MaxOutstanding: 1}
+		wantSt := Stats{Issued: 9, End: time.Second, Reason: StopDuration, MaxOutstanding: 1}
 		if st != wantSt {
 			t.Errorf("stats = %+v, want %+v", st, wantSt)
 		}
@@ -162,18 +180,18 @@ func TestSchedulerRateWithConcurrencyCap(t *testing.T) {
 		st := h.run(t.Context(), func(Credit) time.Duration { return 250 * ms })
 		h.wg.Wait()
 
-		if got, want := h.dues(), msList(0, 100, 200, 300, 400, 500, 600, 700); !slices.Equal(got, want) {
+		if got, want := h.dues(), msList(100, 200, 300, 400, 500, 600, 700, 800); !slices.Equal(got, want) {
 			t.Errorf("dues = %v, want %v", got, want)
 		}
-		// Credit 2 is due at 200 but both slots are held until credit 0
-		// returns at 250; credit 3 waits for credit 1 (350); and so on.
-		if got, want := h.issueTimes(), msList(0, 100, 250, 350, 500, 600, 750, 850); !slices.Equal(got, want) {
+		// Credit 2 is due at 300 but both slots are held until credit 0
+		// returns at 350; credit 3 waits for credit 1 (450); and so on.
+		if got, want := h.issueTimes(), msList(100, 200, 350, 450, 600, 700, 850, 950); !slices.Equal(got, want) {
 			t.Errorf("issue times = %v, want %v", got, want)
 		}
 		if h.maxOutstanding > 2 {
 			t.Errorf("workers saw %d outstanding, cap is 2", h.maxOutstanding)
 		}
-		wantSt := Stats{Issued: 8, End: 850 * ms, Reason: StopCount, MaxOutstanding: 2, Waited: 6}
+		wantSt := Stats{Issued: 8, End: 950 * ms, Reason: StopCount, MaxOutstanding: 2, Waited: 6}
 		if st != wantSt {
 			t.Errorf("stats = %+v, want %+v", st, wantSt)
 		}
@@ -250,10 +268,10 @@ func TestSchedulerCatchUp(t *testing.T) {
 			Sleeper:  &lateSleeper{lateOn: 1, by: 250 * ms},
 		})
 		st := h.run(t.Context(), nil)
-		if got, want := h.dues(), msList(0, 100, 200, 300, 400, 500); !slices.Equal(got, want) {
+		if got, want := h.dues(), msList(100, 200, 300, 400, 500, 600); !slices.Equal(got, want) {
 			t.Errorf("dues = %v, want %v", got, want)
 		}
-		if got, want := h.issueTimes(), msList(0, 350, 350, 350, 400, 500); !slices.Equal(got, want) {
+		if got, want := h.issueTimes(), msList(100, 450, 450, 450, 500, 600); !slices.Equal(got, want) {
 			t.Errorf("issue times = %v, want %v", got, want)
 		}
 		if st.Waited != 0 || st.Issued != 6 {
@@ -284,8 +302,8 @@ func TestSchedulerCancel(t *testing.T) {
 		o      Options
 		issued uint64
 	}{
-		// Cancelled while sleeping until the next due time (0, 1 s, 2 s issued).
-		{"rate/sleeping", 1, Options{Count: 100}, 3},
+		// Cancelled while sleeping until the next due time (1 s, 2 s issued).
+		{"rate/sleeping", 1, Options{Count: 100}, 2},
 		// Cancelled while waiting for a slot (rate mode).
 		{"rate/slot", 1, Options{Concurrency: 1, Count: 100}, 1},
 		// Cancelled while waiting for a slot (closed loop).
