@@ -9,11 +9,11 @@ import (
 	"github.com/aiperf-go/aiperf/internal/config"
 )
 
-// prepareArtifactDir creates the artifact directory and proves it can be
+// PrepareArtifactDir creates the artifact directory and proves it can be
 // written, by creating, writing, syncing and removing a probe file, before
 // a single request is sent: a run that could not record its results would
 // only waste the server's time. The error names the directory and exits 1.
-func prepareArtifactDir(dir string) error {
+func PrepareArtifactDir(dir string) error {
 	fail := func(why string, err error) error {
 		return &config.ExitError{Code: config.ExitFailure,
 			Err: fmt.Errorf("artifact directory %q %s: %w", dir, why, err)}

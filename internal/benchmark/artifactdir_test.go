@@ -34,7 +34,7 @@ func TestPrepareArtifactDir(t *testing.T) {
 			if tc.dir == readOnly && os.Geteuid() == 0 {
 				t.Skip("root writes into read-only directories")
 			}
-			err := prepareArtifactDir(tc.dir)
+			err := PrepareArtifactDir(tc.dir)
 			if tc.want == "" {
 				if err != nil {
 					t.Fatal(err)

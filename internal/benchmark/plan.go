@@ -304,6 +304,24 @@ func artifactDir(cfg *config.Config, meta endpoint.Metadata) string {
 	return filepath.Join(cfg.Output.ArtifactDir, export.DirName(cfg.Endpoint.ModelNames, meta.ServiceKind, meta.Type, st))
 }
 
+// ArtifactDir is the directory Run writes cfg's artifacts to, resolved as
+// Run resolves it (with AIPerf's per-run sub-directory when
+// --output-artifact-dir was not given). An experiment writes its own
+// artifacts there and puts the runs below it.
+func ArtifactDir(cfg *config.Config) string {
+	if f, err := builtin.New().Endpoints.Lookup(string(cfg.Endpoint.Type)); err == nil {
+		return artifactDir(cfg, f().Metadata())
+	}
+	return cfg.Output.ArtifactDir
+}
+
+// SummaryPath is where Run writes the summary JSON
+// (profile_export_aiperf.json, or its --profile-export-prefix name) for cfg
+// when its artifacts go to dir.
+func SummaryPath(cfg *config.Config, dir string) string {
+	return export.NewPaths(dir, cfg.Output.ProfileExportPrefix, exportLevel(cfg)).JSON
+}
+
 func exportLevel(cfg *config.Config) export.Level {
 	l, err := export.ParseLevel(string(cfg.Output.ExportLevel))
 	if err != nil { // Validate has already rejected anything else

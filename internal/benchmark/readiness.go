@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/aiperf-go/aiperf/internal/clock"
 	"github.com/aiperf-go/aiperf/internal/config"
 )
 
@@ -96,7 +97,7 @@ func newProber(p *Plan, client *http.Client, log *slog.Logger) *prober {
 		client:   client,
 		log:      log,
 		now:      time.Now,
-		sleep:    sleepCtx,
+		sleep:    clock.Sleep,
 	}
 	if pr.mode == "" {
 		pr.mode = config.DefaultWaitForModelMode
@@ -336,16 +337,4 @@ func snippet(b []byte) string {
 		s = strings.ToValidUTF8(s[:n], "") + "..."
 	}
 	return s
-}
-
-// sleepCtx waits d or until ctx is done.
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }

@@ -55,7 +55,7 @@ func Run(ctx context.Context, cfg *config.Config, rio IO) error {
 	if err != nil {
 		return err
 	}
-	if err := prepareArtifactDir(plan.Paths.Dir); err != nil {
+	if err := PrepareArtifactDir(plan.Paths.Dir); err != nil {
 		return err
 	}
 	log, closeLog, err := openLog(plan.Paths.Log, cfg, rio.Stderr)

@@ -33,7 +33,7 @@ func runDataset(t *testing.T, cfg *config.Config, ds *dataset.Dataset) (stdout s
 	if err != nil {
 		return "", err
 	}
-	if err := prepareArtifactDir(plan.Paths.Dir); err != nil {
+	if err := PrepareArtifactDir(plan.Paths.Dir); err != nil {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer

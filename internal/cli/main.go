@@ -22,6 +22,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/aiperf-go/aiperf/internal/config"
+	"github.com/aiperf-go/aiperf/internal/experiment"
 )
 
 // Build identification, set at link time:
@@ -122,7 +123,7 @@ func RunBenchmark(ctx context.Context, cfg *config.Config, rio RunIO) error {
 		if len(vars) == 0 {
 			vars = []config.Variation{{Label: "base", Config: *cfg}}
 		}
-		return benchmark.RunExperiment(ctx, vars, bio)
+		return experiment.RunExperiment(ctx, vars, bio)
 	}
 	return benchmark.Run(ctx, cfg, bio)
 }

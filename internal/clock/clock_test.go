@@ -1,6 +1,7 @@
 package clock
 
 import (
+	"context"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -25,6 +26,21 @@ func TestClockOffsetsAndWallAgree(t *testing.T) {
 		}
 		if got := c.Wall(d).UnixNano(); got != c.WallNanos(d) {
 			t.Errorf("Wall(%v) = %d ns; WallNanos = %d", d, got, c.WallNanos(d))
+		}
+	})
+}
+
+func TestSleep(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		start := time.Now()
+		if err := Sleep(context.Background(), 2*time.Second); err != nil || time.Since(start) != 2*time.Second {
+			t.Errorf("Sleep(2s) = %v after %v; want nil after 2s", err, time.Since(start))
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		start = time.Now()
+		if err := Sleep(ctx, time.Hour); err != context.DeadlineExceeded || time.Since(start) != time.Second {
+			t.Errorf("Sleep(1h) with a 1s deadline = %v after %v; want the deadline after 1s", err, time.Since(start))
 		}
 	})
 }

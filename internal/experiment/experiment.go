@@ -1,4 +1,4 @@
-package benchmark
+package experiment
 
 import (
 	"context"
@@ -13,7 +13,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/aiperf-go/aiperf/internal/builtin"
+	"github.com/aiperf-go/aiperf/internal/benchmark"
+	"github.com/aiperf-go/aiperf/internal/clock"
 	"github.com/aiperf-go/aiperf/internal/config"
 	"github.com/aiperf-go/aiperf/internal/export"
 	"github.com/aiperf-go/aiperf/internal/record"
@@ -46,13 +47,13 @@ import (
 // error carries exit code 130. Otherwise the experiment succeeds (nil)
 // when at least two runs succeeded, as AIPerf; one variation run once is
 // exactly Run.
-func RunExperiment(ctx context.Context, variations []config.Variation, rio IO) error {
+func RunExperiment(ctx context.Context, variations []config.Variation, rio benchmark.IO) error {
 	if len(variations) == 0 {
 		return &config.ExitError{Code: config.ExitUsage, Err: errors.New("experiment: no variation to run")}
 	}
 	if len(variations) == 1 && variations[0].Config.Experiment.NumProfileRuns <= 1 {
 		cfg := variations[0].Config
-		return Run(ctx, &cfg, rio)
+		return benchmark.Run(ctx, &cfg, rio)
 	}
 	x := newExperiment(variations, rio)
 	return x.run(ctx)
@@ -61,7 +62,7 @@ func RunExperiment(ctx context.Context, variations []config.Variation, rio IO) e
 // experiment is one RunExperiment call.
 type experiment struct {
 	vars    []config.Variation
-	rio     IO
+	rio     benchmark.IO
 	base    string // the experiment's artifact directory
 	trials  int
 	sweep   bool
@@ -74,12 +75,12 @@ type experiment struct {
 	sweepID string // run_info.sweep_id, shared by every run of a sweep
 
 	// run executes one benchmark (Run; replaced in tests).
-	runOne func(ctx context.Context, cfg *config.Config, rio IO) error
+	runOne func(ctx context.Context, cfg *config.Config, rio benchmark.IO) error
 	// sleep waits d or until ctx is done.
 	sleep func(ctx context.Context, d time.Duration) error
 }
 
-func newExperiment(vars []config.Variation, rio IO) *experiment {
+func newExperiment(vars []config.Variation, rio benchmark.IO) *experiment {
 	first := &vars[0].Config
 	if rio.Stderr == nil {
 		rio.Stderr = io.Discard
@@ -90,14 +91,14 @@ func newExperiment(vars []config.Variation, rio IO) *experiment {
 	x := &experiment{
 		vars:    vars,
 		rio:     rio,
-		base:    experimentDir(first),
+		base:    benchmark.ArtifactDir(first),
 		trials:  max(first.Experiment.NumProfileRuns, 1),
 		sweep:   len(vars) > 1,
 		mode:    first.SweepOrder(),
 		level:   first.Experiment.ConfidenceLevel,
 		results: make([][]runResult, len(vars)),
-		runOne:  Run,
-		sleep:   sleepCtx,
+		runOne:  benchmark.Run,
+		sleep:   clock.Sleep,
 	}
 	x.seeds = variationSeeds(first, len(vars))
 	x.dirs = make([]string, len(vars))
@@ -108,15 +109,6 @@ func newExperiment(vars []config.Variation, rio IO) *experiment {
 		x.table = newSweepTable(vars, x.level)
 	}
 	return x
-}
-
-// experimentDir is the first variation's artifact directory, resolved as a
-// single run would resolve it.
-func experimentDir(cfg *config.Config) string {
-	if f, err := builtin.New().Endpoints.Lookup(string(cfg.Endpoint.Type)); err == nil {
-		return artifactDir(cfg, f().Metadata())
-	}
-	return cfg.Output.ArtifactDir
 }
 
 // variationSeeds gives each variation its seed: nil without a base seed,
@@ -243,7 +235,7 @@ func (e *errStop) Error() string { return e.err.Error() }
 
 // run executes the experiment and writes its aggregates.
 func (x *experiment) run(ctx context.Context) error {
-	if err := prepareArtifactDir(x.base); err != nil {
+	if err := benchmark.PrepareArtifactDir(x.base); err != nil {
 		return err
 	}
 	total := len(x.vars) * x.trials
@@ -379,7 +371,7 @@ func (x *experiment) runTrial(ctx context.Context, v, t, n, total int) error {
 	err := x.runOne(ctx, &cfg, rio)
 	res := runResult{Label: runLabel(t), Variation: v, Trial: t, Dir: dir, Err: err}
 	if err == nil {
-		path := export.NewPaths(dir, cfg.Output.ProfileExportPrefix, exportLevel(&cfg)).JSON
+		path := benchmark.SummaryPath(&cfg, dir)
 		if s, rerr := readRunSummary(path); rerr != nil {
 			res.Err = fmt.Errorf("reading the run's results: %w", rerr)
 		} else {
@@ -496,4 +488,11 @@ func displayParams(vars []config.Variation, v int) []sweepParam {
 		out[i] = sweepParam{Name: name, Value: p.Value}
 	}
 	return out
+}
+
+func firstModel(cfg *config.Config) string {
+	if len(cfg.Endpoint.ModelNames) == 0 {
+		return ""
+	}
+	return cfg.Endpoint.ModelNames[0]
 }

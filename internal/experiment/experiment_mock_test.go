@@ -1,4 +1,4 @@
-package benchmark
+package experiment
 
 import (
 	"bytes"
@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/aiperf-go/aiperf/internal/benchmark"
 	"github.com/aiperf-go/aiperf/internal/config"
 )
 
@@ -37,7 +38,7 @@ func TestExperimentGridSweepAgainstMock(t *testing.T) {
 		t.Fatalf("%d variations", len(vars))
 	}
 	var stdout, stderr bytes.Buffer
-	err := RunExperiment(context.Background(), vars, IO{Stdout: &stdout, Stderr: &stderr, IsTTY: true, Version: "test", CLICommand: "aiperf profile (test)"})
+	err := RunExperiment(context.Background(), vars, benchmark.IO{Stdout: &stdout, Stderr: &stderr, IsTTY: true, Version: "test", CLICommand: "aiperf profile (test)"})
 	if err != nil {
 		t.Fatalf("RunExperiment: %v\n%s", err, stderr.String())
 	}
@@ -217,7 +218,7 @@ func TestRunExperimentSingleRunIsRun(t *testing.T) {
 	cfg := *baseConfig(t, url)
 	cfg.Load.RequestCount = ptr(2)
 	var out bytes.Buffer
-	err := RunExperiment(context.Background(), []config.Variation{{Label: "base", Config: cfg}}, IO{Stdout: &out, Stderr: &out, Version: "test"})
+	err := RunExperiment(context.Background(), []config.Variation{{Label: "base", Config: cfg}}, benchmark.IO{Stdout: &out, Stderr: &out, Version: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package benchmark
+package experiment
 
 import (
 	"bytes"
@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aiperf-go/aiperf/internal/benchmark"
 	"github.com/aiperf-go/aiperf/internal/config"
 	"github.com/aiperf-go/aiperf/internal/export"
 )
@@ -41,7 +42,7 @@ type fakeCall struct {
 	label  string
 }
 
-func (f *fakeRun) run(ctx context.Context, cfg *config.Config, rio IO) error {
+func (f *fakeRun) run(ctx context.Context, cfg *config.Config, rio benchmark.IO) error {
 	n := len(f.calls) + 1
 	var seed int64 = -1
 	if cfg.Input.RandomSeed != nil {
@@ -96,7 +97,7 @@ func sweepVars(base config.Config, conc []int, isl []int) []config.Variation {
 func fakeExperiment(t *testing.T, vars []config.Variation, f *fakeRun) (*experiment, *[]time.Duration, *bytes.Buffer) {
 	t.Helper()
 	var stderr bytes.Buffer
-	x := newExperiment(vars, IO{Stdout: &bytes.Buffer{}, Stderr: &stderr, Version: "test"})
+	x := newExperiment(vars, benchmark.IO{Stdout: &bytes.Buffer{}, Stderr: &stderr, Version: "test"})
 	x.runOne = f.run
 	var sleeps []time.Duration
 	x.sleep = func(ctx context.Context, d time.Duration) error {
@@ -382,7 +383,7 @@ func TestAggregateGolden(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		golden := filepath.Join("testdata", "experiment", strings.ReplaceAll(name, "/", "_"))
+		golden := filepath.Join("testdata", strings.ReplaceAll(name, "/", "_"))
 		if *update {
 			if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
 				t.Fatal(err)
