@@ -37,6 +37,7 @@ server and for testing. It prints its URL and serves until interrupted.
 Example:
   aiperf mock-server -p 8000 --ttft 50 --itl 10
   aiperf mock-server --fault http429:0.05 --fault reset_mid_stream:0.01
+  aiperf mock-server --batch-slots 8   # continuous batching: a capacity knee at 8
   aiperf profile -m mock-model -u localhost:8000 --streaming`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {

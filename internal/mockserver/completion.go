@@ -66,7 +66,11 @@ func (s *Server) complete(w http.ResponseWriter, r *http.Request, api apiKind, a
 		arrival: arrival,
 		fault:   fault,
 	}
-	if !s.cfg.Fast {
+	switch {
+	case s.batch != nil && plan.Count > 0:
+		resp.batch = s.batch.submit(plan.ISL, plan.Count)
+		defer resp.batch.leave()
+	case !s.cfg.Fast:
 		clk := s.newClock(plan, active)
 		resp.clock = &clk
 	}
@@ -74,7 +78,13 @@ func (s *Server) complete(w http.ResponseWriter, r *http.Request, api apiKind, a
 		s.stream(w, r, &resp, &wt, req.includeUsage())
 		return
 	}
-	if resp.clock != nil {
+	if resp.batch != nil {
+		for range plan.Count {
+			if resp.batch.await(r.Context(), s.done) != nil {
+				return
+			}
+		}
+	} else if resp.clock != nil {
 		if wt.until(r.Context(), arrival.Add(resp.clock.complete(plan.Count))) != nil {
 			return
 		}
@@ -148,7 +158,8 @@ type response struct {
 	model   string
 	plan    outputPlan
 	arrival time.Time
-	clock   *tokenClock // nil in Fast mode
+	clock   *tokenClock // nil in Fast mode and with the batched scheduler
+	batch   *batchSeq   // the request's place in the batched scheduler; nil when it is off
 	fault   Fault       // a fault acting inside the answer (fault.go)
 }
 

@@ -70,6 +70,11 @@ type Config struct {
 	// characters per token (minimum 1 for non-empty text).
 	CountTokens func(string) int
 
+	// Batch, when Batch.Slots > 0, replaces the per-request latency model
+	// (TTFT, ITL and their coefficients and jitter) by a continuous-batching
+	// engine with a capacity knee (batch.go).
+	Batch BatchConfig
+
 	// RecordRequests, when set, is a file that Start fills with one JSON
 	// line per request: ids, headers, body and the server-side wall-clock
 	// times of receipt, headers, each chunk and end (recorder.go). It is
@@ -87,6 +92,11 @@ func DefaultConfig() Config {
 		ITL:          5 * time.Millisecond,
 		DefaultModel: "mock-model",
 		FaultDelay:   DefaultFaultDelay,
+		Batch: BatchConfig{
+			StepMs:            DefaultBatchStepMs,
+			StepPerSeqMs:      DefaultBatchStepPerSeqMs,
+			PrefillPerTokenMs: DefaultBatchPrefillPerTokenMs,
+		},
 	}
 }
 
@@ -116,6 +126,7 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.Var(&seed{c}, "random-seed", "seed for the jitter and error draws (default: random)")
 	fs.StringVar(&c.DefaultModel, "default-model", c.DefaultModel, "model name listed by /v1/models")
 	c.registerFaultFlags(fs)
+	c.registerBatchFlags(fs) // --batch-* (batch.go)
 	c.registerRecordFlag(fs) // --record-requests (recorder.go)
 }
 
@@ -137,21 +148,14 @@ func (c *Config) Validate() error {
 	if c.ITL < 0 {
 		errs = append(errs, fmt.Errorf("itl: must be >= 0 ms, got %v ms", durationMillis(c.ITL)))
 	}
-	for _, f := range []struct {
-		name string
-		v    float64
-	}{
+	errs = append(errs, finiteNonNegative([]namedValue{
 		{"ttft-per-isl-token-ms", c.TTFTPerISLToken},
 		{"ttft-concurrency-quad-ms", c.TTFTConcurrencyQuad},
 		{"itl-per-osl-token-ms", c.ITLPerOSLToken},
 		{"itl-concurrency-lin-ms", c.ITLConcurrencyLin},
 		{"ttft-jitter-cv", c.TTFTJitterCV},
 		{"itl-jitter-cv", c.ITLJitterCV},
-	} {
-		if !(f.v >= 0) || math.IsInf(f.v, 0) {
-			errs = append(errs, fmt.Errorf("%s: must be a finite number >= 0, got %v", f.name, f.v))
-		}
-	}
+	})...)
 	if !(c.ErrorRate >= 0 && c.ErrorRate <= 100) {
 		errs = append(errs, fmt.Errorf("error-rate: must be a percentage in [0, 100], got %v", c.ErrorRate))
 	}
@@ -159,7 +163,25 @@ func (c *Config) Validate() error {
 		errs = append(errs, errors.New("default-model: must not be empty"))
 	}
 	errs = append(errs, c.validateFaults()...)
+	errs = append(errs, c.Batch.validate()...)
 	return errors.Join(errs...)
+}
+
+// namedValue is an option's flag name and value, for validation messages.
+type namedValue struct {
+	name string
+	v    float64
+}
+
+// finiteNonNegative reports each value that is negative, NaN or infinite.
+func finiteNonNegative(vs []namedValue) []error {
+	var errs []error
+	for _, f := range vs {
+		if !(f.v >= 0) || math.IsInf(f.v, 0) {
+			errs = append(errs, fmt.Errorf("%s: must be a finite number >= 0, got %v", f.name, f.v))
+		}
+	}
+	return errs
 }
 
 // countTokens returns the effective prompt-token counter: the injected one,
@@ -259,6 +281,16 @@ type configView struct {
 	Tokenizer             string  `json:"tokenizer"`
 	Faults                string  `json:"faults"`
 	FaultDelayMs          float64 `json:"fault_delay_ms"`
+	// Batch is the batched scheduler's model; absent when it is off.
+	Batch *batchModelView `json:"batch,omitempty"`
+}
+
+// batchModelView is BatchConfig under its flag names.
+type batchModelView struct {
+	Slots             int     `json:"batch_slots"`
+	StepMs            float64 `json:"batch_step_ms"`
+	StepPerSeqMs      float64 `json:"batch_step_per_seq_ms"`
+	PrefillPerTokenMs float64 `json:"batch_prefill_per_token_ms"`
 }
 
 // view returns the JSON form of c.
@@ -280,6 +312,9 @@ func (c *Config) view() configView {
 		Tokenizer:             "approximate (4 characters per token)",
 		Faults:                (&faultFlag{c}).String(),
 		FaultDelayMs:          durationMillis(c.FaultDelay),
+	}
+	if b := c.Batch; b.Slots > 0 {
+		v.Batch = &batchModelView{Slots: b.Slots, StepMs: b.StepMs, StepPerSeqMs: b.StepPerSeqMs, PrefillPerTokenMs: b.PrefillPerTokenMs}
 	}
 	if c.SeedSet {
 		s := c.RandomSeed

@@ -16,7 +16,7 @@ func TestDefaultConfig(t *testing.T) {
 	t.Parallel()
 	c := DefaultConfig()
 	want := Config{Host: "127.0.0.1", Port: 8000, TTFT: 20 * time.Millisecond, ITL: 5 * time.Millisecond, DefaultModel: "mock-model",
-		FaultDelay: time.Second}
+		FaultDelay: time.Second, Batch: BatchConfig{StepMs: 4, StepPerSeqMs: 1, PrefillPerTokenMs: 0.01}}
 	if diff := cmp.Diff(want, c, cmpopts.IgnoreFields(Config{}, "CountTokens")); diff != "" {
 		t.Errorf("DefaultConfig() mismatch (-want +got):\n%s", diff)
 	}
@@ -39,7 +39,9 @@ func TestRegisterFlagsRoundTrip(t *testing.T) {
 			"-itl-per-osl-token-ms", "0.03", "-itl-concurrency-lin-ms", "0.4",
 			"-ttft-jitter-cv", "0.1", "-itl-jitter-cv", "0.2", "-fast", "-error-rate", "12.5",
 			"-random-seed", "7", "-default-model", "m2",
+			"-batch-slots", "8", "-batch-step-ms", "3", "-batch-step-per-seq-ms", "0.5", "-batch-prefill-per-token-ms", "0.02",
 		}, func(c *Config) {
+			c.Batch = BatchConfig{Slots: 8, StepMs: 3, StepPerSeqMs: 0.5, PrefillPerTokenMs: 0.02}
 			c.Host, c.Port = "0.0.0.0", 9001
 			c.TTFT, c.ITL = 40*time.Millisecond, 10500*time.Microsecond
 			c.TTFTPerISLToken, c.TTFTConcurrencyQuad = 0.01, 0.2
@@ -99,6 +101,7 @@ func TestRegisterFlagsNamesAndDefaults(t *testing.T) {
 		"error-rate": "0", "random-seed": "", "default-model": "mock-model",
 		"record-requests": "",
 		"fault":           "", "fault-delay-ms": "1000",
+		"batch-slots": "0", "batch-step-ms": "4", "batch-step-per-seq-ms": "1", "batch-prefill-per-token-ms": "0.01",
 	}
 	got := map[string]string{}
 	fs.VisitAll(func(f *flag.Flag) { got[f.Name] = f.DefValue })
@@ -134,6 +137,10 @@ func TestValidate(t *testing.T) {
 		{"port", func(c *Config) { c.Port = 70000 }, []string{"port"}},
 		{"empty", func(c *Config) { c.Host, c.DefaultModel = "", "" }, []string{"host", "default-model"}},
 		{"all at once", func(c *Config) { c.TTFT, c.ITL, c.ErrorRate = -1, -1, 200 }, []string{"ttft:", "itl:", "error-rate"}},
+		{"batch", func(c *Config) {
+			c.Batch = BatchConfig{Slots: -1, StepMs: -1, StepPerSeqMs: math.NaN(), PrefillPerTokenMs: math.Inf(1)}
+		}, []string{"batch-slots", "batch-step-ms", "batch-step-per-seq-ms", "batch-prefill-per-token-ms"}},
+		{"batch steps take no time", func(c *Config) { c.Batch = BatchConfig{Slots: 4} }, []string{"batch-step-ms"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

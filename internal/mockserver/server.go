@@ -43,6 +43,8 @@ type Server struct {
 	fine      chan struct{} // fine-sleep slots (see waiter); nil disables fine sleeping
 	closeOnce sync.Once
 
+	batch *batchEngine // the batched scheduler; nil unless cfg.Batch.Slots > 0
+
 	wordJSON []string // JSON string of " "+word for each vocabulary word
 	words    []string // " "+word for each vocabulary word
 }
@@ -61,6 +63,9 @@ func New(cfg Config) *Server {
 	}
 	if fineSleepSupported {
 		s.fine = make(chan struct{}, 2*runtime.GOMAXPROCS(0))
+	}
+	if cfg.Batch.Slots > 0 {
+		s.batch = newBatchEngine(&s.cfg.Batch, s.done)
 	}
 	seed := uint64(cfg.RandomSeed)
 	if !cfg.SeedSet {
@@ -137,8 +142,9 @@ func (s *Server) health(w http.ResponseWriter, _ *http.Request) {
 		Status         string           `json:"status"`
 		Active         int              `json:"active"`
 		FaultsInjected map[string]int64 `json:"faults_injected"`
+		Batch          *batchView       `json:"batch,omitempty"`
 		Config         configView       `json:"config"`
-	}{"healthy", s.Active(), s.injectedView(), s.cfg.view()})
+	}{"healthy", s.Active(), s.injectedView(), s.batch.view(), s.cfg.view()})
 }
 
 // info describes the server and its endpoints.

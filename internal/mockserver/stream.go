@@ -104,7 +104,11 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, resp *response, 
 	cut := faultCut(resp.plan.Count)
 	for i := range resp.plan.Count {
 		word := s.wordJSON[words.next(len(s.wordJSON))]
-		if resp.clock != nil {
+		if resp.batch != nil {
+			if resp.batch.await(ctx, s.done) != nil {
+				return
+			}
+		} else if resp.clock != nil {
 			if wt.until(ctx, resp.arrival.Add(resp.clock.next())) != nil {
 				return
 			}
