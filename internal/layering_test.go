@@ -39,6 +39,10 @@ var allowed = map[string][]string{
 	"internal/tokenizer":       {"internal/tokenizer/hf", "internal/tokenizer/hub"},
 	// configfile reads YAML config files into a config.Config.
 	"internal/configfile": {"internal/config"},
+	// Telemetry sources (one package per source) read the world outside the
+	// request path; they import no other internal package but their own
+	// shared pieces.
+	"internal/telemetry/prom": {},
 	// bench/benchtool reads the mock's request record (its schema type)
 	// and summarizes with the same percentile code as the metrics.
 	"bench/benchtool": {"internal/mockserver", "internal/metrics/stats"},

@@ -65,6 +65,9 @@ Example:
 				return &runError{err}
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "aiperf mock server listening on %s (Ctrl-C to stop)\n", srv.URL())
+			if u := srv.DCGMURL(); u != "" {
+				fmt.Fprintf(cmd.OutOrStdout(), "DCGM exporter of %d fake GPUs at %s\n", cfg.DCGM.GPUs, u)
+			}
 			<-cmd.Context().Done()
 			if err := srv.Close(); err != nil {
 				return &runError{errors.Join(errors.New("mock server did not shut down cleanly"), err)}

@@ -53,6 +53,8 @@ func (s *Server) complete(w http.ResponseWriter, r *http.Request, api apiKind, a
 		}
 	}
 	plan := planOutput(&req, s.count)
+	track := s.stats.begin(arrival, plan.ISL, plan.Seed)
+	defer track.abort() // a no-op once the request finished
 	model := req.Model
 	if model == "" {
 		model = s.cfg.DefaultModel
@@ -65,6 +67,7 @@ func (s *Server) complete(w http.ResponseWriter, r *http.Request, api apiKind, a
 		plan:    plan,
 		arrival: arrival,
 		fault:   fault,
+		track:   track,
 	}
 	switch {
 	case s.batch != nil && plan.Count > 0:
@@ -99,6 +102,9 @@ func (s *Server) complete(w http.ResponseWriter, r *http.Request, api apiKind, a
 			return
 		}
 	}
+	now := time.Now()
+	track.token(now, plan.Count)
+	track.finish(now, plan.Finish)
 	writeJSON(w, http.StatusOK, answer)
 }
 
@@ -161,6 +167,7 @@ type response struct {
 	clock   *tokenClock // nil in Fast mode and with the batched scheduler
 	batch   *batchSeq   // the request's place in the batched scheduler; nil when it is off
 	fault   Fault       // a fault acting inside the answer (fault.go)
+	track   *request    // the request in the server's statistics
 }
 
 // usage is OpenAI's token usage object.

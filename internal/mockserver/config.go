@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"math"
 	"net/http"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 	"unicode/utf8"
 )
@@ -80,18 +82,32 @@ type Config struct {
 	// times of receipt, headers, each chunk and end (recorder.go). It is
 	// the ground truth a client's measurements are checked against.
 	RecordRequests string
+
+	// MetricsStyle is the inference server whose /metrics page the mock
+	// imitates (--metrics-style): vllm (the default), sglang, trtllm,
+	// dynamo, llamacpp, or none for no page. Every style's values follow
+	// what the mock really served (metricstyles.go).
+	MetricsStyle string
+	// KVCacheTokens is the simulated KV-cache capacity in tokens that the
+	// KV-cache usage gauges are relative to (--kv-cache-tokens).
+	KVCacheTokens int
+	// DCGM is the fake DCGM exporter served beside the mock (--dcgm-*).
+	DCGM DCGM
 }
 
 // DefaultConfig returns AIPerf's mock-server defaults: 127.0.0.1:8000,
 // TTFT 20 ms, ITL 5 ms, no scaling, no jitter, no errors, "mock-model".
 func DefaultConfig() Config {
 	return Config{
-		Host:         "127.0.0.1",
-		Port:         8000,
-		TTFT:         20 * time.Millisecond,
-		ITL:          5 * time.Millisecond,
-		DefaultModel: "mock-model",
-		FaultDelay:   DefaultFaultDelay,
+		Host:          "127.0.0.1",
+		Port:          8000,
+		TTFT:          20 * time.Millisecond,
+		ITL:           5 * time.Millisecond,
+		DefaultModel:  "mock-model",
+		FaultDelay:    DefaultFaultDelay,
+		MetricsStyle:  StyleVLLM,
+		KVCacheTokens: DefaultKVCacheTokens,
+		DCGM:          DefaultDCGM(),
 		Batch: BatchConfig{
 			StepMs:            DefaultBatchStepMs,
 			StepPerSeqMs:      DefaultBatchStepPerSeqMs,
@@ -128,6 +144,11 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	c.registerFaultFlags(fs)
 	c.registerBatchFlags(fs) // --batch-* (batch.go)
 	c.registerRecordFlag(fs) // --record-requests (recorder.go)
+	fs.StringVar(&c.MetricsStyle, "metrics-style", c.MetricsStyle,
+		"which server's /metrics page to imitate: "+strings.Join(MetricsStyles(), ", "))
+	fs.IntVar(&c.KVCacheTokens, "kv-cache-tokens", c.KVCacheTokens,
+		"simulated KV-cache capacity in tokens, for the KV-cache usage gauges")
+	c.DCGM.registerFlags(fs) // --dcgm-* (dcgm.go)
 }
 
 // Validate reports every invalid setting at once, joined with errors.Join.
@@ -164,6 +185,13 @@ func (c *Config) Validate() error {
 	}
 	errs = append(errs, c.validateFaults()...)
 	errs = append(errs, c.Batch.validate()...)
+	if !slices.Contains(MetricsStyles(), c.MetricsStyle) {
+		errs = append(errs, fmt.Errorf("metrics-style: %q is not one of %s", c.MetricsStyle, strings.Join(MetricsStyles(), ", ")))
+	}
+	if c.KVCacheTokens < 1 {
+		errs = append(errs, fmt.Errorf("kv-cache-tokens: must be >= 1, got %d", c.KVCacheTokens))
+	}
+	errs = append(errs, c.DCGM.validate()...)
 	return errors.Join(errs...)
 }
 
@@ -281,6 +309,10 @@ type configView struct {
 	Tokenizer             string  `json:"tokenizer"`
 	Faults                string  `json:"faults"`
 	FaultDelayMs          float64 `json:"fault_delay_ms"`
+	MetricsStyle          string  `json:"metrics_style"`
+	KVCacheTokens         int     `json:"kv_cache_tokens"`
+	DCGMNumGPUs           int     `json:"dcgm_num_gpus,omitempty"`
+	DCGMGPUName           string  `json:"dcgm_gpu_name,omitempty"`
 	// Batch is the batched scheduler's model; absent when it is off.
 	Batch *batchModelView `json:"batch,omitempty"`
 }
@@ -312,6 +344,11 @@ func (c *Config) view() configView {
 		Tokenizer:             "approximate (4 characters per token)",
 		Faults:                (&faultFlag{c}).String(),
 		FaultDelayMs:          durationMillis(c.FaultDelay),
+		MetricsStyle:          c.MetricsStyle,
+		KVCacheTokens:         c.KVCacheTokens,
+	}
+	if c.DCGM.Enabled {
+		v.DCGMNumGPUs, v.DCGMGPUName = c.DCGM.GPUs, c.DCGM.GPUName
 	}
 	if b := c.Batch; b.Slots > 0 {
 		v.Batch = &batchModelView{Slots: b.Slots, StepMs: b.StepMs, StepPerSeqMs: b.StepPerSeqMs, PrefillPerTokenMs: b.PrefillPerTokenMs}

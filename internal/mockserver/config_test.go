@@ -16,7 +16,9 @@ func TestDefaultConfig(t *testing.T) {
 	t.Parallel()
 	c := DefaultConfig()
 	want := Config{Host: "127.0.0.1", Port: 8000, TTFT: 20 * time.Millisecond, ITL: 5 * time.Millisecond, DefaultModel: "mock-model",
-		FaultDelay: time.Second, Batch: BatchConfig{StepMs: 4, StepPerSeqMs: 1, PrefillPerTokenMs: 0.01}}
+		FaultDelay: time.Second, Batch: BatchConfig{StepMs: 4, StepPerSeqMs: 1, PrefillPerTokenMs: 0.01},
+		MetricsStyle: "vllm", KVCacheTokens: 131072,
+		DCGM: DCGM{GPUs: 2, GPUName: "h200", MinThroughput: 100, Window: time.Second, Hostname: "localhost"}}
 	if diff := cmp.Diff(want, c, cmpopts.IgnoreFields(Config{}, "CountTokens")); diff != "" {
 		t.Errorf("DefaultConfig() mismatch (-want +got):\n%s", diff)
 	}
@@ -40,6 +42,8 @@ func TestRegisterFlagsRoundTrip(t *testing.T) {
 			"-ttft-jitter-cv", "0.1", "-itl-jitter-cv", "0.2", "-fast", "-error-rate", "12.5",
 			"-random-seed", "7", "-default-model", "m2",
 			"-batch-slots", "8", "-batch-step-ms", "3", "-batch-step-per-seq-ms", "0.5", "-batch-prefill-per-token-ms", "0.02",
+			"-metrics-style", "sglang", "-kv-cache-tokens", "4096", "-dcgm-port", "9401", "-dcgm-num-gpus", "4",
+			"-dcgm-gpu-name", "b200", "-dcgm-min-throughput", "50", "-dcgm-window-sec", "2.5", "-dcgm-hostname", "node7",
 		}, func(c *Config) {
 			c.Batch = BatchConfig{Slots: 8, StepMs: 3, StepPerSeqMs: 0.5, PrefillPerTokenMs: 0.02}
 			c.Host, c.Port = "0.0.0.0", 9001
@@ -50,6 +54,8 @@ func TestRegisterFlagsRoundTrip(t *testing.T) {
 			c.Fast, c.ErrorRate = true, 12.5
 			c.RandomSeed, c.SeedSet = 7, true
 			c.DefaultModel = "m2"
+			c.MetricsStyle, c.KVCacheTokens = "sglang", 4096
+			c.DCGM = DCGM{Enabled: true, Port: 9401, GPUs: 4, GPUName: "b200", MinThroughput: 50, Window: 2500 * time.Millisecond, Hostname: "node7"}
 		}},
 		{"seed zero is set", []string{"-random-seed", "0"}, func(c *Config) { c.SeedSet = true }},
 		{"fractional ttft", []string{"-ttft=0.25"}, func(c *Config) { c.TTFT = 250 * time.Microsecond }},
@@ -102,6 +108,9 @@ func TestRegisterFlagsNamesAndDefaults(t *testing.T) {
 		"record-requests": "",
 		"fault":           "", "fault-delay-ms": "1000",
 		"batch-slots": "0", "batch-step-ms": "4", "batch-step-per-seq-ms": "1", "batch-prefill-per-token-ms": "0.01",
+		"metrics-style": "vllm", "kv-cache-tokens": "131072",
+		"dcgm-port": "", "dcgm-num-gpus": "2", "dcgm-gpu-name": "h200", "dcgm-min-throughput": "100",
+		"dcgm-window-sec": "1", "dcgm-hostname": "localhost",
 	}
 	got := map[string]string{}
 	fs.VisitAll(func(f *flag.Flag) { got[f.Name] = f.DefValue })

@@ -19,6 +19,7 @@ type outputPlan struct {
 	ISL    int    // prompt tokens (usage.prompt_tokens)
 	Count  int    // output tokens (usage.completion_tokens)
 	Finish string // finishLength or finishStop
+	Seed   uint32 // promptSeed of the prompt
 	words  wordStream
 }
 
@@ -86,8 +87,9 @@ func planOutput(r *parsedRequest, count func(string) int) outputPlan {
 	if r.Prompt.TokenIDs == nil {
 		isl = count(r.Prompt.Text)
 	}
-	n, finish := outputCount(isl, r.maxOutput(), r.MinTokens, r.IgnoreEOS, promptSeed(r.Prompt.Text))
-	return outputPlan{ISL: isl, Count: n, Finish: finish, words: newWordStream(r.Prompt.Text)}
+	seed := promptSeed(r.Prompt.Text)
+	n, finish := outputCount(isl, r.maxOutput(), r.MinTokens, r.IgnoreEOS, seed)
+	return outputPlan{ISL: isl, Count: n, Finish: finish, Seed: seed, words: newWordStream(r.Prompt.Text)}
 }
 
 // wordStream yields a deterministic sequence of vocabulary indices seeded

@@ -22,6 +22,7 @@ type Running struct {
 	ln     net.Listener
 	served chan error  // Serve's result, once it returns
 	rec    *recordFile // --record-requests; nil when not recording
+	dcgm   *listening  // the DCGM exporter (--dcgm-port); nil when off
 
 	closeOnce sync.Once
 	closeErr  error
@@ -54,9 +55,55 @@ func Start(cfg Config, addr string) (*Running, error) {
 		}
 		handler = r.rec.Wrap(r.srv)
 	}
+	if cfg.DCGM.Enabled {
+		// On the server's own host; port 0 picks a free one.
+		daddr := net.JoinHostPort(cfg.Host, strconv.Itoa(cfg.DCGM.Port))
+		if r.dcgm, err = listen(daddr, NewDCGMHandler(r.srv, cfg.DCGM)); err != nil {
+			_ = ln.Close()
+			_ = r.rec.close()
+			return nil, fmt.Errorf("mock server: DCGM exporter: %w", err)
+		}
+	}
 	r.http = &http.Server{Handler: handler, ReadHeaderTimeout: 30 * time.Second}
 	go func() { r.served <- r.http.Serve(ln) }()
 	return r, nil
+}
+
+// listening is a second listener (the DCGM exporter) served until Close.
+type listening struct {
+	http   *http.Server
+	ln     net.Listener
+	served chan error
+}
+
+func listen(addr string, h http.Handler) (*listening, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	l := &listening{http: &http.Server{Handler: h, ReadHeaderTimeout: 30 * time.Second}, ln: ln, served: make(chan error, 1)}
+	go func() { l.served <- l.http.Serve(ln) }()
+	return l, nil
+}
+
+func (l *listening) close(ctx context.Context) error {
+	if l == nil {
+		return nil
+	}
+	err := l.http.Shutdown(ctx)
+	if serveErr := <-l.served; !errors.Is(serveErr, http.ErrServerClosed) {
+		err = errors.Join(err, serveErr)
+	}
+	return err
+}
+
+// DCGMURL is the DCGM exporter's metrics URL, e.g.
+// "http://127.0.0.1:40124/metrics"; "" when it is not running.
+func (r *Running) DCGMURL() string {
+	if r.dcgm == nil {
+		return ""
+	}
+	return "http://" + r.dcgm.ln.Addr().String() + "/metrics"
 }
 
 // URL is the server's base URL, e.g. "http://127.0.0.1:40123".
@@ -84,6 +131,9 @@ func (r *Running) close() error {
 	}
 	if serveErr := <-r.served; !errors.Is(serveErr, http.ErrServerClosed) {
 		err = errors.Join(err, fmt.Errorf("mock server: serve: %w", serveErr))
+	}
+	if derr := r.dcgm.close(ctx); derr != nil {
+		err = errors.Join(err, fmt.Errorf("mock server: DCGM exporter: %w", derr))
 	}
 	return errors.Join(err, r.rec.close()) // after Shutdown: every handler has queued its line
 }

@@ -39,6 +39,10 @@ type Server struct {
 
 	injected faultCounts // faults injected so far, by kind
 
+	stats    *serverStats // what was served, for /metrics and the DCGM page
+	genRate  rateWindow   // generation token rate, for the rate gauges
+	controls controlLog
+
 	done      chan struct{} // closed by shutdown: waiting handlers return
 	fine      chan struct{} // fine-sleep slots (see waiter); nil disables fine sleeping
 	closeOnce sync.Once
@@ -60,7 +64,9 @@ func New(cfg Config) *Server {
 		count:   cfg.countTokens(),
 		started: time.Now(),
 		done:    make(chan struct{}),
+		stats:   newServerStats(),
 	}
+	s.genRate.window = time.Second
 	if fineSleepSupported {
 		s.fine = make(chan struct{}, 2*runtime.GOMAXPROCS(0))
 	}
@@ -108,9 +114,16 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		handle = s.health
 	case "/":
 		handle = s.info
+	case controlResetPrefixCache, controlStartProfile, controlStopProfile:
+		method = http.MethodPost
+		handle = s.control
 	default:
-		writeError(w, http.StatusNotFound, "not_found_error", "no route for "+r.URL.Path)
-		return
+		style, prom, ok := s.metricsRoute(r.URL.Path)
+		if !ok {
+			writeError(w, http.StatusNotFound, "not_found_error", "no route for "+r.URL.Path)
+			return
+		}
+		handle = func(w http.ResponseWriter, _ *http.Request) { s.serveMetrics(w, style, prom) }
 	}
 	if r.Method != method && !(method == http.MethodGet && r.Method == http.MethodHead) {
 		w.Header().Set("Allow", method)
@@ -143,8 +156,9 @@ func (s *Server) health(w http.ResponseWriter, _ *http.Request) {
 		Active         int              `json:"active"`
 		FaultsInjected map[string]int64 `json:"faults_injected"`
 		Batch          *batchView       `json:"batch,omitempty"`
+		ControlCalls   map[string]int64 `json:"control_calls"`
 		Config         configView       `json:"config"`
-	}{"healthy", s.Active(), s.injectedView(), s.batch.view(), s.cfg.view()})
+	}{"healthy", s.Active(), s.injectedView(), s.batch.view(), s.controls.view(), s.cfg.view()})
 }
 
 // info describes the server and its endpoints.
@@ -155,7 +169,8 @@ func (s *Server) info(w http.ResponseWriter, _ *http.Request) {
 		Config    configView `json:"config"`
 	}{
 		"AIPerf Mock Server (Go)",
-		[]string{"POST /v1/chat/completions", "POST /v1/completions", "GET /v1/models", "GET /health", "GET /"},
+		[]string{"POST /v1/chat/completions", "POST /v1/completions", "GET /v1/models", "GET /health", "GET /",
+			"GET /metrics", "GET /<style>/metrics", "POST " + controlResetPrefixCache, "POST " + controlStartProfile, "POST " + controlStopProfile},
 		s.cfg.view(),
 	})
 }

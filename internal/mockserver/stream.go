@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"strconv"
+	"time"
 )
 
 // Fixed pieces of the SSE chunks, in vLLM's layout. A chunk is
@@ -133,10 +134,13 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, resp *response, 
 		if err != nil {
 			return
 		}
+		resp.track.token(time.Now(), 1)
 	}
 	if cut == resp.plan.Count && s.streamFault(w, r, e, resp.fault) {
 		return
 	}
+	// Finished before the closing chunks: see request.finish.
+	resp.track.finish(time.Now(), resp.plan.Finish)
 	if resp.fault == FaultEmptyChoices {
 		if e.event(tokenSuffix) != nil {
 			return
