@@ -319,3 +319,34 @@ func TestDCGMEnergyIntegratesReportedPower(t *testing.T) {
 		}
 	}
 }
+
+func TestWaitingGaugeFollowsTheBatchQueue(t *testing.T) {
+	t.Parallel()
+	cfg := slowConfig()
+	cfg.Batch.Slots, cfg.Batch.StepMs = 1, 3.6e6 // one slot, and an hour-long step: the rest queue
+	srv, err := mockserver.Start(cfg, "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	for range 3 {
+		resp, _ := openStream(t, ctx, srv.URL())
+		defer resp.Body.Close()
+	}
+	// The engine admits the first request on its own goroutine; scrape
+	// until it has (each scrape is a round trip, not a sleep).
+	var r, w float64
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); {
+		s := samples(t, mustScrape(t, srv.URL()+"/metrics"))
+		if r, w = lookup(t, s, "vllm:num_requests_running"), lookup(t, s, "vllm:num_requests_waiting"); r == 1 {
+			break
+		}
+	}
+	if r != 1 || w != 2 {
+		t.Errorf("running, waiting = %v, %v; want 1, 2 (one batch slot)", r, w)
+	}
+	if err := srv.Close(); err != nil { // ends the streams and the engine
+		t.Error(err)
+	}
+}
