@@ -3,6 +3,7 @@ package prom_test
 import (
 	"context"
 	"errors"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -37,6 +38,10 @@ func TestScrapeEveryMockStyle(t *testing.T) {
 	resp, err := http.Post(ts.URL+"/v1/completions", "application/json",
 		strings.NewReader(`{"model":"m","prompt":"a b c d","max_tokens":9,"ignore_eos":true,"stream":true}`))
 	if err != nil {
+		t.Fatal(err)
+	}
+	// Read to the end: the server counts each token before writing it.
+	if _, err := io.Copy(io.Discard, resp.Body); err != nil {
 		t.Fatal(err)
 	}
 	resp.Body.Close()
