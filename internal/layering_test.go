@@ -26,7 +26,7 @@ var leaves = []string{"internal/record", "internal/clock", "internal/tokenizer",
 var allowed = map[string][]string{
 	"cmd/aiperf":               {"internal/cli"},
 	"internal/cli":             {"internal/configfile", "internal/config", "internal/benchmark", "internal/experiment", "internal/builtin", "internal/plugin", "internal/mockserver", "internal/ui", "internal/chattemplate"},
-	"internal/benchmark":       {"internal/config", "internal/builtin", "internal/plugin", "internal/dataset", "internal/timing", "internal/worker", "internal/endpoint", "internal/transport", "internal/metrics", "internal/metrics/stats", "internal/export", "internal/ui", "internal/chattemplate"},
+	"internal/benchmark":       {"internal/config", "internal/builtin", "internal/plugin", "internal/dataset", "internal/timing", "internal/worker", "internal/endpoint", "internal/transport", "internal/metrics", "internal/metrics/stats", "internal/export", "internal/ui", "internal/chattemplate", "internal/verdict"},
 	"internal/builtin":         {"internal/plugin", "internal/endpoint", "internal/endpoint/openai", "internal/dataset", "internal/timing", "internal/export"},
 	"internal/worker":          {"internal/timing", "internal/dataset", "internal/endpoint", "internal/transport"},
 	"internal/endpoint":        {"internal/dataset"},
@@ -49,13 +49,17 @@ var allowed = map[string][]string{
 	// experiment runs a benchmark several times (sweeps, repeated runs,
 	// searches) and combines the runs' artifacts; benchmark stays the root
 	// of one run.
-	"internal/experiment": {"internal/benchmark", "internal/config", "internal/export", "internal/metrics/stats"},
+	"internal/experiment": {"internal/benchmark", "internal/config", "internal/export", "internal/metrics/stats", "internal/results", "internal/verdict"},
+	// verdict reads metric values (any sla.Source) for the use cases.
+	"internal/verdict": {},
 }
 
 // isolated packages import nothing internal, not even the leaves.
 var isolated = []string{
 	"internal/config", "internal/record", "internal/clock", "internal/plugin",
 	"internal/tokenizer/hf", "internal/tokenizer/hub", "internal/tokenizer/testmodels", "internal/chattemplate", "internal/mockserver", "internal/ui", "internal/metrics/stats", "internal/userfile", "internal/sla",
+	// results reads finished runs' artifacts back; it knows file shapes only.
+	"internal/results",
 }
 
 type listedPackage struct {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/aiperf-go/aiperf/internal/export"
+	"github.com/aiperf-go/aiperf/internal/verdict"
 )
 
 // writeArtifacts writes the summary files and prints the result tables.
@@ -38,6 +39,10 @@ func writeArtifacts(p *Plan, res *result, rio IO) error {
 	if res.Health != nil {
 		info.ClientHealth = res.Health
 	}
+	rep := verdicts(p, s)
+	if rep != nil {
+		info.Verdicts = rep
+	}
 	opts := export.ConsoleOptions{
 		Title:            "NVIDIA AIPerf | " + p.Meta.MetricsTitle,
 		Width:            rio.Width,
@@ -50,6 +55,9 @@ func writeArtifacts(p *Plan, res *result, rio IO) error {
 	}
 	if res.Health != nil {
 		opts.Footer = healthConsole(*res.Health)
+	}
+	if rep != nil {
+		opts.Footer += verdict.Panel(*rep)
 	}
 
 	var errs []error

@@ -34,7 +34,7 @@ const (
 func profileGroups() []string {
 	return []string{
 		groupEndpoint, groupInput, groupConv, groupTok, groupISL, groupOSL, groupPrompt, groupPrefix, groupAudio, groupImage,
-		groupLoad, groupFixed, groupWarmup, groupGoodput, groupOutput, groupUI, groupService, groupMultiRun,
+		groupLoad, groupFixed, groupWarmup, groupGoodput, groupOutput, groupUI, groupService, groupMultiRun, groupAnalysis,
 	}
 }
 
@@ -308,6 +308,7 @@ func registerProfileFlags(fs *pflag.FlagSet, cfg *config.Config, probs *problemL
 
 	b.addReplayFlags(cfg)
 	b.addExperimentFlags(cfg)
+	b.addAnalysisFlags(cfg)
 
 	b.group = groupWarmup
 	b.add(&intPtrValue{recorder: b.rec("warmup-request-count"), p: &cfg.Warmup.RequestCount}, spec{

@@ -57,6 +57,7 @@ type Config struct {
 	Prompt       Prompt       `json:"prompt,omitzero"`
 	Media        Media        `json:"media,omitzero"`
 	Experiment   Experiment   `json:"experiment,omitzero"`
+	Analysis     Analysis     `json:"analysis,omitzero"`
 }
 
 // Endpoint is where requests go and how they are shaped (AIPerf's

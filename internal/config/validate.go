@@ -53,6 +53,7 @@ func (c *Config) Validate() error {
 	c.validateReplay(&p)
 	c.validateDataset(&p)
 	c.validateExperiment(&p)
+	c.validateAnalysis(&p)
 	c.validatePrompt(&p)
 	c.validateMedia(&p)
 	return errors.Join(p...)

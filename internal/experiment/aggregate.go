@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 
 	"github.com/aiperf-go/aiperf/internal/metrics/stats"
+	"github.com/aiperf-go/aiperf/internal/results"
 )
 
 // Aggregate artifact names, as AIPerf's.
@@ -28,7 +29,7 @@ type runResult struct {
 	Dir       string // the run's artifact directory
 	// Err is why the run failed; nil for a run whose results count.
 	Err     error
-	Summary *runSummary // nil when Err is set
+	Summary *results.Summary // nil when Err is set
 }
 
 // ok reports whether the run's results count.
@@ -67,19 +68,19 @@ func (a *confidenceAggregate) metric(key string) (*confidenceMetric, bool) {
 	return nil, false
 }
 
-// aggregateConfidence combines results at the confidence level. Only the
+// aggregateConfidence combines runs at the confidence level. Only the
 // successful runs count; with none it returns false. Each (metric, stat)
 // pair that any successful run has is aggregated over the runs where it is
 // finite, in the order the pairs first appear.
-func aggregateConfidence(results []runResult, level float64) (*confidenceAggregate, bool) {
-	a := &confidenceAggregate{NumRuns: len(results)}
-	var good []*runSummary
-	for i := range results {
-		if results[i].ok() {
-			good = append(good, results[i].Summary)
-			a.RunLabels = append(a.RunLabels, results[i].Label)
+func aggregateConfidence(runs []runResult, level float64) (*confidenceAggregate, bool) {
+	a := &confidenceAggregate{NumRuns: len(runs)}
+	var good []*results.Summary
+	for i := range runs {
+		if runs[i].ok() {
+			good = append(good, runs[i].Summary)
+			a.RunLabels = append(a.RunLabels, runs[i].Label)
 		} else {
-			a.Failed = append(a.Failed, results[i])
+			a.Failed = append(a.Failed, runs[i])
 		}
 	}
 	switch len(good) {
@@ -113,7 +114,7 @@ func aggregateConfidence(results []runResult, level float64) (*confidenceAggrega
 		var values []float64
 		unit := ""
 		for _, s := range good {
-			m, ok := s.metric(p.tag)
+			m, ok := s.Get(p.tag)
 			if !ok {
 				continue
 			}

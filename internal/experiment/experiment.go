@@ -18,6 +18,7 @@ import (
 	"github.com/aiperf-go/aiperf/internal/config"
 	"github.com/aiperf-go/aiperf/internal/export"
 	"github.com/aiperf-go/aiperf/internal/record"
+	"github.com/aiperf-go/aiperf/internal/results"
 )
 
 // RunExperiment runs every variation of a sweep NumProfileRuns times (the
@@ -372,7 +373,7 @@ func (x *experiment) runTrial(ctx context.Context, v, t, n, total int) error {
 	res := runResult{Label: runLabel(t), Variation: v, Trial: t, Dir: dir, Err: err}
 	if err == nil {
 		path := benchmark.SummaryPath(&cfg, dir)
-		if s, rerr := readRunSummary(path); rerr != nil {
+		if s, rerr := results.ReadSummary(path); rerr != nil {
 			res.Err = fmt.Errorf("reading the run's results: %w", rerr)
 		} else {
 			res.Summary = s

@@ -467,22 +467,3 @@ func TestPyFormatting(t *testing.T) {
 		t.Errorf("pyTitle = %q", got)
 	}
 }
-
-func FuzzParseRunSummary(f *testing.F) {
-	f.Add([]byte(`{"a":{"unit":"ms","avg":1.5,"count":3},"b":[1],"c":{"x":1}}`))
-	f.Add([]byte(`{}`))
-	f.Add([]byte(`[1]`))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		s, err := parseRunSummary(data)
-		if err != nil {
-			return
-		}
-		for _, m := range s.Metrics {
-			for k, v := range m.Stats {
-				if k == "" && math.IsNaN(v) {
-					t.Fatal("impossible stat")
-				}
-			}
-		}
-	})
-}

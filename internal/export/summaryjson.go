@@ -45,6 +45,11 @@ type RunInfo struct {
 	// Warmup, when set, is written as warmup_metrics.
 	Warmup *metrics.Summary
 
+	// Verdicts, when non-nil, is marshalled as "verdicts" before
+	// client_health: the use-case verdicts and derived figures of
+	// --use-case (not an AIPerf key).
+	Verdicts any
+
 	// ClientHealth, when non-nil, is marshalled as the last key,
 	// "client_health": this port's self-assessment of the load generator
 	// (not an AIPerf key; AIPerf's keys are unaffected).
@@ -196,6 +201,14 @@ func SummaryJSON(s *metrics.Summary, info RunInfo) ([]byte, error) {
 		}
 		w.key(r.Metric.Tag)
 		writeResultJSON(&w, r)
+	}
+	if info.Verdicts != nil {
+		v, err := json.Marshal(info.Verdicts, json.Deterministic(true))
+		if err != nil {
+			return nil, fmt.Errorf("marshal verdicts: %w", err)
+		}
+		w.key("verdicts")
+		w.raw(v)
 	}
 	if info.ClientHealth != nil {
 		h, err := json.Marshal(info.ClientHealth, json.Deterministic(true))

@@ -1,0 +1,118 @@
+package results
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+)
+
+// Value is one metric of one request as profile_export.jsonl writes it:
+// a number, or a list of numbers (inter_chunk_latency).
+type Value struct {
+	Scalar float64
+	List   []float64
+	IsList bool
+	Unit   string
+}
+
+// Record is one line of profile_export.jsonl (AIPerf's MetricRecordInfo):
+// the request's phase, whether it failed, and its metrics in display
+// units.
+type Record struct {
+	Phase   string // metadata.benchmark_phase: "profiling" or "warmup"
+	Failed  bool   // the line carries an error
+	Metrics map[string]Value
+}
+
+// Scalar returns the number metric tag holds, if it holds one.
+func (r *Record) Scalar(tag string) (float64, bool) {
+	v, ok := r.Metrics[tag]
+	if !ok || v.IsList {
+		return 0, false
+	}
+	return v.Scalar, true
+}
+
+// MaxRecordLine bounds one JSONL line (a request with a very long
+// inter_chunk_latency list is a few MiB at most).
+const MaxRecordLine = 64 << 20
+
+// ReadRecords streams the records of a profile_export.jsonl to fn, in file
+// order, holding one line at a time. A line that is not a record is an
+// error naming the file and line; fn's error stops the read and is
+// returned as is.
+func ReadRecords(path string, fn func(*Record) error) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return ScanRecords(f, path, fn)
+}
+
+// ScanRecords is ReadRecords over a reader; name is used in errors.
+func ScanRecords(r io.Reader, name string, fn func(*Record) error) error {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64<<10), MaxRecordLine)
+	line := 0
+	for sc.Scan() {
+		line++
+		b := sc.Bytes()
+		if len(b) == 0 {
+			continue
+		}
+		rec, err := parseRecord(b)
+		if err != nil {
+			return fmt.Errorf("%s:%d: %w", name, line, err)
+		}
+		if err := fn(rec); err != nil {
+			return err
+		}
+	}
+	if err := sc.Err(); err != nil {
+		if errors.Is(err, bufio.ErrTooLong) {
+			return fmt.Errorf("%s:%d: line longer than %d bytes", name, line+1, MaxRecordLine)
+		}
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	return nil
+}
+
+type recordLine struct {
+	Metadata struct {
+		Phase string `json:"benchmark_phase"`
+	} `json:"metadata"`
+	Metrics map[string]struct {
+		Value json.RawMessage `json:"value"`
+		Unit  string          `json:"unit"`
+	} `json:"metrics"`
+	Error json.RawMessage `json:"error"`
+}
+
+func parseRecord(b []byte) (*Record, error) {
+	var l recordLine
+	if err := json.Unmarshal(b, &l); err != nil {
+		return nil, fmt.Errorf("not a record line: %w", err)
+	}
+	rec := &Record{Phase: l.Metadata.Phase, Metrics: make(map[string]Value, len(l.Metrics))}
+	rec.Failed = len(l.Error) > 0 && string(l.Error) != "null"
+	for tag, m := range l.Metrics {
+		if len(m.Value) == 0 {
+			continue
+		}
+		v := Value{Unit: m.Unit}
+		if m.Value[0] == '[' {
+			if err := json.Unmarshal(m.Value, &v.List); err != nil {
+				return nil, fmt.Errorf("metric %s: %w", tag, err)
+			}
+			v.IsList = true
+		} else if err := json.Unmarshal(m.Value, &v.Scalar); err != nil {
+			continue // a non-numeric value (none are written today) is not a metric here
+		}
+		rec.Metrics[tag] = v
+	}
+	return rec, nil
+}
