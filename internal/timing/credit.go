@@ -20,6 +20,19 @@ type Credit struct {
 	// (Sent - Due). In closed-loop mode it is when the credit's slot became
 	// free. It becomes record.Record.Due.
 	Due time.Duration
+	// Turns, when > 0, is how many turns of its conversation the credit
+	// sends (the first Turns); 0 sends them all. User-centric users with a
+	// virtual history send fewer.
+	Turns int
+	// TurnGap, when > 0, paces the conversation's later turns one gap
+	// apart (UserTurnDue) instead of by the dataset's delays.
+	TurnGap time.Duration
+}
+
+// sessionShaper is implemented by schedules that shape each session they
+// start (UserCentric): the last started session's turn count and gap.
+type sessionShaper interface {
+	shape() (turns int, gap time.Duration)
 }
 
 // DefaultCount is the request count to use when neither a count nor a

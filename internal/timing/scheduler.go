@@ -20,8 +20,15 @@ type Options struct {
 	// "concurrency_burst"): a credit is issued whenever a slot is free.
 	Arrivals Arrivals
 	// Concurrency is the most credits outstanding (issued, not yet Done) at
-	// once; 0 means unlimited, which needs Arrivals.
+	// once; 0 means unlimited, which needs Arrivals. With ConcurrencySteps
+	// it is the limit at the phase start (a ramp's start value).
 	Concurrency int
+	// ConcurrencySteps changes the limit during the phase (a concurrency
+	// ramp): from Start+At on, the limit is Limit. Sorted by At; every
+	// Limit must be > 0. A limit that rises frees slots at once (in the
+	// closed loop their credits are Due at the step's time); one that
+	// falls takes effect as credits finish, never by cancelling any.
+	ConcurrencySteps []LimitStep
 	// Count stops issuing after this many credits; 0 means no count limit.
 	Count int
 	// Duration stops issuing this long after Run started: no credit is
@@ -105,12 +112,12 @@ type Scheduler struct {
 	mu          sync.Mutex
 	clk         *clock.Clock // set by Run; Done stamps slot-free times with it
 	outstanding int          // credits issued and not yet Done
-	// Closed loop only: a ring of the moments the free slots became free,
-	// oldest first. Once Run has started, freedN + outstanding ==
-	// Concurrency, so the ring never overflows.
-	freed     []time.Duration
-	freedHead int
-	freedN    int
+	limit       int          // the current cap on outstanding; 0 = unlimited
+	// Closed loop only: the moments the free slots became free, oldest
+	// first. Invariant once Run has started: len(freed) + outstanding ==
+	// limit, or len(freed) == 0 while a lowered limit is still above
+	// outstanding (those Dones then free nothing).
+	freed []time.Duration
 }
 
 // New validates o and returns a Scheduler for it. Every problem is reported,
@@ -134,10 +141,22 @@ func New(o Options) (*Scheduler, error) {
 	if o.Arrivals == nil && o.Concurrency <= 0 {
 		errs = append(errs, errors.New("timing: closed-loop mode (no arrival schedule) needs concurrency > 0"))
 	}
+	for i, st := range o.ConcurrencySteps {
+		if st.Limit <= 0 {
+			errs = append(errs, fmt.Errorf("timing: concurrency step %d sets a limit of %d; it must be > 0", i, st.Limit))
+		}
+		if o.Concurrency <= 0 {
+			errs = append(errs, errors.New("timing: concurrency steps need a starting concurrency > 0"))
+			break
+		}
+		if i > 0 && st.At < o.ConcurrencySteps[i-1].At {
+			errs = append(errs, fmt.Errorf("timing: concurrency step %d (%v) is before step %d", i, st.At, i-1))
+		}
+	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
-	s := &Scheduler{o: o, sleeper: o.Sleeper, notify: make(chan struct{}, 1)}
+	s := &Scheduler{o: o, sleeper: o.Sleeper, notify: make(chan struct{}, 1), limit: o.Concurrency}
 	if s.sleeper == nil {
 		s.sleeper = &Coarse{}
 	}
@@ -175,12 +194,18 @@ func (s *Scheduler) Run(ctx context.Context, clk *clock.Clock, issue func(Credit
 	s.clk = clk
 	l.st.Start = clk.Now()
 	if s.o.Arrivals == nil {
-		s.freed = make([]time.Duration, s.o.Concurrency)
-		for range s.o.Concurrency {
-			s.pushFreed(l.st.Start)
+		for range s.limit {
+			s.freed = append(s.freed, l.st.Start)
 		}
 	}
 	s.mu.Unlock()
+	if len(s.o.ConcurrencySteps) > 0 {
+		// One timer for the next limit change; waits for a slot also end
+		// when it fires.
+		l.stepTimer = time.NewTimer(time.Hour)
+		defer l.stepTimer.Stop()
+		l.armStep()
+	}
 
 	if s.o.Duration > 0 {
 		l.end = l.st.Start + s.o.Duration
@@ -208,11 +233,55 @@ func (s *Scheduler) Done(c Credit) {
 	s.mu.Lock()
 	if s.outstanding > 0 {
 		s.outstanding--
-		if s.o.Arrivals == nil {
-			s.pushFreed(s.clk.Now())
+		if s.o.Arrivals == nil && s.outstanding+len(s.freed) < s.limit {
+			s.freed = append(s.freed, s.clk.Now())
 		}
 	}
 	s.mu.Unlock()
+	s.wake()
+}
+
+// SetConcurrency changes the concurrency limit now, for a controller that
+// adjusts load online (adaptive scale). n must be > 0; a scheduler created
+// without a limit in rate mode gains one. Raising it frees slots at once
+// (closed-loop credits Due now); lowering it takes effect as credits
+// finish. Safe from any goroutine once Run has started.
+func (s *Scheduler) SetConcurrency(n int) {
+	if n <= 0 {
+		return
+	}
+	s.mu.Lock()
+	s.setLimit(n, s.clk.Now())
+	s.mu.Unlock()
+	s.wake()
+}
+
+// Concurrency returns the current concurrency limit (0 = unlimited).
+func (s *Scheduler) Concurrency() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.limit
+}
+
+// setLimit moves the limit to n at run-clock time at; s.mu must be held.
+// In the closed loop a rise adds free slots stamped at, and a fall drops
+// the newest free slots (the credits they would have released are never
+// issued) and leaves the rest to finishing credits.
+func (s *Scheduler) setLimit(n int, at time.Duration) {
+	s.limit = n
+	if s.o.Arrivals != nil {
+		return
+	}
+	for s.outstanding+len(s.freed) < n {
+		s.freed = append(s.freed, at)
+	}
+	if extra := s.outstanding + len(s.freed) - n; extra > 0 {
+		s.freed = s.freed[:max(0, len(s.freed)-extra)]
+	}
+}
+
+// wake tells the loop something changed, without blocking.
+func (s *Scheduler) wake() {
 	select {
 	case s.notify <- struct{}{}:
 	default:
@@ -227,7 +296,40 @@ type loop struct {
 	issue    func(Credit)
 	end      time.Duration // start+Duration; valid when endTimer != nil
 	endTimer *time.Timer   // nil without a duration limit
-	st       Stats
+	// step is the next ConcurrencySteps entry to apply; stepTimer fires at
+	// its time (nil without steps).
+	step      int
+	stepTimer *time.Timer
+	st        Stats
+}
+
+// armStep points the step timer at the next limit change, if any.
+func (l *loop) armStep() {
+	steps := l.s.o.ConcurrencySteps
+	if l.step < len(steps) {
+		l.stepTimer.Reset(l.clk.Until(l.st.Start + steps[l.step].At))
+	}
+}
+
+// applySteps applies every limit change that is due, each stamped with
+// its own scheduled time, and re-arms the step timer.
+func (l *loop) applySteps() {
+	steps := l.s.o.ConcurrencySteps
+	if l.step >= len(steps) {
+		return
+	}
+	now := l.clk.Now()
+	applied := false
+	l.s.mu.Lock()
+	for l.step < len(steps) && l.st.Start+steps[l.step].At <= now {
+		l.s.setLimit(steps[l.step].Limit, l.st.Start+steps[l.step].At)
+		l.step++
+		applied = true
+	}
+	l.s.mu.Unlock()
+	if applied {
+		l.armStep()
+	}
 }
 
 // stopped reports whether the loop must stop before issuing another
@@ -266,9 +368,9 @@ func (l *loop) rate() StopReason {
 		if l.s.sleeper.SleepUntil(l.ctx, l.clk, due) != nil {
 			return StopCtx
 		}
-		if o.Concurrency > 0 {
+		if l.s.limited() {
 			waited := false
-			for !l.s.slotFree() {
+			for l.applySteps(); !l.s.slotFree(); l.applySteps() {
 				waited = true
 				if r, stop := l.waitForSlot(); stop {
 					return r
@@ -294,6 +396,7 @@ func (l *loop) closed() StopReason {
 		if l.endTimer != nil && l.clk.Now() >= l.end {
 			return StopDuration
 		}
+		l.applySteps()
 		due, ok := l.s.takeFreed()
 		if !ok {
 			if r, stop := l.waitForSlot(); stop {
@@ -317,20 +420,29 @@ func (l *loop) send(due time.Duration) {
 	n := s.outstanding
 	s.mu.Unlock()
 	l.st.MaxOutstanding = max(l.st.MaxOutstanding, n)
-	l.issue(Credit{Seq: l.st.Issued, Phase: s.o.Phase, Due: due})
+	c := Credit{Seq: l.st.Issued, Phase: s.o.Phase, Due: due}
+	if sh, ok := s.o.Arrivals.(sessionShaper); ok {
+		c.Turns, c.TurnGap = sh.shape()
+	}
+	l.issue(c)
 	l.st.Issued++
 }
 
 // waitForSlot blocks until a Done arrives, the phase ends or ctx is done.
 // stop is true when the run must end, with the reason.
 func (l *loop) waitForSlot() (r StopReason, stop bool) {
-	var endC <-chan time.Time
+	var endC, stepC <-chan time.Time
 	if l.endTimer != nil {
 		endC = l.endTimer.C
+	}
+	if l.stepTimer != nil && l.step < len(l.s.o.ConcurrencySteps) {
+		stepC = l.stepTimer.C
 	}
 	select {
 	case <-l.s.notify:
 		return 0, false
+	case <-stepC:
+		return 0, false // applySteps picks the change up
 	case <-l.ctx.Done():
 		return StopCtx, true
 	case <-endC:
@@ -338,29 +450,30 @@ func (l *loop) waitForSlot() (r StopReason, stop bool) {
 	}
 }
 
+// limited reports whether rate-mode credits need a slot: a limit was set
+// at the start, or by SetConcurrency since.
+func (s *Scheduler) limited() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.limit > 0
+}
+
 // slotFree reports whether a rate-mode credit can take a slot now.
 func (s *Scheduler) slotFree() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.outstanding < s.o.Concurrency
+	return s.limit <= 0 || s.outstanding < s.limit
 }
 
 // takeFreed reserves a closed-loop slot, returning when it became free.
 func (s *Scheduler) takeFreed() (time.Duration, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.freedN == 0 {
+	if len(s.freed) == 0 {
 		return 0, false
 	}
-	t := s.freed[s.freedHead]
-	s.freedHead = (s.freedHead + 1) % len(s.freed)
-	s.freedN--
+	t := s.freed[0]
+	s.freed = s.freed[1:]
 	s.outstanding++
 	return t, true
-}
-
-// pushFreed appends a slot-free moment to the ring; s.mu must be held.
-func (s *Scheduler) pushFreed(t time.Duration) {
-	s.freed[(s.freedHead+s.freedN)%len(s.freed)] = t
-	s.freedN++
 }
