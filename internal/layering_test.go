@@ -14,8 +14,10 @@ const module = "github.com/aiperf-go/aiperf"
 
 // leaves may be imported by any package that is allowed internal imports at all.
 // internal/sla (the SLA filter model) is a leaf so that timing (adaptive
-// scale), the search and the experiment runner can share it.
-var leaves = []string{"internal/record", "internal/clock", "internal/tokenizer", "internal/userfile", "internal/sla"}
+// scale), the search and the experiment runner can share it. internal/live
+// (a run's live snapshots and the Observer interface) is a leaf so that the
+// terminal views and the live integrations all read the same snapshots.
+var leaves = []string{"internal/record", "internal/clock", "internal/tokenizer", "internal/userfile", "internal/sla", "internal/live"}
 
 // allowed lists, per package, the internal packages it may import besides the
 // leaves. The data flows config -> dataset -> timing -> worker (endpoint +
@@ -52,12 +54,14 @@ var allowed = map[string][]string{
 	"internal/experiment": {"internal/benchmark", "internal/config", "internal/export", "internal/metrics/stats", "internal/results", "internal/verdict"},
 	// verdict reads metric values (any sla.Source) for the use cases.
 	"internal/verdict": {},
+	// ui draws live snapshots (a leaf) and nothing else.
+	"internal/ui": {},
 }
 
 // isolated packages import nothing internal, not even the leaves.
 var isolated = []string{
 	"internal/config", "internal/record", "internal/clock", "internal/plugin",
-	"internal/tokenizer/hf", "internal/tokenizer/hub", "internal/tokenizer/testmodels", "internal/chattemplate", "internal/mockserver", "internal/ui", "internal/metrics/stats", "internal/userfile", "internal/sla",
+	"internal/tokenizer/hf", "internal/tokenizer/hub", "internal/tokenizer/testmodels", "internal/chattemplate", "internal/mockserver", "internal/metrics/stats", "internal/userfile", "internal/sla", "internal/live",
 	// results reads finished runs' artifacts back; it knows file shapes only.
 	"internal/results",
 }

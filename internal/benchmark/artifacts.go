@@ -67,6 +67,13 @@ func writeArtifacts(p *Plan, res *result, rio IO) error {
 	if err := export.WriteSummaryCSV(p.Paths.CSV, s); err != nil {
 		errs = append(errs, fmt.Errorf("summary CSV: %w", err))
 	}
+	if d, ok := p.Config.SliceDuration(); ok {
+		if len(res.Timeslices) == 0 {
+			fmt.Fprintf(rio.Stderr, "No request finished: no %v timeslices written\n", d)
+		} else if err := export.WriteTimeslices(p.Paths.TimeslicesJSON, p.Paths.TimeslicesCSV, res.Timeslices, info.InputConfig); err != nil {
+			errs = append(errs, fmt.Errorf("timeslices: %w", err))
+		}
+	}
 	if err := export.WriteConsoleTxt(p.Paths.ConsoleTxt, s, opts); err != nil {
 		errs = append(errs, fmt.Errorf("console text: %w", err))
 	}

@@ -83,9 +83,12 @@ type inputPhase struct {
 }
 
 type inputArtifacts struct {
-	Dir         string `json:"dir"`
-	Prefix      string `json:"profile_export_prefix,omitzero"`
-	ExportLevel string `json:"export_level"`
+	Dir           string   `json:"dir"`
+	Prefix        string   `json:"profile_export_prefix,omitzero"`
+	ExportLevel   string   `json:"export_level"`
+	SliceDuration *float64 `json:"slice_duration,omitzero"`
+	AutoPlot      bool     `json:"auto_plot"`
+	PlotRequired  bool     `json:"plot_required"`
 }
 
 // inputTokenizer is AIPerf's tokenizer section. AIPerf writes only the
@@ -110,7 +113,8 @@ func inputConfig(p *Plan, ui config.UIType) inputConfigDoc {
 			UseLegacyMaxTokens:  cfg.Endpoint.UseLegacyMaxTokens,
 			UseServerTokenCount: cfg.Endpoint.UseServerTokenCount,
 		},
-		Artifacts: inputArtifacts{Dir: p.Paths.Dir, Prefix: cfg.Output.ProfileExportPrefix, ExportLevel: p.Paths.Level.String()},
+		Artifacts: inputArtifacts{Dir: p.Paths.Dir, Prefix: cfg.Output.ProfileExportPrefix, ExportLevel: p.Paths.Level.String(),
+			SliceDuration: cfg.Visuals.SliceDurationSeconds, AutoPlot: cfg.AutoPlot(), PlotRequired: cfg.Visuals.PlotRequired},
 		SLOs:      p.SLOs,
 		Tokenizer: tokenizerDoc(p),
 		Runtime:   map[string]string{"ui": string(ui)},

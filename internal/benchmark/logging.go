@@ -1,13 +1,16 @@
 package benchmark
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
+	"sync"
 
 	"github.com/aiperf-go/aiperf/internal/config"
+	"github.com/aiperf-go/aiperf/internal/live"
 )
 
 // Extra slog levels for AIPerf's TRACE, NOTICE and SUCCESS.
@@ -36,9 +39,11 @@ func slogLevel(l config.LogLevel) slog.Level {
 }
 
 // openLog creates logs/aiperf.log at the configured level. Warnings and
-// errors also go to stderr, and with -v/-vv everything at the configured
-// level does, so a problem is never only in the file.
-func openLog(path string, cfg *config.Config, stderr io.Writer) (*slog.Logger, func(), error) {
+// errors also go to the console (stderr, held back while the dashboard
+// covers the screen), and with -v/-vv everything at the configured level
+// does, so a problem is never only in the file. Info and above also go to
+// the board, for the dashboard's log pane and live observers.
+func openLog(path string, cfg *config.Config, console io.Writer, board *live.Board) (*slog.Logger, func(), error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, nil, fmt.Errorf("log directory: %w", err)
 	}
@@ -53,7 +58,46 @@ func openLog(path string, cfg *config.Config, stderr io.Writer) (*slog.Logger, f
 	}
 	h := slog.NewMultiHandler(
 		slog.NewTextHandler(f, &slog.HandlerOptions{Level: level}),
-		slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: consoleLevel}),
+		slog.NewTextHandler(console, &slog.HandlerOptions{Level: consoleLevel}),
+		board.Handler(max(level, slog.LevelInfo)),
 	)
 	return slog.New(h), func() { f.Close() }, nil
+}
+
+// consoleGate is the console log writer. While a full-screen view is up
+// it holds the lines back (they would tear the screen; the view shows them
+// in its log pane) and writes them out when the view is gone, so no
+// warning is lost from the terminal.
+type consoleGate struct {
+	mu   sync.Mutex
+	w    io.Writer
+	held *bytes.Buffer // non-nil while holding
+}
+
+func (g *consoleGate) Write(p []byte) (int, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.held != nil {
+		return g.held.Write(p)
+	}
+	return g.w.Write(p)
+}
+
+// hold starts holding lines back.
+func (g *consoleGate) hold() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.held == nil {
+		g.held = &bytes.Buffer{}
+	}
+}
+
+// release writes the held lines and stops holding.
+func (g *consoleGate) release() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.held != nil {
+		g.w.Write(g.held.Bytes())
+		g.held = nil
+	}
 }

@@ -101,7 +101,7 @@ func (r *phaseRunner) run(stop context.Context, spec *PhaseSpec, seed uint64) (p
 		Done:          sched.Done,
 		FixedSchedule: sess.fixed,
 		Budget:        sess.budget,
-		OnSend:        func() { counts.sent.Add(1) },
+		OnSend:        func() { counts.noteSend(r.clk) },
 	}
 	if r.plan.Sessions.MultiTurn {
 		wo.Endpoint, wo.EOptions = r.plan.Endpoint, &r.plan.EOptions

@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/aiperf-go/aiperf/internal/clock"
 	"github.com/aiperf-go/aiperf/internal/export"
@@ -31,6 +32,9 @@ type pipeline struct {
 	counts    *[2]counters  // by record.Phase
 	guard     *failureGuard // --failed-request-threshold; nil when not set
 	span      sendSpan      // profiling Due/Sent bounds, for client health
+	live      *liveMeters   // the live view's meters; the consumer is their writer
+	clk       *clock.Clock
+	slices    *timeslicer // --slice-duration; nil when not set
 
 	procWG     sync.WaitGroup
 	consumerWG sync.WaitGroup
@@ -38,11 +42,23 @@ type pipeline struct {
 }
 
 // counters are one phase's live numbers for the progress view. The
-// consumer is the only writer of everything but sent (written by the
-// scheduler goroutine).
+// consumer is the only writer of everything but sent and firstSent
+// (written by the workers, just before each send).
 type counters struct {
 	sent, done, errors, late atomic.Int64
 	maxLag                   atomic.Int64 // ns
+	// firstSent is the run offset of the phase's first send plus 1 ns; 0
+	// until a request is sent. Every record's Sent is at or after it.
+	firstSent atomic.Int64
+}
+
+// noteSend counts one request about to be sent. The first stamps
+// firstSent: one atomic load per send after that.
+func (c *counters) noteSend(clk *clock.Clock) {
+	c.sent.Add(1)
+	if c.firstSent.Load() == 0 {
+		c.firstSent.CompareAndSwap(0, int64(clk.Now())+1)
+	}
 }
 
 // startPipeline starts the processors and the consumer. Close raw (after
@@ -59,6 +75,9 @@ func startPipeline(p *Plan, clk *clock.Clock, records *export.RecordWriter, rawO
 		log:       log,
 		counts:    counts,
 		guard:     guard,
+		live:      newLiveMeters(p.Registry),
+		clk:       clk,
+		slices:    newTimeslicer(p, &counts[record.Profiling]),
 	}
 	pl.acc.SetListSketch(envListSketch(log))
 	procs := make([]*metrics.Processor, n)
@@ -93,34 +112,53 @@ func startPipeline(p *Plan, clk *clock.Clock, records *export.RecordWriter, rawO
 }
 
 // consume folds every processed record into the results and streams it to
-// disk. Warmup records only move the progress counters.
+// disk, and rolls the live meters every liveBucket. Warmup records only
+// move the progress counters and the live view.
 func (pl *pipeline) consume() {
 	defer pl.consumerWG.Done()
-	for p := range pl.processed {
-		rec := p.Record
-		c := &pl.counts[rec.Phase]
-		c.done.Add(1)
-		if rec.Error != nil {
-			c.errors.Add(1)
+	tick := time.NewTicker(liveBucket)
+	defer tick.Stop()
+	for {
+		select {
+		case p, ok := <-pl.processed:
+			if !ok {
+				pl.live.roll(pl.clk.Now())
+				return
+			}
+			pl.consumeOne(&p)
+		case <-tick.C:
+			pl.live.roll(pl.clk.Now())
 		}
-		if lag := rec.Lag(); lag > metrics.LateThreshold {
-			c.late.Add(1)
-		}
-		if lag := int64(rec.Lag()); lag > c.maxLag.Load() {
-			c.maxLag.Store(lag)
-		}
-		if rec.Phase != record.Profiling {
-			continue
-		}
-		pl.guard.observe(rec.Error != nil)
-		pl.span.observe(rec)
-		pl.acc.Add(&p)
-		if pl.records != nil {
-			pl.noteWriteErr(pl.records.Write(&p))
-		}
-		if pl.rawOut != nil {
-			pl.noteWriteErr(pl.rawOut.Write(&p, pl.payload(rec)))
-		}
+	}
+}
+
+// consumeOne folds one processed record.
+func (pl *pipeline) consumeOne(p *metrics.Processed) {
+	rec := p.Record
+	c := &pl.counts[rec.Phase]
+	c.done.Add(1)
+	if rec.Error != nil {
+		c.errors.Add(1)
+	}
+	if lag := rec.Lag(); lag > metrics.LateThreshold {
+		c.late.Add(1)
+	}
+	if lag := int64(rec.Lag()); lag > c.maxLag.Load() {
+		c.maxLag.Store(lag)
+	}
+	pl.live.observe(p)
+	if rec.Phase != record.Profiling {
+		return
+	}
+	pl.guard.observe(rec.Error != nil)
+	pl.span.observe(rec)
+	pl.acc.Add(p)
+	pl.slices.add(p)
+	if pl.records != nil {
+		pl.noteWriteErr(pl.records.Write(p))
+	}
+	if pl.rawOut != nil {
+		pl.noteWriteErr(pl.rawOut.Write(p, pl.payload(rec)))
 	}
 }
 

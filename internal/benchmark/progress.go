@@ -1,95 +1,274 @@
 package benchmark
 
 import (
+	"math"
+	"runtime"
 	"sync"
 	"time"
 
 	"github.com/aiperf-go/aiperf/internal/clock"
-	"github.com/aiperf-go/aiperf/internal/config"
-	"github.com/aiperf-go/aiperf/internal/ui"
+	"github.com/aiperf-go/aiperf/internal/live"
+	"github.com/aiperf-go/aiperf/internal/metrics"
+	"github.com/aiperf-go/aiperf/internal/record"
 )
 
-// progressInterval is how often the live view is redrawn.
-const progressInterval = 250 * time.Millisecond
+// Live view timing: snapshots every progressInterval; the record consumer
+// rolls the meters every liveBucket; statistics cover the latest
+// liveWindow buckets and sparklines the latest liveKeep.
+const (
+	progressInterval = 250 * time.Millisecond
+	liveBucket       = time.Second
+	liveWindow       = 10
+	liveKeep         = 60
+	liveLogLines     = 50
+)
 
-// progressLoop publishes snapshots of the running phase to the view from
-// its own goroutine; it only reads the atomic counters, never live state.
-type progressLoop struct {
-	view   ui.View
-	clk    *clock.Clock
-	counts *[2]counters
+// Headline signals of the live view, by index into the meters.
+const (
+	sigTTFT = iota
+	sigITL
+	sigLatency
+	sigLag
+	sigRequests
+	sigTokens
+)
 
-	mu      sync.Mutex
-	spec    *PhaseSpec
-	began   time.Duration
-	done    chan struct{}
-	stopped chan struct{}
+// liveSignals are what the live view shows, in its order; distributions
+// in display units (ms), rates per second.
+var liveSignals = []live.Signal{
+	sigTTFT:     {Tag: "time_to_first_token", Header: "Time to First Token", Unit: "ms", Kind: live.Distribution},
+	sigITL:      {Tag: "inter_token_latency", Header: "Inter Token Latency", Unit: "ms", Kind: live.Distribution},
+	sigLatency:  {Tag: "request_latency", Header: "Request Latency", Unit: "ms", Kind: live.Distribution},
+	sigLag:      {Tag: "schedule_lag", Header: "Schedule Lag", Unit: "ms", Kind: live.Distribution},
+	sigRequests: {Tag: "request_throughput", Header: "Request Throughput", Unit: "requests/sec", Kind: live.Rate},
+	sigTokens:   {Tag: "output_token_throughput", Header: "Output Token Throughput", Unit: "tokens/sec", Kind: live.Rate},
 }
 
-func newProgressLoop(p *Plan, rio IO, clk *clock.Clock, counts *[2]counters) *progressLoop {
-	l := &progressLoop{clk: clk, counts: counts, done: make(chan struct{}), stopped: make(chan struct{})}
-	switch p.Config.UIType(rio.IsTTY) {
-	case config.UINone:
-		l.view = ui.None{}
-	default: // simple; the dashboard draws the same live line for now
-		l.view = &ui.Simple{W: rio.Stderr, TTY: rio.IsTTY, Width: rio.Width, Every: 5 * time.Second}
+// liveMeters are the per-phase meters the record consumer writes; it is
+// their only writer (observe, roll), the publisher only reads.
+type liveMeters struct {
+	phase [2]*live.Meter // by record.Phase
+	sig   map[*metrics.Metric]int
+}
+
+func newLiveMeters(reg *metrics.Registry) *liveMeters {
+	lm := &liveMeters{sig: map[*metrics.Metric]int{}}
+	for i := range lm.phase {
+		lm.phase[i] = live.NewMeter(liveSignals, liveKeep, 0)
 	}
-	go l.loop()
-	return l
-}
-
-// start switches the view to a new phase, closing the previous one's line.
-func (l *progressLoop) start(spec *PhaseSpec, at time.Duration) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.spec != nil {
-		l.view.Close(l.snapshotLocked())
+	for _, i := range []int{sigTTFT, sigITL, sigLatency} {
+		if m, ok := reg.Lookup(liveSignals[i].Tag); ok {
+			lm.sig[m] = i
+		}
 	}
-	l.spec, l.began = spec, at
+	if m, ok := reg.Lookup("output_sequence_length"); ok {
+		lm.sig[m] = sigTokens
+	}
+	return lm
 }
 
-func (l *progressLoop) loop() {
-	defer close(l.stopped)
-	t := time.NewTicker(progressInterval)
-	defer t.Stop()
-	for {
-		select {
-		case <-l.done:
-			return
-		case <-t.C:
-			l.mu.Lock()
-			if l.spec != nil {
-				l.view.Update(l.snapshotLocked())
-			}
-			l.mu.Unlock()
+// observe adds one processed record: its latencies, its schedule lag, one
+// request and its output tokens when valid, its error type when failed.
+func (lm *liveMeters) observe(p *metrics.Processed) {
+	m := lm.phase[p.Record.Phase]
+	m.Add(sigLag, float64(p.Record.Lag())/float64(time.Millisecond))
+	if e := p.Record.Error; e != nil {
+		m.Error(errorType(e))
+		return
+	}
+	if !p.Valid {
+		return
+	}
+	m.Count(sigRequests, 1)
+	for i := range p.Values {
+		v := &p.Values[i]
+		switch s, ok := lm.sig[v.Metric]; {
+		case !ok || v.Metric.List:
+		case s == sigTokens:
+			m.Count(sigTokens, v.Scalar)
+		default:
+			m.Add(s, v.Scalar)
 		}
 	}
 }
 
-// stop draws the final state and ends the loop.
-func (l *progressLoop) stop() {
-	close(l.done)
-	<-l.stopped
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.spec != nil {
-		l.view.Close(l.snapshotLocked())
+// roll closes every meter's bucket at now.
+func (lm *liveMeters) roll(now time.Duration) {
+	for _, m := range lm.phase {
+		m.Roll(now)
 	}
 }
 
-func (l *progressLoop) snapshotLocked() ui.Snapshot {
-	c := &l.counts[l.spec.Phase]
+func errorType(e *record.ErrorDetails) string {
+	if e.Type != "" {
+		return e.Type
+	}
+	return "Error"
+}
+
+// publisher builds a live.Snapshot every progressInterval from the phase
+// counters, the meters and the board, and hands it to every observer, all
+// from its own goroutine. It reads atomics and published buckets only:
+// nothing it does can delay a request or the record consumer.
+type publisher struct {
+	observers []live.Observer
+	clk       *clock.Clock
+	counts    *[2]counters
+	meters    *liveMeters
+	board     *live.Board
+
+	mu       sync.Mutex // phase changes (runner goroutine) vs ticks
+	spec     *PhaseSpec
+	began    time.Duration
+	finished []live.Progress
+	seq      uint64
+	cpu      cpuSampler
+	metrics  []live.Metric // cached until the meter publishes a bucket
+	metSeq   uint64
+	metPhase *PhaseSpec
+
+	done    chan struct{}
+	stopped chan struct{}
+}
+
+func newPublisher(observers []live.Observer, clk *clock.Clock, counts *[2]counters, meters *liveMeters, board *live.Board) *publisher {
+	p := &publisher{
+		observers: observers, clk: clk, counts: counts, meters: meters, board: board,
+		cpu:  newCPUSampler(),
+		done: make(chan struct{}), stopped: make(chan struct{}),
+	}
+	go p.loop()
+	return p
+}
+
+// start switches the snapshots to a new phase; the previous phase's final
+// progress moves to Finished.
+func (p *publisher) start(spec *PhaseSpec, at time.Duration) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.spec != nil {
+		p.finished = append(p.finished, p.progressLocked())
+	}
+	p.spec, p.began = spec, at
+}
+
+func (p *publisher) loop() {
+	defer close(p.stopped)
+	t := time.NewTicker(progressInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-p.done:
+			return
+		case <-t.C:
+			p.publish(false)
+		}
+	}
+}
+
+// stop delivers the Final snapshot and ends the loop. It returns once
+// every observer has handled it (the dashboard has left the screen).
+func (p *publisher) stop() {
+	close(p.done)
+	<-p.stopped
+	p.publish(true)
+}
+
+func (p *publisher) publish(final bool) {
+	p.mu.Lock()
+	if p.spec == nil && !final {
+		p.mu.Unlock()
+		return
+	}
+	s := p.snapshotLocked(final)
+	p.mu.Unlock()
+	for _, o := range p.observers {
+		o.Observe(s)
+	}
+}
+
+func (p *publisher) snapshotLocked(final bool) *live.Snapshot {
+	p.seq++
+	now := p.clk.Now()
+	s := &live.Snapshot{
+		Seq: p.seq, At: now, Wall: p.clk.Wall(now), Final: final,
+		Finished: p.finished[:len(p.finished):len(p.finished)],
+		Window:   liveWindow * liveBucket, Bucket: liveBucket,
+		Logs: p.board.Logs(liveLogLines), Telemetry: p.board.Panels(),
+	}
+	if p.spec == nil {
+		return s
+	}
+	s.Phase = p.progressLocked()
+	m := p.meters.phase[p.spec.Phase]
+	if seq := m.Published(); seq != p.metSeq || p.metPhase != p.spec {
+		buckets := m.Recent(liveKeep)
+		// Only the buckets of this phase: the meter of a phase starts
+		// counting at the run's start.
+		for len(buckets) > 0 && buckets[0].End <= p.began {
+			buckets = buckets[1:]
+		}
+		p.metrics = live.Summarize(liveSignals, buckets, liveWindow)
+		p.metSeq, p.metPhase = seq, p.spec
+	}
+	s.Metrics = p.metrics
+	if bs := m.Recent(1); len(bs) > 0 {
+		s.Errors = bs[0].Errors // cumulative over the phase's records
+	}
+	s.Health = live.Health{CPUPct: p.cpu.percent(), Cores: p.cpu.capacity, Goroutines: runtime.NumGoroutine()}
+	if lag, ok := s.Metric("schedule_lag"); ok && !math.IsNaN(lag.P99) {
+		s.Health.LagP99 = time.Duration(lag.P99 * float64(time.Millisecond))
+	}
+	return s
+}
+
+func (p *publisher) progressLocked() live.Progress {
+	c := &p.counts[p.spec.Phase]
 	sent, done := int(c.sent.Load()), int(c.done.Load())
-	return ui.Snapshot{
-		Phase:    l.spec.Phase.String(),
-		Elapsed:  l.clk.Now() - l.began,
+	return live.Progress{
+		Phase:    p.spec.Phase.String(),
+		Elapsed:  p.clk.Now() - p.began,
 		Sent:     sent,
 		Done:     done,
 		Errors:   int(c.errors.Load()),
 		InFlight: max(0, sent-done),
-		Total:    l.spec.Count,
-		Duration: l.spec.Duration,
+		Total:    p.spec.Count,
+		Duration: p.spec.Duration,
 		Late:     int(c.late.Load()),
 		MaxLag:   time.Duration(c.maxLag.Load()),
 	}
+}
+
+// cpuSampler turns process CPU time into a utilisation over the latest
+// second or more; the publisher's goroutine is its only user.
+type cpuSampler struct {
+	capacity float64
+	prevCPU  time.Duration
+	prevWall time.Time
+	pct      float64
+	ok       bool
+}
+
+func newCPUSampler() cpuSampler {
+	c := cpuSampler{capacity: cpuCapacity(), pct: math.NaN(), prevWall: time.Now()}
+	c.prevCPU, c.ok = processCPU()
+	return c
+}
+
+// percent returns the utilisation over the latest completed second.
+func (c *cpuSampler) percent() float64 {
+	if !c.ok || c.capacity <= 0 {
+		return math.NaN()
+	}
+	now := time.Now()
+	if w := now.Sub(c.prevWall); w >= time.Second {
+		cpu, ok := processCPU()
+		if !ok {
+			c.ok = false
+			return math.NaN()
+		}
+		c.pct = 100 * (cpu - c.prevCPU).Seconds() / (w.Seconds() * c.capacity)
+		c.prevCPU, c.prevWall = cpu, now
+	}
+	return c.pct
 }

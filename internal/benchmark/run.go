@@ -15,6 +15,7 @@ import (
 	"github.com/aiperf-go/aiperf/internal/config"
 	"github.com/aiperf-go/aiperf/internal/dataset"
 	"github.com/aiperf-go/aiperf/internal/export"
+	"github.com/aiperf-go/aiperf/internal/live"
 	"github.com/aiperf-go/aiperf/internal/metrics"
 	"github.com/aiperf-go/aiperf/internal/transport"
 )
@@ -37,6 +38,12 @@ type IO struct {
 	// Sweep places the run in a parameter sweep (run_info's sweep_id and
 	// variation fields); nil outside a sweep.
 	Sweep *export.SweepRun
+	// Stdin is the terminal the dashboard reads keys from; nil = os.Stdin.
+	Stdin io.Reader
+	// Observers watch the run live besides the terminal view (an HTTP
+	// progress API, live metric exporters): each gets every live.Snapshot,
+	// the Final one included; see package live.
+	Observers []live.Observer
 }
 
 // Run executes one benchmark and writes its artifacts. Cancelling ctx (the
@@ -58,7 +65,9 @@ func Run(ctx context.Context, cfg *config.Config, rio IO) error {
 	if err := PrepareArtifactDir(plan.Paths.Dir); err != nil {
 		return err
 	}
-	log, closeLog, err := openLog(plan.Paths.Log, cfg, rio.Stderr)
+	board := &live.Board{}
+	console := &consoleGate{w: rio.Stderr}
+	log, closeLog, err := openLog(plan.Paths.Log, cfg, console, board)
 	if err != nil {
 		return err
 	}
@@ -87,7 +96,7 @@ func Run(ctx context.Context, cfg *config.Config, rio IO) error {
 		return &config.ExitError{Code: config.ExitFailure, Err: fmt.Errorf("writing inputs.json: %w", err)}
 	}
 
-	res, err := execute(ctx, plan, rio, log)
+	res, err := execute(ctx, plan, rio, log, board, console)
 	if err != nil {
 		log.Error("run failed", "error", err)
 		return err
@@ -109,10 +118,13 @@ type result struct {
 	Profiling   phaseResult
 	WriteErr    error
 	Health      *ClientHealth // nil when the profiling phase did not run
+	Timeslices  []export.Timeslice
 }
 
-// execute runs the phases with the processing pipeline behind them.
-func execute(ctx context.Context, plan *Plan, rio IO, log *slog.Logger) (*result, error) {
+// execute runs the phases with the processing pipeline behind them, and
+// publishes their live state to the terminal view and rio.Observers.
+// Telemetry collectors post their panels to board.
+func execute(ctx context.Context, plan *Plan, rio IO, log *slog.Logger, board *live.Board, console *consoleGate) (*result, error) {
 	clk := clock.New()
 	sampler, err := dataset.NewSampler(plan.Sampling, plan.Dataset.Len(), plan.Seed)
 	if err != nil {
@@ -144,7 +156,8 @@ func execute(ctx context.Context, plan *Plan, rio IO, log *slog.Logger) (*result
 	})
 	defer client.Close()
 
-	progress := newProgressLoop(plan, rio, clk, &counts)
+	observers := append([]live.Observer{newView(plan, rio, console)}, rio.Observers...)
+	progress := newPublisher(observers, clk, &counts, pl.live, board)
 	runner := &phaseRunner{
 		plan: plan, clk: clk, client: client, sampler: sampler, pl: pl, log: log,
 		interruptGrace: grace(plan.Config.GracePeriod()),
@@ -195,6 +208,7 @@ func execute(ctx context.Context, plan *Plan, rio IO, log *slog.Logger) (*result
 		pl.acc.SetPhaseStart(res.Profiling.Stats.Start)
 	}
 	res.Summary = pl.acc.Summarize()
+	res.Timeslices = pl.slices.slices(clk.Wall)
 	if cpuMon != nil {
 		h := clientHealth(cpuMon, &res.Summary, &pl.span, &plan.Profiling)
 		logHealth(h, log)

@@ -18,6 +18,7 @@ import (
 	"github.com/aiperf-go/aiperf/internal/builtin"
 	"github.com/aiperf-go/aiperf/internal/config"
 	"github.com/aiperf-go/aiperf/internal/dataset"
+	"github.com/aiperf-go/aiperf/internal/live"
 	"github.com/aiperf-go/aiperf/internal/mockserver"
 )
 
@@ -38,7 +39,7 @@ func runDataset(t *testing.T, cfg *config.Config, ds *dataset.Dataset) (stdout s
 	}
 	var out bytes.Buffer
 	rio := IO{Stdout: &out, Stderr: &out, CLICommand: "aiperf profile (test)", Version: "test"}
-	log, closeLog, err := openLog(plan.Paths.Log, cfg, io.Discard)
+	log, closeLog, err := openLog(plan.Paths.Log, cfg, io.Discard, &live.Board{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +58,7 @@ func runDataset(t *testing.T, cfg *config.Config, ds *dataset.Dataset) (stdout s
 	if err := plan.planSessions(); err != nil {
 		return "", err
 	}
-	res, err := execute(context.Background(), plan, rio, log)
+	res, err := execute(context.Background(), plan, rio, log, &live.Board{}, &consoleGate{w: io.Discard})
 	if err != nil {
 		return out.String(), err
 	}

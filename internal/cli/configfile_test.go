@@ -189,11 +189,9 @@ multi_run: {num_runs: 3, cooldown_seconds: 10, confidence_level: 0.95}
 	if r.code != 0 || r.stdout != want {
 		t.Errorf("config expand: exit %d\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
 	}
-	if !strings.Contains(r.stderr, "slice_duration: accepted but has no effect") {
-		t.Errorf("no warning for sliceDuration:\n%s", r.stderr)
-	}
 	r = runMain(t, context.Background(), nil, "config", "expand", ref, "--full", "--index", "2")
-	if r.code != 0 || !strings.Contains(r.stdout, "[2] ") || strings.Contains(r.stdout, "[1] ") || !strings.Contains(r.stdout, `"request_rate": 5`) {
+	if r.code != 0 || !strings.Contains(r.stdout, "[2] ") || strings.Contains(r.stdout, "[1] ") || !strings.Contains(r.stdout, `"request_rate": 5`) ||
+		!strings.Contains(r.stdout, `"slice_duration": 10`) {
 		t.Errorf("config expand --full --index 2: exit %d\n%s", r.code, r.stdout)
 	}
 

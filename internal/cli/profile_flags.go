@@ -343,6 +343,8 @@ func registerProfileFlags(fs *pflag.FlagSet, cfg *config.Config, probs *problemL
 		usage:   "Which files to write: summary = aggregate JSON and CSV; records = also one JSONL line per request; raw = also the raw requests and responses.",
 	})
 
+	b.addVisualsFlags(cfg)
+
 	b.group = groupUI
 	b.add(&choiceValue[config.UIType]{recorder: b.rec("ui-type"), p: &cfg.Service.UIType, normalize: normalizeChoice[config.UIType]}, spec{
 		name: "ui-type", aliases: []string{"ui"}, meta: "<ui>",

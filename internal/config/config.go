@@ -58,6 +58,7 @@ type Config struct {
 	Media        Media        `json:"media,omitzero"`
 	Experiment   Experiment   `json:"experiment,omitzero"`
 	Analysis     Analysis     `json:"analysis,omitzero"`
+	Visuals      Visuals      `json:"visuals,omitzero"` // issue 17: timeslices, auto-plot
 }
 
 // Endpoint is where requests go and how they are shaped (AIPerf's

@@ -56,6 +56,7 @@ func (c *Config) Validate() error {
 	c.validateAnalysis(&p)
 	c.validatePrompt(&p)
 	c.validateMedia(&p)
+	c.validateVisuals(&p)
 	return errors.Join(p...)
 }
 

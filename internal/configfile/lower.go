@@ -58,7 +58,7 @@ func lower(env *Node, tr *trie, t target, ps *problems) {
 				}
 			}
 		case "plot":
-			ps.add(k.Pos, "plot", "is an AIPerf option this implementation does not support yet")
+			lowerPlot(k.Value, t, ps)
 		default:
 			child := tr.children[k.Name]
 			if child == nil {

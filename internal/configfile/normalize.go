@@ -40,6 +40,9 @@ func freeForm(path string) bool {
 // path), leaving free-form maps alone. Scenario run bodies are benchmark
 // bodies.
 func canonicalKeys(n *Node, path string) {
+	if path == "plot" {
+		return // the plot configuration's keys are plot and preset names
+	}
 	switch n.Kind {
 	case Map:
 		free := freeForm(path)

@@ -1,8 +1,10 @@
 package export
 
 import (
+	"fmt"
 	"strconv"
 
+	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 )
 
@@ -79,4 +81,26 @@ func (w *jsonw) bool(v bool) {
 func (w *jsonw) raw(v []byte) {
 	w.sep()
 	w.b = append(w.b, v...)
+}
+
+// member writes key with v marshalled deterministically (struct field
+// order, sorted map keys) as its value.
+func (w *jsonw) member(key string, v any) error {
+	b, err := json.Marshal(v, json.Deterministic(true))
+	if err != nil {
+		return fmt.Errorf("marshal %s: %w", key, err)
+	}
+	w.key(key)
+	w.raw(b)
+	return nil
+}
+
+// indented returns the document with AIPerf's 2-space indentation; what
+// names it in an error.
+func (w *jsonw) indented(what string) ([]byte, error) {
+	v := jsontext.Value(w.b)
+	if err := v.Indent(jsontext.WithIndent("  ")); err != nil {
+		return nil, fmt.Errorf("format %s: %w", what, err)
+	}
+	return v, nil
 }

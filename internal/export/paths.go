@@ -88,8 +88,11 @@ type Paths struct {
 	JSONL      string // per-request records; written at LevelRecords and LevelRaw
 	RawJSONL   string // raw request/response records; written at LevelRaw only
 	ConsoleTxt string // plain-text copy of the end-of-run console tables
-	Inputs     string // inputs.json, always written
-	Log        string // logs/aiperf.log
+	// TimeslicesJSON and TimeslicesCSV hold the per-slice metrics; written
+	// with --slice-duration only.
+	TimeslicesJSON, TimeslicesCSV string
+	Inputs                        string // inputs.json, always written
+	Log                           string // logs/aiperf.log
 }
 
 // NewPaths lays out the artifact files of dir for a --profile-export-prefix
@@ -103,15 +106,17 @@ func NewPaths(dir, prefix string, level Level) Paths {
 		return filepath.Join(dir, base+suffix)
 	}
 	return Paths{
-		Dir:        dir,
-		Level:      level,
-		JSON:       name("profile_export_aiperf.json", ".json"),
-		CSV:        name("profile_export_aiperf.csv", ".csv"),
-		JSONL:      name("profile_export.jsonl", ".jsonl"),
-		RawJSONL:   name("profile_export_raw.jsonl", "_raw.jsonl"),
-		ConsoleTxt: name("profile_export_console.txt", "_console.txt"),
-		Inputs:     filepath.Join(dir, "inputs.json"),
-		Log:        filepath.Join(dir, "logs", "aiperf.log"),
+		Dir:            dir,
+		Level:          level,
+		JSON:           name("profile_export_aiperf.json", ".json"),
+		CSV:            name("profile_export_aiperf.csv", ".csv"),
+		JSONL:          name("profile_export.jsonl", ".jsonl"),
+		RawJSONL:       name("profile_export_raw.jsonl", "_raw.jsonl"),
+		ConsoleTxt:     name("profile_export_console.txt", "_console.txt"),
+		TimeslicesJSON: name("profile_export_aiperf_timeslices.json", "_timeslices.json"),
+		TimeslicesCSV:  name("profile_export_aiperf_timeslices.csv", "_timeslices.csv"),
+		Inputs:         filepath.Join(dir, "inputs.json"),
+		Log:            filepath.Join(dir, "logs", "aiperf.log"),
 	}
 }
 

@@ -37,13 +37,15 @@ func TestNewPaths(t *testing.T) {
 	p := NewPaths(dir, "", LevelRecords)
 	want := Paths{
 		Dir: dir, Level: LevelRecords,
-		JSON:       filepath.Join(dir, "profile_export_aiperf.json"),
-		CSV:        filepath.Join(dir, "profile_export_aiperf.csv"),
-		JSONL:      filepath.Join(dir, "profile_export.jsonl"),
-		RawJSONL:   filepath.Join(dir, "profile_export_raw.jsonl"),
-		ConsoleTxt: filepath.Join(dir, "profile_export_console.txt"),
-		Inputs:     filepath.Join(dir, "inputs.json"),
-		Log:        filepath.Join(dir, "logs", "aiperf.log"),
+		JSON:           filepath.Join(dir, "profile_export_aiperf.json"),
+		CSV:            filepath.Join(dir, "profile_export_aiperf.csv"),
+		JSONL:          filepath.Join(dir, "profile_export.jsonl"),
+		RawJSONL:       filepath.Join(dir, "profile_export_raw.jsonl"),
+		ConsoleTxt:     filepath.Join(dir, "profile_export_console.txt"),
+		TimeslicesJSON: filepath.Join(dir, "profile_export_aiperf_timeslices.json"),
+		TimeslicesCSV:  filepath.Join(dir, "profile_export_aiperf_timeslices.csv"),
+		Inputs:         filepath.Join(dir, "inputs.json"),
+		Log:            filepath.Join(dir, "logs", "aiperf.log"),
 	}
 	if p != want {
 		t.Errorf("NewPaths default = %+v; want %+v", p, want)
@@ -53,6 +55,7 @@ func TestNewPaths(t *testing.T) {
 	for got, want := range map[string]string{
 		p.JSON: "myrun.json", p.CSV: "myrun.csv", p.JSONL: "myrun.jsonl",
 		p.RawJSONL: "myrun_raw.jsonl", p.ConsoleTxt: "myrun_console.txt", p.Inputs: "inputs.json",
+		p.TimeslicesJSON: "myrun_timeslices.json", p.TimeslicesCSV: "myrun_timeslices.csv",
 	} {
 		if filepath.Base(got) != want {
 			t.Errorf("prefixed path %s; want base %s", got, want)

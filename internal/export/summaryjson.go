@@ -6,9 +6,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/go-json-experiment/json"
-	"github.com/go-json-experiment/json/jsontext"
-
 	"github.com/aiperf-go/aiperf/internal/metrics"
 )
 
@@ -154,12 +151,9 @@ func SummaryJSON(s *metrics.Summary, info RunInfo) ([]byte, error) {
 		}
 	}
 	if info.InputConfig != nil {
-		cfg, err := json.Marshal(info.InputConfig, json.Deterministic(true))
-		if err != nil {
-			return nil, fmt.Errorf("marshal input_config: %w", err)
+		if err := w.member("input_config", info.InputConfig); err != nil {
+			return nil, err
 		}
-		w.key("input_config")
-		w.raw(cfg)
 	}
 	writeRunInfoJSON(&w, info)
 	w.key("was_cancelled")
@@ -203,28 +197,17 @@ func SummaryJSON(s *metrics.Summary, info RunInfo) ([]byte, error) {
 		writeResultJSON(&w, r)
 	}
 	if info.Verdicts != nil {
-		v, err := json.Marshal(info.Verdicts, json.Deterministic(true))
-		if err != nil {
-			return nil, fmt.Errorf("marshal verdicts: %w", err)
+		if err := w.member("verdicts", info.Verdicts); err != nil {
+			return nil, err
 		}
-		w.key("verdicts")
-		w.raw(v)
 	}
 	if info.ClientHealth != nil {
-		h, err := json.Marshal(info.ClientHealth, json.Deterministic(true))
-		if err != nil {
-			return nil, fmt.Errorf("marshal client_health: %w", err)
+		if err := w.member("client_health", info.ClientHealth); err != nil {
+			return nil, err
 		}
-		w.key("client_health")
-		w.raw(h)
 	}
 	w.close('}')
-
-	v := jsontext.Value(w.b)
-	if err := v.Indent(jsontext.WithIndent("  ")); err != nil {
-		return nil, fmt.Errorf("format summary json: %w", err)
-	}
-	return v, nil
+	return w.indented("summary json")
 }
 
 // WriteSummaryJSON writes SummaryJSON to path atomically.
