@@ -27,20 +27,36 @@ import (
 const faultRequestTimeout = 0.5
 
 // faultMock serves a mock whose configuration edit sets the faults. It
-// calls onFault with the X-Request-ID of every faulted request.
-func faultMock(t *testing.T, edit func(*mockserver.Config), onFault func(id string, f mockserver.Fault)) (url string, m *mockserver.Server) {
+// calls onAttempt when each inference request arrives, with its
+// X-Request-ID, and the function it returns once the mock has answered,
+// with the request's fault (FaultNone when it had none): a request the
+// client resent after a stale connection shows up once per attempt, under
+// the same id, in arrival order.
+func faultMock(t *testing.T, edit func(*mockserver.Config), onAttempt func(id string) func(mockserver.Fault)) (url string, m *mockserver.Server) {
 	t.Helper()
+	type faultKey struct{}
 	cfg := mockConfig(t, func(c *mockserver.Config) {
 		c.FaultDelay = 50 * time.Millisecond
-		if onFault != nil {
-			c.OnFault = func(r *http.Request, f mockserver.Fault) { onFault(r.Header.Get("X-Request-ID"), f) }
+		c.OnFault = func(r *http.Request, f mockserver.Fault) {
+			if slot, ok := r.Context().Value(faultKey{}).(*mockserver.Fault); ok {
+				*slot = f
+			}
 		}
 		if edit != nil {
 			edit(c)
 		}
 	})
 	m = mockserver.New(cfg)
-	srv := httptest.NewServer(m)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost || onAttempt == nil {
+			m.ServeHTTP(w, r)
+			return
+		}
+		done := onAttempt(r.Header.Get("X-Request-ID"))
+		f := mockserver.FaultNone
+		m.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), faultKey{}, &f)))
+		done(f)
+	}))
 	t.Cleanup(srv.Close)
 	return srv.URL, m
 }
@@ -48,9 +64,10 @@ func faultMock(t *testing.T, edit func(*mockserver.Config), onFault func(id stri
 // faultRecord is the part of a profile_export.jsonl line these tests read.
 type faultRecord struct {
 	Metadata struct {
-		SessionNum     int    `json:"session_num"`
-		XRequestID     string `json:"x_request_id"`
-		ConversationID string `json:"conversation_id"`
+		SessionNum        int    `json:"session_num"`
+		XRequestID        string `json:"x_request_id"`
+		ConversationID    string `json:"conversation_id"`
+		ConnectionRetries int    `json:"connection_retries"`
 	} `json:"metadata"`
 	Metrics map[string]struct {
 		Value json.RawMessage `json:"value"`
@@ -253,7 +270,9 @@ func TestRunEachFault(t *testing.T) {
 //   - every faulted request has its fault's outcome and every other one is
 //     good;
 //   - error_request_count and error_summary match the faults the mock says
-//     it injected, and the latency statistics count good records only;
+//     it injected (less the resets before the headers on a reused
+//     connection, which are resent and have the resend's outcome), and the
+//     latency statistics count good records only;
 //   - each good, unfaulted request has exactly the clean run's ISL and OSL
 //     for the same session, and the TTFT medians agree within 5 ms.
 //
@@ -273,9 +292,12 @@ func TestRunFaultsLeaveGoodRequestsUnchanged(t *testing.T) {
 		c.TTFT, c.ITL = 20*time.Millisecond, 2*time.Millisecond
 		c.RandomSeed, c.SeedSet = 10, true // a seed that injects every kind at least twice in 80 draws
 	}
-	runOnce := func(t *testing.T, faults bool) (map[int]faultRecord, map[string]json.RawMessage, map[string]mockserver.Fault, *mockserver.Server) {
+	// byID lists each request's faults, one per attempt: a reset before
+	// the headers on a reused connection is resent (connection_retries),
+	// and the resend draws its own fault.
+	runOnce := func(t *testing.T, faults bool) (map[int]faultRecord, map[string]json.RawMessage, map[string][]mockserver.Fault, *mockserver.Server) {
 		var mu sync.Mutex
-		byID := map[string]mockserver.Fault{}
+		byID := map[string][]mockserver.Fault{}
 		url, m := faultMock(t, func(c *mockserver.Config) {
 			latency(c)
 			if faults {
@@ -283,10 +305,16 @@ func TestRunFaultsLeaveGoodRequestsUnchanged(t *testing.T) {
 					c.Faults = append(c.Faults, mockserver.FaultRate{Fault: f, Rate: 0.04})
 				}
 			}
-		}, func(id string, f mockserver.Fault) {
+		}, func(id string) func(mockserver.Fault) {
 			mu.Lock()
 			defer mu.Unlock()
-			byID[id] = f
+			i := len(byID[id])
+			byID[id] = append(byID[id], mockserver.FaultNone)
+			return func(f mockserver.Fault) {
+				mu.Lock()
+				defer mu.Unlock()
+				byID[id][i] = f
+			}
 		})
 		cfg := faultConfig(t, url, true, n)
 		// One request at a time: a request that fails fast must not
@@ -312,16 +340,18 @@ func TestRunFaultsLeaveGoodRequestsUnchanged(t *testing.T) {
 	var (
 		clean, faulty map[int]faultRecord
 		doc           map[string]json.RawMessage
-		byID          map[string]mockserver.Fault
+		byID          map[string][]mockserver.Fault
 		m             *mockserver.Server
 	)
 	t.Run("runs", func(t *testing.T) {
 		t.Run("clean", func(t *testing.T) {
 			t.Parallel()
-			var cleanFaults map[string]mockserver.Fault
+			var cleanFaults map[string][]mockserver.Fault
 			clean, _, cleanFaults, _ = runOnce(t, false)
-			if len(cleanFaults) != 0 {
-				t.Fatalf("the clean run injected %v", cleanFaults)
+			for id, fs := range cleanFaults {
+				if len(fs) != 1 || fs[0] != mockserver.FaultNone {
+					t.Fatalf("the clean run injected %v into %s", fs, id)
+				}
 			}
 		})
 		t.Run("faulty", func(t *testing.T) {
@@ -336,18 +366,38 @@ func TestRunFaultsLeaveGoodRequestsUnchanged(t *testing.T) {
 	wantErrs := map[string]int{}
 	nErr, nValid := 0, 0
 	injected := m.InjectedFaults()
+	attempted := map[mockserver.Fault]int64{}
+	for _, fs := range byID {
+		for _, f := range fs {
+			attempted[f]++
+		}
+	}
 	for f, k := range injected {
 		if k == 0 {
 			t.Errorf("the mock never injected %s; the seed must exercise every fault", f)
 		}
-		if o := outcome(f, true); !o.valid {
-			wantErrs[o.codeType] += int(k)
-			nErr += int(k)
+		if attempted[f] != k {
+			t.Errorf("the mock injected %s %d times; the requests it answered had it %d times", f, k, attempted[f])
 		}
 	}
 	var cleanTTFT, faultyTTFT []float64
 	for s, r := range faulty {
-		f := byID[r.Metadata.XRequestID]
+		// The outcome is the last attempt's; every earlier one was a
+		// reset before the headers on a reused connection, resent.
+		fs := byID[r.Metadata.XRequestID]
+		if len(fs) == 0 {
+			t.Errorf("session %d: the mock never answered request %s", s, r.Metadata.XRequestID)
+			continue
+		}
+		if r.Metadata.ConnectionRetries != len(fs)-1 {
+			t.Errorf("session %d: connection_retries %d; the mock saw %d attempts", s, r.Metadata.ConnectionRetries, len(fs))
+		}
+		for _, early := range fs[:len(fs)-1] {
+			if early != mockserver.FaultResetBeforeHeaders {
+				t.Errorf("session %d: resent after %q; only a reset before the headers is resent", s, early)
+			}
+		}
+		f := fs[len(fs)-1]
 		want := faultOutcome{valid: true}
 		if f != mockserver.FaultNone {
 			want = outcome(f, true)
@@ -360,11 +410,15 @@ func TestRunFaultsLeaveGoodRequestsUnchanged(t *testing.T) {
 			t.Errorf("session %d (fault %q): error %+v; want %s", s, f, r.Error, want.codeType)
 			continue
 		case !want.valid:
+			wantErrs[want.codeType]++
+			nErr++
 			continue
 		}
 		nValid++
-		if f != mockserver.FaultNone {
-			continue // good, but the fault changed its numbers (slow_headers, truncated_stream, invalid_utf8) or not
+		if f != mockserver.FaultNone || len(fs) > 1 {
+			// Good, but the fault (or the first attempt's) changed its
+			// numbers (slow_headers, truncated_stream, invalid_utf8) or not.
+			continue
 		}
 		c := clean[s]
 		if c.Metadata.ConversationID != r.Metadata.ConversationID {
@@ -385,7 +439,21 @@ func TestRunFaultsLeaveGoodRequestsUnchanged(t *testing.T) {
 		faultyTTFT, cleanTTFT = append(faultyTTFT, ft), append(cleanTTFT, ct)
 	}
 	if nErr+nValid != n {
-		t.Errorf("%d error-kind faults injected and %d good records; want %d in all (injected: %v)", nErr, nValid, n, injected)
+		t.Errorf("%d error records and %d good records; want %d in all (injected: %v)", nErr, nValid, n, injected)
+	}
+	// Every error-kind fault the mock injected is an error record, or the
+	// first attempt of a resent one.
+	injectedErrs, resends := 0, 0
+	for f, k := range injected {
+		if !outcome(f, true).valid {
+			injectedErrs += int(k)
+		}
+	}
+	for _, r := range faulty {
+		resends += r.Metadata.ConnectionRetries
+	}
+	if injectedErrs != nErr+resends {
+		t.Errorf("the mock injected %d error-kind faults; want the %d error records plus the %d resends (injected: %v)", injectedErrs, nErr, resends, injected)
 	}
 	if len(faultyTTFT) < 15 {
 		t.Fatalf("only %d unfaulted requests to compare", len(faultyTTFT))

@@ -68,6 +68,12 @@ type ClientHealth struct {
 	ScheduledRequestRate *float64 `json:"scheduled_request_rate,omitzero"`
 	// AchievedRequestRate is (n-1) / (last Sent - first Sent).
 	AchievedRequestRate *float64 `json:"achieved_request_rate,omitzero"`
+	// ConnectionRetries is how many times profiling requests were resent
+	// because the keep-alive connection they were written on had been
+	// closed by the server (record metadata connection_retries, summed). It
+	// is not a warning: those requests did not fail, but a high count says
+	// the server or a proxy closes connections it advertised as reusable.
+	ConnectionRetries int `json:"connection_retries"`
 	// Thresholds are the limits the figures were judged against (the lag
 	// limit as it applied to this run).
 	Thresholds HealthThresholds `json:"thresholds"`
@@ -295,6 +301,9 @@ func logHealth(h ClientHealth, log *slog.Logger) {
 	}
 	if h.Healthy {
 		log.Info("client health: no threshold crossed")
+	}
+	if h.ConnectionRetries > 0 {
+		log.Info("requests resent after the server had closed their keep-alive connection", "connection_retries", h.ConnectionRetries)
 	}
 }
 

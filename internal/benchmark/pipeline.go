@@ -32,6 +32,7 @@ type pipeline struct {
 	counts    *[2]counters  // by record.Phase
 	guard     *failureGuard // --failed-request-threshold; nil when not set
 	span      sendSpan      // profiling Due/Sent bounds, for client health
+	retries   int           // profiling requests' ConnectionRetries, summed
 	live      *liveMeters   // the live view's meters; the consumer is their writer
 	clk       *clock.Clock
 	slices    *timeslicer // --slice-duration; nil when not set
@@ -152,6 +153,7 @@ func (pl *pipeline) consumeOne(p *metrics.Processed) {
 	}
 	pl.guard.observe(rec.Error != nil)
 	pl.span.observe(rec)
+	pl.retries += rec.ConnectionRetries
 	pl.acc.Add(p)
 	pl.slices.add(p)
 	if pl.records != nil {

@@ -153,6 +153,7 @@ func execute(ctx context.Context, plan *Plan, rio IO, log *slog.Logger, board *l
 	client := transport.New(transport.Options{
 		Timeout:             seconds(plan.Config.Endpoint.TimeoutSeconds),
 		MaxIdleConnsPerHost: plan.Profiling.Concurrency, // 0 = the transport's large default
+		Reuse:               transportReuse(plan.Config),
 	})
 	defer client.Close()
 
@@ -211,6 +212,7 @@ func execute(ctx context.Context, plan *Plan, rio IO, log *slog.Logger, board *l
 	res.Timeslices = pl.slices.slices(clk.Wall)
 	if cpuMon != nil {
 		h := clientHealth(cpuMon, &res.Summary, &pl.span, &plan.Profiling)
+		h.ConnectionRetries = pl.retries
 		logHealth(h, log)
 		res.Health = &h
 	}

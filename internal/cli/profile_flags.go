@@ -307,6 +307,7 @@ func registerProfileFlags(fs *pflag.FlagSet, cfg *config.Config, probs *problemL
 	})
 
 	b.addReplayFlags(cfg)
+	b.addReliabilityFlags(cfg)
 	b.addExperimentFlags(cfg)
 	b.addAnalysisFlags(cfg)
 

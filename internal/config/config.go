@@ -92,6 +92,8 @@ type Endpoint struct {
 	WaitForModelMode WaitForModelMode `json:"wait_for_model_mode"`
 	// WaitForModelInterval is the pause, in seconds, between probes.
 	WaitForModelInterval float64 `json:"wait_for_model_interval"`
+	// ConnectionReuse is --connection-reuse-strategy; "" = pooled.
+	ConnectionReuse ConnectionReuse `json:"connection_reuse_strategy,omitempty"`
 	// MockServer starts the embedded mock server on a free loopback port and
 	// benchmarks it instead of URLs (not an AIPerf option).
 	MockServer bool `json:"mock_server,omitempty"`

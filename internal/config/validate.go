@@ -57,6 +57,7 @@ func (c *Config) Validate() error {
 	c.validatePrompt(&p)
 	c.validateMedia(&p)
 	c.validateVisuals(&p)
+	c.validateReliability(&p)
 	return errors.Join(p...)
 }
 

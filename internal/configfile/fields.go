@@ -70,6 +70,8 @@ func fields() []field {
 		{path: "benchmark.endpoint.extra", flag: "extra-inputs", bind: func(t target) any { return &t.cfg.Input.Extra }, conv: &extraConv,
 			doc: "Fields merged into every request body, as a mapping."},
 		{path: "benchmark.endpoint.session_header", flag: "session-header", bind: func(t target) any { return &t.cfg.Conversation.SessionHeader }},
+		{path: "benchmark.endpoint.connection_reuse", flag: "connection-reuse-strategy", bind: func(t target) any { return &t.cfg.Endpoint.ConnectionReuse },
+			doc: "pooled (one shared keep-alive pool), never (a connection per request) or sticky-user-sessions (a connection per conversation)."},
 		{path: "benchmark.endpoint.url_strategy", unsupported: true},
 		{path: "benchmark.endpoint.transport", unsupported: true},
 		{path: "benchmark.endpoint.template", unsupported: true},

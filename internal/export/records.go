@@ -150,6 +150,12 @@ func writeMetadata(w *jsonw, r *record.Record, processorID string, o LineOptions
 		w.key("cancellation_time_ns")
 		w.int(wall(r.CancelledAt))
 	}
+	if r.ConnectionRetries > 0 {
+		// Not an AIPerf key: written only when a resend happened, so the
+		// lines of an ordinary run keep AIPerf's shape.
+		w.key("connection_retries")
+		w.int(int64(r.ConnectionRetries))
+	}
 	w.key("context_overflow_skip")
 	w.bool(false)
 	w.key("agent_depth")

@@ -75,6 +75,11 @@ type Record struct {
 	Chunks    []Chunk
 	Error     *ErrorDetails // nil on success
 	Cancelled bool          // the client cancelled the request (grace expiry, cancellation)
+	// ConnectionRetries counts the resends of this request after the
+	// connection it was written on turned out to have been closed by the
+	// server before answering (a stale keep-alive connection). Timing
+	// stays the first send's.
+	ConnectionRetries int
 
 	// What was asked, copied from the dataset turn.
 	InputTexts    []string // the prompt texts; ISL counts " ".join(InputTexts)

@@ -10,6 +10,7 @@ package transport
 
 import (
 	"crypto/tls"
+	"errors"
 	"net"
 	"net/http"
 	"sync"
@@ -39,12 +40,17 @@ type Options struct {
 	// InsecureSkipVerify disables TLS certificate verification, for
 	// self-signed inference endpoints.
 	InsecureSkipVerify bool
+	// Reuse is the connection reuse strategy; the zero value pools.
+	Reuse Reuse
 }
 
 // Client sends requests over one shared, tuned http.Transport. It is safe
 // for concurrent use by any number of goroutines.
 type Client struct {
-	hc      *http.Client
+	hc      *http.Client // the pool (ReusePooled), or one connection per request (ReuseNever)
+	fresh   *http.Client // never reuses a connection: the resend after a stale one
+	reuse   Reuse
+	leases  leases // ReuseSticky's per-session connections
 	timeout time.Duration
 	readers sync.Pool // *SSEReader, reused across streams
 }
@@ -78,18 +84,47 @@ func New(o Options) *Client {
 	if o.InsecureSkipVerify {
 		t.TLSClientConfig = &tls.Config{InsecureSkipVerify: true} //nolint:gosec // opt-in for self-signed servers
 	}
-	return &Client{
-		hc: &http.Client{
-			Transport: t,
-			// Redirects are followed as net/http does; a benchmark endpoint
-			// that redirects is unusual but not an error.
-		},
+	once := t.Clone()
+	once.DisableKeepAlives = true
+	c := &Client{
+		hc:      &http.Client{Transport: t, CheckRedirect: checkRedirect},
+		fresh:   &http.Client{Transport: once, CheckRedirect: checkRedirect},
+		reuse:   o.Reuse,
+		leases:  leases{base: t},
 		timeout: max(o.Timeout, 0),
 	}
+	if o.Reuse == ReuseNever {
+		c.hc = c.fresh
+	}
+	return c
 }
 
-// Close releases idle connections. In-flight requests are not affected.
-func (c *Client) Close() { c.hc.CloseIdleConnections() }
+// checkRedirect follows only the redirects that keep the method and body
+// (307, 308), as far as net/http's limit of 10. A 301, 302 or 303 would
+// turn the POST into a GET of another URL, whose answer is not a response
+// to the request: it ends the request with the redirect itself, which Do
+// records as an error naming the status and Location.
+func checkRedirect(req *http.Request, via []*http.Request) error {
+	if req.Response != nil {
+		switch req.Response.StatusCode {
+		case http.StatusTemporaryRedirect, http.StatusPermanentRedirect:
+		default:
+			return http.ErrUseLastResponse
+		}
+	}
+	if len(via) >= 10 {
+		return errors.New("stopped after 10 redirects")
+	}
+	return nil
+}
+
+// Close releases idle connections, the sticky sessions' included.
+// In-flight requests are not affected.
+func (c *Client) Close() {
+	c.hc.CloseIdleConnections()
+	c.fresh.CloseIdleConnections()
+	c.leases.closeAll()
+}
 
 // Request is one HTTP POST to send.
 //
@@ -102,4 +137,8 @@ type Request struct {
 	URL    string
 	Body   []byte
 	Header http.Header
+	// Session keys the connection of ReuseSticky (the conversation's
+	// correlation id); EndSession closes it. The other strategies ignore
+	// it.
+	Session string
 }

@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
+	"net/http/httptrace"
 	"net/url"
 	"strconv"
 	"strings"
@@ -42,7 +44,18 @@ const drainLimit = 64 << 10
 // Fields set: Sent (just before the request is handed to net/http), Ack
 // (response headers received), End, Status, Streaming, Chunks, RequestBytes,
 // ResponseBytes, and on failure Error, plus Cancelled and CancelledAt when
-// ctx was cancelled. Chunks received before a failure are kept.
+// ctx was cancelled, and ConnectionRetries. Chunks received before a
+// failure are kept.
+//
+// Stale connections: a request whose reused keep-alive connection proves
+// dead before any response byte (the server closed it while it sat idle,
+// as llama-server and many proxies do after a response whose headers
+// promised keep-alive) cannot have been processed, so it is sent again
+// instead of failing: by net/http itself, which resends a replayable
+// request on another connection (see idempotencyKey), and once more by Do
+// on a new connection when net/http would not. Each resend counts in
+// ConnectionRetries; Sent stays the time of the first send, and a request
+// that fails on a new connection fails for real.
 //
 // Classification, in order of precedence:
 //   - the per-request Options.Timeout elapsed: record.TypeTimeout, code 0;
@@ -60,8 +73,21 @@ func (c *Client) Do(ctx context.Context, clk *clock.Clock, req *Request, rec *re
 		reqCtx, cancel = context.WithTimeoutCause(ctx, c.timeout, errRequestTimeout)
 	}
 	defer cancel()
+	hc := c.hc
+	if c.reuse == ReuseSticky && req.Session != "" {
+		hc = c.leases.get(req.Session)
+		// A failed or cancelled request leaves its connection unusable.
+		defer func() {
+			if rec.Error != nil || rec.Cancelled {
+				c.leases.release(req.Session)
+			}
+		}()
+	}
+	ct := newConnTrace()
+	traced := httptrace.WithClientTrace(reqCtx, &ct.trace)
+	defer func() { rec.ConnectionRetries = ct.retries }()
 
-	hreq, err := http.NewRequestWithContext(reqCtx, http.MethodPost, req.URL, bytes.NewReader(req.Body))
+	hreq, err := newHTTPRequest(traced, req)
 	if err != nil {
 		// A malformed URL is a configuration fault, but the contract is
 		// that Do records rather than returns; validation upstream should
@@ -70,12 +96,22 @@ func (c *Client) Do(ctx context.Context, clk *clock.Clock, req *Request, rec *re
 		c.fail(ctx, reqCtx, clk, rec, err, record.TypeConnect)
 		return
 	}
-	if req.Header != nil {
-		hreq.Header = req.Header
-	}
 
 	rec.Sent = clk.Now()
-	resp, err := c.hc.Do(hreq)
+	resp, err := hc.Do(hreq)
+	if err != nil && staleConnection(ctx, reqCtx, ct, err) {
+		// Once more on a connection of its own: the pool may hold more
+		// connections the server has closed. A sticky session's client
+		// dials anew, its one connection being gone. Sent stays the
+		// first send's: the resend is the client's cost, not the server's.
+		retry := c.fresh
+		if hc != c.hc {
+			retry = hc
+		}
+		if hreq, err = newHTTPRequest(traced, req); err == nil {
+			resp, err = retry.Do(hreq)
+		}
+	}
 	if err != nil {
 		c.fail(ctx, reqCtx, clk, rec, err, record.TypeConnect)
 		return
@@ -105,6 +141,23 @@ func (c *Client) Do(ctx context.Context, clk *clock.Clock, req *Request, rec *re
 		return
 	}
 	c.readBody(ctx, reqCtx, clk, rec, body, resp.ContentLength)
+}
+
+// newHTTPRequest builds the POST for req under ctx. Its header is a copy of
+// req.Header (Do must not modify the caller's) plus the nil-valued
+// idempotency key that lets net/http resend it after a stale connection.
+func newHTTPRequest(ctx context.Context, req *Request) (*http.Request, error) {
+	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, req.URL, bytes.NewReader(req.Body))
+	if err != nil {
+		return nil, err
+	}
+	h := make(http.Header, len(req.Header)+1)
+	maps.Copy(h, req.Header)
+	if _, ok := h[idempotencyKey]; !ok {
+		h[idempotencyKey] = nil
+	}
+	hreq.Header = h
+	return hreq, nil
 }
 
 // readStream reads an SSE body, one Chunk per event with data. Event data is
@@ -203,7 +256,14 @@ func (c *Client) httpError(ctx, reqCtx context.Context, clk *clock.Clock, rec *r
 		return
 	}
 	rec.End = clk.Now()
-	rec.Error = record.HTTPError(resp.StatusCode, reasonPhrase(resp), validUTF8Prefix(msg))
+	text := validUTF8Prefix(msg)
+	if resp.StatusCode >= 300 && resp.StatusCode < 400 {
+		// checkRedirect stopped here: a body saying "Found" would not
+		// tell the user what to change.
+		text = fmt.Sprintf("redirect to %q not followed: a %d would resend the POST as a GET; give the final URL with --url",
+			resp.Header.Get("Location"), resp.StatusCode)
+	}
+	rec.Error = record.HTTPError(resp.StatusCode, reasonPhrase(resp), text)
 }
 
 // fail records err, classifying it by what cancelled the request context:

@@ -34,6 +34,15 @@ type Sender interface {
 
 var _ Sender = (*transport.Client)(nil)
 
+// SessionEnder is a Sender that keeps state per session (a sticky
+// connection): EndSession is called once each conversation is over, after
+// its last request or when it ends early.
+type SessionEnder interface {
+	EndSession(session string)
+}
+
+var _ SessionEnder = (*transport.Client)(nil)
+
 // Options configure a Pool. Every field except Header is required.
 type Options struct {
 	Sender  Sender

@@ -63,6 +63,9 @@ func (p *Pool) session(workerID string, j job) {
 		if timer != nil {
 			timer.Stop()
 		}
+		if e, ok := p.o.Sender.(SessionEnder); ok {
+			e.EndSession(correlation)
+		}
 	}()
 	for t := range conv.Turns {
 		turn := &conv.Turns[t]
@@ -113,7 +116,7 @@ func (p *Pool) session(workerID string, j job) {
 		}
 		header.Set("X-Request-ID", rec.XRequestID)
 		header.Set(p.o.SessionHeader, correlation)
-		req := &transport.Request{URL: p.o.URLs[rec.URLIndex], Body: body, Header: header}
+		req := &transport.Request{URL: p.o.URLs[rec.URLIndex], Body: body, Header: header, Session: correlation}
 		if p.o.OnSend != nil {
 			p.o.OnSend()
 		}

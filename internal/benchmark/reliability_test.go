@@ -1,0 +1,195 @@
+package benchmark
+
+import (
+	"context"
+	"encoding/json"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/aiperf-go/aiperf/internal/config"
+	"github.com/aiperf-go/aiperf/internal/mockserver"
+)
+
+// hangUpConn is a server connection that is closed once it has served one
+// response: at once (even connections), or when the client's next request
+// arrives on it (odd ones), so that request was written on a connection
+// the server drops unanswered.
+type hangUpConn struct {
+	net.Conn
+	waitForNext bool
+	served      atomic.Bool
+}
+
+func (c *hangUpConn) Read(p []byte) (int, error) {
+	if c.served.Load() && c.waitForNext {
+		c.Conn.Read(p) // the client's next request; never answered
+		c.Conn.Close()
+		return 0, net.ErrClosed
+	}
+	return c.Conn.Read(p)
+}
+
+type hangUpListener struct {
+	net.Listener
+	n atomic.Int64
+}
+
+func (l *hangUpListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	return &hangUpConn{Conn: c, waitForNext: l.n.Add(1)%2 == 1}, nil
+}
+
+// hangUpServer serves the mock behind connections that promise keep-alive
+// (HTTP/1.1, plus an explicit "Connection: keep-alive") and are closed after
+// every response, as llama-server does after a stream. It returns the URL
+// and the X-Request-ID of every request the mock answered.
+func hangUpServer(t *testing.T) (url string, answered func() map[string]bool) {
+	t.Helper()
+	m := mockserver.New(mockConfig(t, nil))
+	var mu sync.Mutex
+	ids := map[string]bool{}
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Connection", "keep-alive")
+		m.ServeHTTP(w, r)
+		if r.Method == http.MethodPost {
+			mu.Lock()
+			ids[r.Header.Get("X-Request-ID")] = true
+			mu.Unlock()
+		}
+	}))
+	srv.Listener = &hangUpListener{Listener: srv.Listener}
+	srv.Config.ConnState = func(c net.Conn, s http.ConnState) {
+		if hc, ok := c.(*hangUpConn); ok && s == http.StateIdle {
+			if !hc.waitForNext {
+				hc.Conn.Close()
+			}
+			hc.served.Store(true)
+		}
+	}
+	srv.Start()
+	t.Cleanup(srv.Close)
+	return srv.URL, func() map[string]bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return ids
+	}
+}
+
+// TestRunServerClosingKeepAliveConnections is issue 11's acceptance test:
+// against a server that advertises keep-alive and closes after every
+// response, 1,000 streamed requests at concurrency 50 give no error record,
+// every record's request id reached the server, and the resends are
+// counted per record and for the run.
+func TestRunServerClosingKeepAliveConnections(t *testing.T) {
+	t.Parallel()
+	url, answered := hangUpServer(t)
+	cfg := baseConfig(t, url)
+	cfg.Load.RequestCount = ptr(1000)
+	cfg.Load.Concurrency = ptr(50)
+	cfg.Input.InputTokens.Mean = 16
+	cfg.Input.OutputTokens.Mean = ptr(4)
+	out, err := run(t, context.Background(), cfg)
+	if err != nil {
+		t.Fatalf("Run: %v\n%s", err, out)
+	}
+	dir := cfg.Output.ArtifactDir
+	got := answered()
+	retries, retried := 0, 0
+	ls := lines(t, filepath.Join(dir, "profile_export.jsonl"))
+	if len(ls) != 1000 {
+		t.Fatalf("%d records; want 1000", len(ls))
+	}
+	for _, l := range ls {
+		var r struct {
+			Metadata struct {
+				XRequestID        string `json:"x_request_id"`
+				ConnectionRetries int    `json:"connection_retries"`
+			} `json:"metadata"`
+			Error json.RawMessage `json:"error"`
+		}
+		if err := json.Unmarshal([]byte(l), &r); err != nil {
+			t.Fatal(err)
+		}
+		if r.Error != nil {
+			t.Errorf("error record %s: %s", r.Metadata.XRequestID, r.Error)
+		}
+		if !got[r.Metadata.XRequestID] {
+			t.Errorf("record %s never reached the server", r.Metadata.XRequestID)
+		}
+		retries += r.Metadata.ConnectionRetries
+		if r.Metadata.ConnectionRetries > 0 {
+			retried++
+		}
+	}
+	doc := summary(t, filepath.Join(dir, "profile_export_aiperf.json"))
+	var health struct {
+		ConnectionRetries int `json:"connection_retries"`
+	}
+	if err := json.Unmarshal(doc["client_health"], &health); err != nil {
+		t.Fatal(err)
+	}
+	if health.ConnectionRetries != retries {
+		t.Errorf("client_health.connection_retries = %d; records sum to %d", health.ConnectionRetries, retries)
+	}
+	// Half the connections hold the next request until they drop it, so
+	// resends must have happened; without them this run loses requests.
+	if retries == 0 {
+		t.Errorf("no resend counted; the server closes every connection after one response")
+	}
+	t.Logf("%d resends over %d of 1000 requests", retries, retried)
+}
+
+// TestRunConnectionReuseStrategies runs a two-turn workload under each
+// strategy and counts the server's connections: never opens one per
+// request, sticky one per conversation, pooled at most the concurrency.
+func TestRunConnectionReuseStrategies(t *testing.T) {
+	t.Parallel()
+	const convs, turns = 6, 2
+	for _, tc := range []struct {
+		reuse config.ConnectionReuse
+		check func(conns int) bool
+		want  string
+	}{
+		{config.ReusePooled, func(n int) bool { return n <= 2 }, "<= 2 (the concurrency)"},
+		{config.ReuseNever, func(n int) bool { return n == convs*turns }, "one per request"},
+		{config.ReuseSticky, func(n int) bool { return n == convs }, "one per conversation"},
+	} {
+		t.Run(string(tc.reuse), func(t *testing.T) {
+			t.Parallel()
+			var mu sync.Mutex
+			addrs := map[string]bool{}
+			h := mockserver.New(mockConfig(t, nil))
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.Method == http.MethodPost {
+					mu.Lock()
+					addrs[r.RemoteAddr] = true
+					mu.Unlock()
+				}
+				h.ServeHTTP(w, r)
+			}))
+			t.Cleanup(srv.Close)
+			cfg := baseConfig(t, srv.URL)
+			cfg.Endpoint.ConnectionReuse = tc.reuse
+			cfg.Conversation.NumSessions = ptr(convs)
+			cfg.Conversation.TurnsMean = turns
+			cfg.Load.RequestCount = nil
+			cfg.Load.Concurrency = ptr(2)
+			if out, err := run(t, context.Background(), cfg); err != nil {
+				t.Fatalf("Run: %v\n%s", err, out)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if !tc.check(len(addrs)) {
+				t.Errorf("%d connections for %d conversations of %d turns; want %s", len(addrs), convs, turns, tc.want)
+			}
+		})
+	}
+}

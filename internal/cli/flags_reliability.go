@@ -1,0 +1,15 @@
+package cli
+
+import "github.com/aiperf-go/aiperf/internal/config"
+
+// addReliabilityFlags registers --connection-reuse-strategy (AIPerf's
+// Endpoint group) and this port's flags for misbehaving servers.
+func (b *flagBuilder) addReliabilityFlags(cfg *config.Config) {
+	b.group = groupEndpoint
+	b.add(&choiceValue[config.ConnectionReuse]{recorder: b.rec("connection-reuse-strategy"), p: &cfg.Endpoint.ConnectionReuse, normalize: config.NormalizeConnectionReuse}, spec{
+		name: "connection-reuse-strategy", meta: "<strategy>",
+		def:     string(config.ReusePooled),
+		choices: strs(config.ConnectionReuses()),
+		usage:   "How requests share TCP connections: pooled = one shared keep-alive pool (fastest); never = a new connection per request, closed after it (every request pays the handshake); sticky-user-sessions = one connection per conversation, kept across its turns and closed after its last, for load balancers that pin connections. A request whose reused connection the server had already closed is resent once (connection_retries), never counted as an error.",
+	})
+}

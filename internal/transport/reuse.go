@@ -1,0 +1,151 @@
+package transport
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptrace"
+	"sync"
+)
+
+// Reuse is how requests share TCP connections (AIPerf's
+// --connection-reuse-strategy).
+type Reuse uint8
+
+const (
+	// ReusePooled shares one pool of keep-alive connections across every
+	// request of the run (the default).
+	ReusePooled Reuse = iota
+	// ReuseNever opens a new connection for every request and closes it
+	// after the response: each request pays the TCP (and TLS) handshake,
+	// as a client without keep-alive would.
+	ReuseNever
+	// ReuseSticky gives every session (Request.Session, the
+	// X-Correlation-ID of a conversation) a connection of its own, kept
+	// across its turns and closed after its last turn, after a failure or
+	// after a cancellation, so a load balancer that pins connections sees
+	// each user session on one backend.
+	ReuseSticky
+)
+
+// idempotencyKey marks every request replayable for net/http.
+//
+// net/http's Transport resends a request whose reused keep-alive connection
+// turned out to be dead before the first response byte (the server closed
+// it while it sat idle: "server closed idle connection", EOF or a reset
+// reading the status line), but only when the request is replayable: a
+// body it can rewind (GetBody, which http.NewRequest sets for a
+// bytes.Reader) and an idempotent method, or an Idempotency-Key header.
+// Inference requests have no side effect a resend could repeat, so every
+// request carries the key; with a nil value net/http counts the key as
+// present yet writes nothing on the wire (Header.Write skips keys without
+// values), so the server sees the request exactly as built.
+const idempotencyKey = "Idempotency-Key"
+
+// connTrace counts the resends of one request, from httptrace: net/http
+// calls GetConn once per attempt, its own resends included, and
+// GotFirstResponseByte when an attempt got an answer. An attempt that
+// follows one without an answer is a resend; one that follows an answer is
+// a redirect hop, not a resend. GotConn says whether the attempt's
+// connection had served a request before. Every hook runs on the goroutine
+// that called Client.Do.
+type connTrace struct {
+	retries   int
+	started   bool // an attempt was made
+	responded bool // the last attempt got a response byte
+	reused    bool // the last attempt's connection was a reused one
+	trace     httptrace.ClientTrace
+}
+
+func newConnTrace() *connTrace {
+	t := &connTrace{}
+	t.trace.GetConn = func(string) {
+		if t.started && !t.responded {
+			t.retries++
+		}
+		t.started, t.responded, t.reused = true, false, false
+	}
+	t.trace.GotConn = func(i httptrace.GotConnInfo) { t.reused = i.Reused }
+	t.trace.GotFirstResponseByte = func() { t.responded = true }
+	return t
+}
+
+// staleConnection reports whether a request that got no response headers
+// failed because the connection it was written on had been closed by the
+// server while idle, so the server cannot have processed it: the
+// connection was a reused one, and neither the caller nor the request
+// deadline ended it. net/http resends most such requests itself; this
+// catches the rest (a reset or broken pipe after part of the request was
+// written, or a dead connection found again on its resend).
+func staleConnection(ctx, reqCtx context.Context, t *connTrace, err error) bool {
+	if !t.reused || ctx.Err() != nil || reqCtx.Err() != nil {
+		return false
+	}
+	return !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded)
+}
+
+// leases holds the sticky-user-sessions connections: one single-connection
+// client per live session. The map is touched once per request, and only
+// in sticky mode.
+type leases struct {
+	base *http.Transport
+	mu   sync.Mutex
+	m    map[string]*http.Client
+}
+
+// get returns the session's client, creating it on the session's first
+// turn. Its transport keeps at most one connection, so every turn of the
+// session goes over the same one while it stays open.
+func (l *leases) get(session string) *http.Client {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if c, ok := l.m[session]; ok {
+		return c
+	}
+	t := l.base.Clone()
+	t.MaxConnsPerHost, t.MaxIdleConnsPerHost = 1, 1
+	c := &http.Client{Transport: t, CheckRedirect: checkRedirect}
+	if l.m == nil {
+		l.m = make(map[string]*http.Client)
+	}
+	l.m[session] = c
+	return c
+}
+
+// release closes the session's connection and forgets it.
+func (l *leases) release(session string) {
+	l.mu.Lock()
+	c, ok := l.m[session]
+	delete(l.m, session)
+	l.mu.Unlock()
+	if ok {
+		c.CloseIdleConnections()
+	}
+}
+
+// closeAll closes every session's idle connection.
+func (l *leases) closeAll() {
+	l.mu.Lock()
+	m := l.m
+	l.m = nil
+	l.mu.Unlock()
+	for _, c := range m {
+		c.CloseIdleConnections()
+	}
+}
+
+// EndSession closes the connection of a sticky session whose conversation
+// is over (its last turn answered, or it ended early). It does nothing for
+// the other strategies or an unknown session.
+func (c *Client) EndSession(session string) {
+	if c.reuse == ReuseSticky {
+		c.leases.release(session)
+	}
+}
+
+// Leased returns how many sticky sessions hold a connection now.
+func (c *Client) Leased() int {
+	c.leases.mu.Lock()
+	defer c.leases.mu.Unlock()
+	return len(c.leases.m)
+}
