@@ -27,8 +27,8 @@ var leaves = []string{"internal/record", "internal/clock", "internal/tokenizer",
 // bug cannot hide on both sides of the wire).
 var allowed = map[string][]string{
 	"cmd/aiperf":               {"internal/cli"},
-	"internal/cli":             {"internal/configfile", "internal/config", "internal/benchmark", "internal/experiment", "internal/builtin", "internal/plugin", "internal/mockserver", "internal/ui", "internal/chattemplate"},
-	"internal/benchmark":       {"internal/config", "internal/builtin", "internal/plugin", "internal/dataset", "internal/timing", "internal/worker", "internal/endpoint", "internal/transport", "internal/metrics", "internal/metrics/stats", "internal/export", "internal/ui", "internal/chattemplate", "internal/verdict"},
+	"internal/cli":             {"internal/configfile", "internal/config", "internal/benchmark", "internal/experiment", "internal/compare", "internal/metricview", "internal/builtin", "internal/plugin", "internal/mockserver", "internal/ui", "internal/chattemplate"},
+	"internal/benchmark":       {"internal/config", "internal/builtin", "internal/plugin", "internal/dataset", "internal/timing", "internal/worker", "internal/endpoint", "internal/transport", "internal/metrics", "internal/metrics/stats", "internal/export", "internal/ui", "internal/chattemplate", "internal/verdict", "internal/metricview"},
 	"internal/builtin":         {"internal/plugin", "internal/endpoint", "internal/endpoint/openai", "internal/dataset", "internal/timing", "internal/export"},
 	"internal/worker":          {"internal/timing", "internal/dataset", "internal/endpoint", "internal/transport"},
 	"internal/endpoint":        {"internal/dataset"},
@@ -56,6 +56,10 @@ var allowed = map[string][]string{
 	"internal/verdict": {},
 	// ui draws live snapshots (a leaf) and nothing else.
 	"internal/ui": {},
+	// metricview computes peer latency definitions from per-request records.
+	"internal/metricview": {"internal/results", "internal/metrics/stats"},
+	// compare ranks finished runs read back from their artifacts.
+	"internal/compare": {"internal/results", "internal/metricview", "internal/metrics/stats"},
 }
 
 // isolated packages import nothing internal, not even the leaves.

@@ -61,6 +61,11 @@ func writeArtifacts(p *Plan, res *result, rio IO) error {
 	}
 
 	var errs []error
+	if panel, err := metricViews(p); err != nil {
+		errs = append(errs, err)
+	} else {
+		opts.Footer += panel
+	}
 	if err := export.WriteSummaryJSON(p.Paths.JSON, s, info); err != nil {
 		errs = append(errs, fmt.Errorf("summary JSON: %w", err))
 	}

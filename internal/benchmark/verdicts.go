@@ -1,7 +1,13 @@
 package benchmark
 
 import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+
 	"github.com/aiperf-go/aiperf/internal/metrics"
+	"github.com/aiperf-go/aiperf/internal/metricview"
 	"github.com/aiperf-go/aiperf/internal/verdict"
 )
 
@@ -71,4 +77,38 @@ func verdicts(p *Plan, s *metrics.Summary) *verdict.Report {
 	}
 	rep := verdict.Evaluate(r, uc)
 	return &rep
+}
+
+// MetricViewsName is the file --metric-view writes into the artifact
+// directory.
+const MetricViewsName = "metric_views.json"
+
+// metricViews computes the --metric-view views from the run's records
+// (written and closed by now), writes metric_views.json and returns the
+// console panel; "" without views.
+func metricViews(p *Plan) (string, error) {
+	cfgViews := p.Config.ResolvedMetricViews()
+	if len(cfgViews) == 0 || !p.Paths.WritesRecords() {
+		return "", nil
+	}
+	tools := make([]metricview.Tool, len(cfgViews))
+	for i, v := range cfgViews {
+		tools[i] = metricview.Tool(v)
+	}
+	vs, n, err := metricview.FromRecords(p.Paths.JSONL, tools)
+	if err != nil {
+		return "", fmt.Errorf("metric views: %w", err)
+	}
+	doc := struct {
+		Requests int               `json:"requests"`
+		Views    []metricview.View `json:"views"`
+	}{n, vs}
+	b, err := json.MarshalIndent(doc, "", "  ")
+	if err != nil {
+		return "", fmt.Errorf("metric views: %w", err)
+	}
+	if err := os.WriteFile(filepath.Join(p.Paths.Dir, MetricViewsName), append(b, '\n'), 0o644); err != nil {
+		return "", fmt.Errorf("metric views: %w", err)
+	}
+	return metricview.Panel(vs, n), nil
 }

@@ -3,12 +3,15 @@ package benchmark
 import (
 	"context"
 	"encoding/json"
+	"math"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/aiperf-go/aiperf/internal/config"
+	"github.com/aiperf-go/aiperf/internal/metricview"
 	"github.com/aiperf-go/aiperf/internal/mockserver"
 	"github.com/aiperf-go/aiperf/internal/verdict"
 )
@@ -53,4 +56,61 @@ func TestRunUseCaseVerdicts(t *testing.T) {
 		d.PrefillDemand.Value != avg(t, doc, "prefill_throughput_per_user")*2 || d.PrefillDemand.Unit != "tokens/sec" {
 		t.Errorf("derived = %+v / %+v; want 2 users and prefill/user x 2 in tokens/sec", d.Concurrency, d.PrefillDemand)
 	}
+}
+
+// TestRunMetricViews: the vLLM view of a streamed run agrees with this
+// tool's own metrics where the definitions coincide: vLLM's TPOT is the
+// per-request mean of AIPerf's inter_token_latency, vLLM's ITL the pooled
+// inter_chunk_latency.
+func TestRunMetricViews(t *testing.T) {
+	t.Parallel()
+	url, _ := mock(t, func(c *mockserver.Config) {
+		c.Fast = false
+		c.TTFT, c.ITL = 3*time.Millisecond, time.Millisecond
+	})
+	cfg := baseConfig(t, url)
+	cfg.Load.Concurrency = ptr(2)
+	cfg.Load.RequestCount = ptr(6)
+	cfg.Analysis.MetricViews = []config.MetricView{config.ViewAll}
+	out, err := run(t, context.Background(), cfg)
+	if err != nil {
+		t.Fatalf("run: %v\n%s", err, out)
+	}
+	if !strings.Contains(out, "Metric views: the same names as each tool defines them, from 6 request records") {
+		t.Errorf("console lacks the views panel:\n%s", out)
+	}
+	doc := summary(t, filepath.Join(cfg.Output.ArtifactDir, "profile_export_aiperf.json"))
+	b, err := os.ReadFile(filepath.Join(cfg.Output.ArtifactDir, MetricViewsName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var views struct {
+		Requests int
+		Views    []metricview.View
+	}
+	if err := json.Unmarshal(b, &views); err != nil {
+		t.Fatal(err)
+	}
+	if views.Requests != 6 || len(views.Views) != 4 {
+		t.Fatalf("metric_views.json: %d requests, %d views", views.Requests, len(views.Views))
+	}
+	get := func(tool metricview.Tool, name string) float64 {
+		for _, v := range views.Views {
+			for _, m := range v.Metrics {
+				if v.Tool == tool && m.Name == name {
+					return m.Stats.Mean
+				}
+			}
+		}
+		t.Fatalf("no %s %s", tool, name)
+		return 0
+	}
+	near := func(what string, a, b float64) {
+		if math.Abs(a-b) > 1e-9*math.Max(1, math.Abs(b)) {
+			t.Errorf("%s: %v vs %v", what, a, b)
+		}
+	}
+	near("vLLM TPOT vs inter_token_latency avg", get(metricview.VLLM, "tpot"), avg(t, doc, "inter_token_latency"))
+	near("vLLM ITL vs inter_chunk_latency avg", get(metricview.VLLM, "itl"), avg(t, doc, "inter_chunk_latency"))
+	near("vLLM TTFT vs time_to_first_token avg", get(metricview.VLLM, "ttft"), avg(t, doc, "time_to_first_token"))
 }

@@ -10,7 +10,7 @@ import (
 // (not AIPerf options).
 const groupAnalysis = "Analysis"
 
-// addAnalysisFlags registers --use-case,
+// addAnalysisFlags registers --use-case and --metric-view,
 // bound to cfg.Analysis. It sets b.group itself.
 func (b *flagBuilder) addAnalysisFlags(cfg *config.Config) {
 	a := &cfg.Analysis
@@ -18,6 +18,10 @@ func (b *flagBuilder) addAnalysisFlags(cfg *config.Config) {
 	b.add(&choiceListValue[config.UseCase]{recorder: b.rec("use-case"), p: &a.UseCases}, spec{
 		name: "use-case", meta: "<use-case,...>", choices: strs(config.UseCases()),
 		usage: "Read the results for these use cases and print a verdict per use case, also written as the \"verdicts\" block of profile_export_aiperf.json: chat (output tokens/s per user, warns below 20), batch (output tokens/s of the node, warns when a concurrency sweep stops gaining), rag (prefill tokens/s per user, warns when a 4K-token prompt takes over 10 s to the first token, extrapolated when the run's inputs were shorter), capacity (total tokens/s, warns when TTFT p99 degrades over 2x). With it come the derived figures no metric states: input tokens/s (total - output) and the aggregate prefill demand (prefill per user x users).",
+	})
+	b.add(&choiceListValue[config.MetricView]{recorder: b.rec("metric-view"), p: &a.MetricViews}, spec{
+		name: "metric-view", meta: "<tool,...>", choices: strs(config.MetricViews()),
+		usage: "Also report TTFT, ITL, TPOT and E2E latency as these tools define them (vLLM bench serve, SGLang bench_serving, GuideLLM, inference-perf), computed from this run's per-request records, so the numbers can be put next to that tool's report 1:1. Printed after the tables and written to metric_views.json. Needs --export-level records (the default) or raw.",
 	})
 }
 

@@ -86,4 +86,7 @@ func (c *Config) validateAnalysis(p *problems) {
 			p.add("--metric-view", "invalid choice %q (choose from %s)", v, joinChoices(MetricViews()))
 		}
 	}
+	if len(c.Analysis.MetricViews) > 0 && c.Output.ExportLevel == ExportSummary {
+		p.add("--metric-view", "is computed from the per-request records, which --export-level summary does not write; use --export-level records (the default) or raw")
+	}
 }

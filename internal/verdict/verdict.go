@@ -11,13 +11,7 @@
 // is table-tested on values just below and just above its threshold.
 package verdict
 
-import (
-	"fmt"
-	"slices"
-	"strings"
-
-	"github.com/aiperf-go/aiperf/internal/sla"
-)
+import "github.com/aiperf-go/aiperf/internal/sla"
 
 // UseCase is one way of reading the results (--use-case).
 type UseCase string
@@ -32,30 +26,6 @@ const (
 
 // UseCases lists them in the guide's order.
 func UseCases() []UseCase { return []UseCase{Chat, Batch, RAG, Capacity} }
-
-// ParseUseCases reads --use-case: a comma list of use cases, or "all".
-func ParseUseCases(s string) ([]UseCase, error) {
-	var out []UseCase
-	for _, part := range strings.Split(s, ",") {
-		part = strings.ToLower(strings.TrimSpace(part))
-		switch {
-		case part == "":
-			continue
-		case part == "all":
-			return UseCases(), nil
-		case slices.Contains(UseCases(), UseCase(part)):
-			if !slices.Contains(out, UseCase(part)) {
-				out = append(out, UseCase(part))
-			}
-		default:
-			return nil, fmt.Errorf("unknown use case %q (choose from chat, batch, rag, capacity, all)", part)
-		}
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("no use case given (choose from chat, batch, rag, capacity, all)")
-	}
-	return out, nil
-}
 
 // Status is a verdict's outcome.
 type Status string

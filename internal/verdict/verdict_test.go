@@ -175,25 +175,6 @@ func TestDerivedFigures(t *testing.T) {
 	}
 }
 
-func TestParseUseCases(t *testing.T) {
-	t.Parallel()
-	for in, want := range map[string]string{"chat": "chat", "all": "chat,batch,rag,capacity", "RAG, chat,rag": "rag,chat", "batch,all": "chat,batch,rag,capacity"} {
-		got, err := ParseUseCases(in)
-		var names []string
-		for _, u := range got {
-			names = append(names, string(u))
-		}
-		if err != nil || strings.Join(names, ",") != want {
-			t.Errorf("ParseUseCases(%q) = %v, %v; want %s", in, names, err, want)
-		}
-	}
-	for _, in := range []string{"", "chat,nope", " , "} {
-		if _, err := ParseUseCases(in); err == nil {
-			t.Errorf("ParseUseCases(%q) accepted", in)
-		}
-	}
-}
-
 func TestPanel(t *testing.T) {
 	t.Parallel()
 	m := fixture(t, "chat_below")

@@ -189,3 +189,29 @@ func FuzzTQuantile(f *testing.F) {
 		}
 	})
 }
+
+// TestWelch checks against scipy.stats.ttest_ind_from_stats(equal_var=False):
+//
+//	ttest_ind_from_stats(10, 1, 5, 12, 2, 5, equal_var=False)
+//	  -> statistic -2.0, pvalue 0.09337888947464686 (df 5.882352941176471)
+//	ttest_ind_from_stats(100, 3, 3, 101, 3, 3, equal_var=False)
+//	  -> statistic -0.4082482904638631, pvalue 0.7040000000000001
+func TestWelch(t *testing.T) {
+	t.Parallel()
+	tt, df, p := Welch(10, 1, 5, 12, 2, 5)
+	if math.Abs(tt+2) > 1e-12 || math.Abs(df-5.882352941176471) > 1e-9 || math.Abs(p-0.09337888947464686) > 1e-12 {
+		t.Errorf("Welch(10,1,5, 12,2,5) = %v, %v, %v", tt, df, p)
+	}
+	tt, _, p = Welch(100, 3, 3, 101, 3, 3)
+	if math.Abs(tt+0.408248290463863) > 1e-12 || math.Abs(p-0.7040000000000001) > 1e-12 {
+		t.Errorf("Welch(100,3,3, 101,3,3) = %v, %v", tt, p)
+	}
+	if _, _, p := Welch(1, 0, 3, 2, 0, 3); p != 0 {
+		t.Errorf("zero spread, different means: p = %v; want 0", p)
+	}
+	for _, c := range [][6]float64{{1, 0, 3, 1, 0, 3}, {1, 1, 1, 2, 1, 3}, {1, math.NaN(), 3, 2, 1, 3}} {
+		if _, _, p := Welch(c[0], c[1], int(c[2]), c[3], c[4], int(c[5])); !math.IsNaN(p) {
+			t.Errorf("Welch%v p = %v; want NaN", c, p)
+		}
+	}
+}
