@@ -17,7 +17,9 @@ const module = "github.com/aiperf-go/aiperf"
 // scale), the search and the experiment runner can share it. internal/live
 // (a run's live snapshots and the Observer interface) is a leaf so that the
 // terminal views and the live integrations all read the same snapshots.
-var leaves = []string{"internal/record", "internal/clock", "internal/tokenizer", "internal/userfile", "internal/sla", "internal/live"}
+// internal/pyrand (Python's and numpy's generators) serves dataset and
+// timing alike.
+var leaves = []string{"internal/record", "internal/clock", "internal/tokenizer", "internal/userfile", "internal/sla", "internal/live", "internal/pyrand"}
 
 // allowed lists, per package, the internal packages it may import besides the
 // leaves. The data flows config -> dataset -> timing -> worker (endpoint +
@@ -65,7 +67,7 @@ var allowed = map[string][]string{
 // isolated packages import nothing internal, not even the leaves.
 var isolated = []string{
 	"internal/config", "internal/record", "internal/clock", "internal/plugin",
-	"internal/tokenizer/hf", "internal/tokenizer/hub", "internal/tokenizer/testmodels", "internal/chattemplate", "internal/mockserver", "internal/metrics/stats", "internal/userfile", "internal/sla", "internal/live",
+	"internal/tokenizer/hf", "internal/tokenizer/hub", "internal/tokenizer/testmodels", "internal/chattemplate", "internal/mockserver", "internal/metrics/stats", "internal/userfile", "internal/sla", "internal/live", "internal/pyrand",
 	// results reads finished runs' artifacts back; it knows file shapes only.
 	"internal/results",
 }

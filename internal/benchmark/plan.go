@@ -103,7 +103,9 @@ func usageError(err error) error {
 // NewPlan resolves cfg. Problems the user can fix (an unknown goodput tag,
 // an unsupported tokenizer) are reported together as a usage error.
 func NewPlan(cfg *config.Config, reg *builtin.Registries) (*Plan, error) {
-	p := &Plan{Config: cfg, Models: cfg.Endpoint.ModelNames, Sampling: dataset.SamplingShuffle}
+	// Synthetic data goes out in order, as in AIPerf 0.13 (its synthetic
+	// dataset defaults to sequential sampling); file loaders choose their own.
+	p := &Plan{Config: cfg, Models: cfg.Endpoint.ModelNames, Sampling: dataset.SamplingSequential}
 	var problems []error
 
 	factory, err := reg.Endpoints.Lookup(string(cfg.Endpoint.Type))

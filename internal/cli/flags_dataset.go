@@ -21,7 +21,7 @@ func (b *flagBuilder) addDatasetFlags(cfg *config.Config) {
 	})
 	b.add(&choiceValue[config.SamplingStrategy]{recorder: b.rec("dataset-sampling-strategy"), p: &d.SamplingStrategy, normalize: normalizeChoice[config.SamplingStrategy]}, spec{
 		name: "dataset-sampling-strategy", meta: "<strategy>", choices: strs(config.SamplingStrategies()),
-		usage: "Order in which dataset entries are sent. sequential: in order, wrapping around; random: with replacement; shuffle: a random permutation, reshuffled when used up. Default: sequential for files and traces, shuffle for synthetic data and random_pool.",
+		usage: "Order in which dataset entries are sent. sequential: in order, wrapping around; random: with replacement; shuffle: a random permutation, reshuffled when used up. Default: sequential for synthetic data, files and traces (as AIPerf 0.13), shuffle for random_pool.",
 	})
 	b.group = groupISL
 	b.add(&intPtrValue{recorder: b.rec("prompt-input-tokens-block-size"), p: &d.BlockSize}, spec{

@@ -8,8 +8,8 @@ package config
 // Empty strings and nil pointers mean "not given": the dataset type is then
 // detected from the file, the block size comes from the format (512 for
 // mooncake_trace, 16 for bailian_trace) and the sampling strategy from the
-// source (sequential for files and traces, shuffle for synthetic data and
-// random_pool); see SamplingStrategy.
+// source (sequential for synthetic data, files and traces, as in AIPerf
+// 0.13; shuffle for random_pool); see SamplingStrategy.
 type Dataset struct {
 	// InputFile is a file or directory of dataset entries (--input-file).
 	InputFile string `json:"input_file,omitempty"`

@@ -2,7 +2,6 @@ package dataset
 
 import (
 	"math"
-	"math/rand/v2"
 
 	"github.com/aiperf-go/aiperf/internal/chattemplate"
 	"github.com/aiperf-go/aiperf/internal/tokenizer"
@@ -109,12 +108,12 @@ const maxRenderedFixups = 10
 // overhead is an estimate (AIPerf's); where a BPE merge crosses the
 // boundary between the template's text and the prompt, or the template
 // trims the prompt, the rendering is a token off. Each attempt rebuilds
-// the prompt with its length corrected by the miss, from the same random
-// stream, and the closest is kept. A prompt that cannot be rendered is
+// the prompt with its length corrected by the miss, from the builder's
+// corpus draws, and the closest is kept. A prompt that cannot be rendered is
 // returned as it is: the ISL count falls back to the bare text then, as
 // AIPerf's does. A prompt that starts with prefix (token ids of a pooled
 // prefix prompt) keeps it: only the part after it is rebuilt.
-func (b *promptBuilder) fitRendered(rng *rand.Rand, tmpl *chattemplate.Template, target int, prefix []int, text string, count int) (string, int) {
+func (b *promptBuilder) fitRendered(tmpl *chattemplate.Template, target int, prefix []int, text string, count int) (string, int) {
 	rendered := func(t string) (int, bool) {
 		out, err := tmpl.Render(chattemplate.Input{
 			Messages:            []chattemplate.Message{{Role: "user", Content: t}},
@@ -139,7 +138,7 @@ func (b *promptBuilder) fitRendered(rng *rand.Rand, tmpl *chattemplate.Template,
 		if n < 1 || n < len(prefix) {
 			break
 		}
-		text, count = b.buildAfter(rng, prefix, n-len(prefix))
+		text, count = b.buildAfter(prefix, n-len(prefix))
 		if r, ok = rendered(text); !ok {
 			break
 		}

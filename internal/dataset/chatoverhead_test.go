@@ -6,9 +6,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/aiperf-go/aiperf/internal/chattemplate"
+	"github.com/aiperf-go/aiperf/internal/pyrand"
 	"github.com/aiperf-go/aiperf/internal/tokenizer"
 	"github.com/aiperf-go/aiperf/internal/tokenizer/hf"
 	"github.com/aiperf-go/aiperf/internal/tokenizer/testmodels"
@@ -124,9 +126,28 @@ func renderedCount(t *testing.T, tmpl *chattemplate.Template, tok tokenizer.Toke
 	return tok.Count(text)
 }
 
+// hfModels memoizes hfModel, so the tests of a model share one tokenizer
+// (and with it the tokenized corpus newCorpus caches for it).
+var hfModels sync.Map // model -> hfLoaded
+
+type hfLoaded struct {
+	tok  tokenizer.Tokenizer
+	tmpl *chattemplate.Template
+}
+
 // hfModel loads a test model's tokenizer.json and chat template (nil when
-// it has none).
+// it has none), once per model.
 func hfModel(t *testing.T, model string) (tokenizer.Tokenizer, *chattemplate.Template) {
+	t.Helper()
+	if l, ok := hfModels.Load(model); ok {
+		return l.(hfLoaded).tok, l.(hfLoaded).tmpl
+	}
+	tok, tmpl := loadHFModel(t, model)
+	hfModels.Store(model, hfLoaded{tok, tmpl})
+	return tok, tmpl
+}
+
+func loadHFModel(t *testing.T, model string) (tokenizer.Tokenizer, *chattemplate.Template) {
 	t.Helper()
 	dir := testmodels.Dir(t, model)
 	tok, err := hf.Load(filepath.Join(dir, "tokenizer.json"))
@@ -240,10 +261,10 @@ func TestSyntheticExactISLRealTokenizers(t *testing.T) {
 				{ISLMean: 4, ISLStddev: 3, Entries: n, Seed: 6, SeedSet: true}, // short prompts: every boundary matters
 			} {
 				ds := mustSynthetic(t, o, tok)
-				rng := newStream(o.Seed, streamPromptLength)
+				rng := pyrand.Derive(o.Seed, streamPromptLength)
 				off := 0
 				for _, c := range ds.Conversations {
-					want := positiveNormalInt(rng, float64(o.islMean()), o.ISLStddev)
+					want := rng.SamplePositiveNormalInteger(float64(o.islMean()), o.ISLStddev)
 					got := tok.Count(c.Turns[0].Texts[0])
 					if got != c.Turns[0].InputTokens {
 						t.Fatalf("%s: InputTokens %d, but the text has %d tokens", c.ID, c.Turns[0].InputTokens, got)

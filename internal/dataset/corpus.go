@@ -6,8 +6,8 @@ import (
 	_ "embed"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -15,12 +15,22 @@ import (
 	"github.com/aiperf-go/aiperf/internal/tokenizer"
 )
 
-// shakespeareGz is the public-domain text synthetic prompts are cut from,
-// like AIPerf's assets/shakespeare.txt. scripts/build-corpus.sh rebuilds it
-// and records its source.
+// shakespeareGz is the public-domain text synthetic prompts are cut from:
+// AIPerf 0.13's own assets/shakespeare.txt, byte for byte, so that a seeded
+// run cuts the same prompts. scripts/build-corpus.sh rebuilds it and
+// records its source.
 //
 //go:embed corpus/shakespeare.txt.gz
 var shakespeareGz []byte
+
+// builtinChunkCounts is the number of tokens of each corpus chunk under the
+// builtin tokenizer (o200k_base), one per line. With it a builtin run knows
+// the corpus's token positions without tokenizing all of it, so it only
+// tokenizes the chunks its prompts touch. TestBuiltinChunkCounts checks it
+// (and -update rewrites it).
+//
+//go:embed corpus/shakespeare.o200k_base.counts
+var builtinChunkCounts string
 
 // minChunkChars is the size from which a chunk of corpus lines is closed, as
 // in AIPerf: a chunk ends with the first line that brings it to at least this
@@ -76,17 +86,21 @@ func splitCorpus(gz []byte) ([]string, error) {
 }
 
 // corpus is the token stream synthetic prompts are windows of: the
-// concatenation of the chunks' tokens, in order, wrapping at the end.
+// concatenation of the chunks' tokens, in order, as AIPerf's tokenized
+// corpus is (each chunk encoded on its own). A window starts at a token
+// index drawn uniformly from the whole stream and wraps at its end.
 //
 // Chunks are tokenized lazily, the first time a window touches them, and
-// then cached, so building a dataset costs in proportion to the prompts it
-// needs rather than to the 5 MB corpus. A corpus is safe for concurrent use.
+// then cached, when their token counts are known beforehand (the builtin
+// tokenizer's are embedded); otherwise every chunk is tokenized up front,
+// in parallel, since the positions depend on all of them. A corpus is safe
+// for concurrent use.
 type corpus struct {
 	tok    tokenizer.Tokenizer
 	chunks []string
-	// ends[i] is the byte offset in the whole corpus text where chunk i
-	// ends; windows start at a byte position drawn uniformly from it.
-	ends   []int
+	// starts[i] is the index of chunk i's first token in the stream;
+	// starts[len(chunks)] is the stream's length.
+	starts []int
 	tokens []lazyTokens // tokens[i] caches chunk i's ids
 }
 
@@ -96,25 +110,81 @@ type lazyTokens struct {
 	ids  []int
 }
 
-// newCorpus returns the embedded corpus as tokenized by tok.
+// corpusCacheSize is how many tokenized corpora newCorpus keeps: a run
+// uses one tokenizer, so one would do; a few spare the tests and the
+// sweeps that build a dataset per variation from re-tokenizing.
+const corpusCacheSize = 4
+
+// corpusCache holds the corpora newCorpus built, most recent last, keyed
+// by tokenizer. A tokenized corpus is immutable once built (its lazy
+// chunks fill in safely), so sharing one is safe.
+var corpusCache struct {
+	sync.Mutex
+	entries []*corpus
+}
+
+// newCorpus returns the embedded corpus as tokenized by tok, reusing the
+// one built for the same tokenizer value when it is still cached.
 func newCorpus(tok tokenizer.Tokenizer) (*corpus, error) {
+	corpusCache.Lock()
+	defer corpusCache.Unlock()
+	for _, c := range corpusCache.entries {
+		if c.tok == tok {
+			return c, nil
+		}
+	}
 	chunks, err := corpusChunks()
 	if err != nil {
 		return nil, err
 	}
-	return newCorpusFrom(tok, chunks), nil
+	var counts []int
+	if tok.Name() == tokenizer.BuiltinName {
+		if counts, err = parseChunkCounts(builtinChunkCounts, len(chunks)); err != nil {
+			return nil, err
+		}
+	}
+	c := newCorpusFrom(tok, chunks, counts)
+	if len(corpusCache.entries) == corpusCacheSize {
+		corpusCache.entries = corpusCache.entries[1:]
+	}
+	corpusCache.entries = append(corpusCache.entries, c)
+	return c, nil
 }
 
-// newCorpusFrom returns a corpus over the given non-empty chunks.
-func newCorpusFrom(tok tokenizer.Tokenizer, chunks []string) *corpus {
-	ends := make([]int, len(chunks))
-	total := 0
-	for i, c := range chunks {
-		total += len(c)
-		ends[i] = total
+// parseChunkCounts reads one token count per line, n of them.
+func parseChunkCounts(s string, n int) ([]int, error) {
+	fields := strings.Fields(s)
+	if len(fields) != n {
+		return nil, fmt.Errorf("corpus: %d chunk token counts for %d chunks", len(fields), n)
 	}
-	return &corpus{tok: tok, chunks: chunks, ends: ends, tokens: make([]lazyTokens, len(chunks))}
+	counts := make([]int, n)
+	for i, f := range fields {
+		v, err := strconv.Atoi(f)
+		if err != nil || v < 0 {
+			return nil, fmt.Errorf("corpus: chunk token count %d: %q", i, f)
+		}
+		counts[i] = v
+	}
+	return counts, nil
 }
+
+// newCorpusFrom returns a corpus over the given non-empty chunks. counts,
+// when non-nil, are the chunks' token counts under tok; without them every
+// chunk is tokenized now.
+func newCorpusFrom(tok tokenizer.Tokenizer, chunks []string, counts []int) *corpus {
+	c := &corpus{tok: tok, chunks: chunks, starts: make([]int, len(chunks)+1), tokens: make([]lazyTokens, len(chunks))}
+	if counts == nil {
+		counts = make([]int, len(chunks))
+		forEachParallel(len(chunks), func(i int) { counts[i] = len(c.chunkTokens(i)) })
+	}
+	for i, n := range counts {
+		c.starts[i+1] = c.starts[i] + n
+	}
+	return c
+}
+
+// size is the number of tokens in the stream (AIPerf's corpus_size).
+func (c *corpus) size() int { return c.starts[len(c.chunks)] }
 
 // chunkTokens returns the token ids of chunk i, tokenizing it on first use.
 // Callers must not modify the result.
@@ -124,33 +194,48 @@ func (c *corpus) chunkTokens(i int) []int {
 	return lt.ids
 }
 
-// window appends to dst n consecutive corpus tokens starting at a random
-// position, wrapping from the last chunk to the first as often as needed.
-//
-// The start is drawn uniformly over the corpus text's bytes and mapped to
-// the token at the same relative position within its chunk, so only the
-// chunks the window covers are ever tokenized. Token density is nearly
-// uniform across chunks, so starts are nearly uniform over tokens, as in
-// AIPerf (which tokenizes the whole corpus and draws a token index).
-func (c *corpus) window(rng *rand.Rand, n int, dst []int) []int {
-	pos := rng.IntN(c.ends[len(c.ends)-1])
-	chunk, _ := slices.BinarySearch(c.ends, pos+1)
-	start := 0
-	if chunk > 0 {
-		start = c.ends[chunk-1]
+// appendWindow appends to dst the n tokens of the stream from index start
+// (in [0, size)), wrapping to the beginning once when the window passes the
+// end, as AIPerf's _sample_tokens does: a window longer than the whole
+// stream is cut to size tokens.
+func (c *corpus) appendWindow(dst []int, start, n int) []int {
+	size := c.size()
+	if size == 0 || n <= 0 {
+		return dst
 	}
-	ids := c.chunkTokens(chunk)
-	at := (pos - start) * len(ids) / (c.ends[chunk] - start)
-	for idle := 0; ; idle++ {
-		take := min(n, len(ids)-at)
+	n = min(n, size)
+	first := min(n, size-start)
+	dst = c.appendRange(dst, start, start+first)
+	return c.appendRange(dst, 0, n-first)
+}
+
+// appendRange appends the stream's tokens [from, to).
+func (c *corpus) appendRange(dst []int, from, to int) []int {
+	for from < to {
+		i, found := slices.BinarySearch(c.starts, from)
+		if !found {
+			i--
+		}
+		for c.starts[i+1] == c.starts[i] { // skip chunks without tokens
+			i++
+		}
+		ids := c.chunkTokens(i)
+		at := from - c.starts[i]
+		if len(ids) != c.starts[i+1]-c.starts[i] {
+			panic(fmt.Sprintf("corpus: chunk %d has %d tokens, its recorded count is %d", i, len(ids), c.starts[i+1]-c.starts[i]))
+		}
+		take := min(to-from, len(ids)-at)
 		dst = append(dst, ids[at:at+take]...)
-		if n -= take; n == 0 || idle > len(c.chunks) {
-			return dst // done, or a tokenizer that yields no tokens at all
-		}
-		if take > 0 {
-			idle = 0
-		}
-		chunk = (chunk + 1) % len(c.chunks)
-		ids, at = c.chunkTokens(chunk), 0
+		from += take
 	}
+	return dst
+}
+
+// picker chooses a window's start: an index in [0, n).
+type picker func(n int) int
+
+// window appends to dst n consecutive stream tokens starting at the index
+// pick(size) chooses.
+func (c *corpus) window(pick picker, n int, dst []int) []int {
+	return c.appendWindow(dst, pick(c.size()), n)
 }

@@ -3,7 +3,10 @@ package dataset
 import (
 	"bytes"
 	"compress/gzip"
+	"flag"
 	"math/rand/v2"
+	"os"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -56,15 +59,52 @@ func TestSplitCorpusErrors(t *testing.T) {
 	}
 }
 
+var update = flag.Bool("update", false, "rewrite corpus/shakespeare.o200k_base.counts")
+
+// TestBuiltinChunkCounts checks the embedded token counts of the corpus
+// chunks against the builtin tokenizer itself (go test -run
+// TestBuiltinChunkCounts -update rewrites them).
+func TestBuiltinChunkCounts(t *testing.T) {
+	chunks, err := corpusChunks()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok := builtinTokenizer(t)
+	counts := make([]int, len(chunks))
+	forEachParallel(len(chunks), func(i int) { counts[i] = len(tok.Encode(chunks[i])) })
+	var b strings.Builder
+	for _, n := range counts {
+		b.WriteString(strconv.Itoa(n) + "\n")
+	}
+	const path = "corpus/shakespeare.o200k_base.counts"
+	if *update {
+		if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	if b.String() != builtinChunkCounts {
+		t.Fatalf("%s does not match the builtin tokenizer; rerun with -update", path)
+	}
+}
+
 // TestEmbeddedCorpus checks the facts prompts rely on: the corpus is
-// non-trivial and chunked as AIPerf chunks its copy (485 chunks).
+// AIPerf's, chunked as AIPerf chunks it (486 chunks, 1,138,441 builtin
+// tokens).
 func TestEmbeddedCorpus(t *testing.T) {
 	chunks, err := corpusChunks()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(chunks) != 485 {
-		t.Errorf("%d chunks, want 485", len(chunks))
+	if len(chunks) != 486 {
+		t.Errorf("%d chunks, want 486", len(chunks))
+	}
+	c, err := newCorpus(builtinTokenizer(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.size() != 1_138_441 {
+		t.Errorf("%d builtin tokens, want 1138441", c.size())
 	}
 	for i, c := range chunks[:len(chunks)-1] {
 		if len(c) < minChunkChars {
@@ -94,16 +134,26 @@ func (byteTokenizer) Decode(ids []int) string {
 func (byteTokenizer) Count(s string) int { return len(s) }
 
 func TestCorpusWindowWraps(t *testing.T) {
-	c := newCorpusFrom(byteTokenizer{}, []string{"abc", "de"})
-	cycle := strings.Repeat("abcde", 5)
+	c := newCorpusFrom(byteTokenizer{}, []string{"abc", "", "de"}, nil)
+	if c.size() != 5 {
+		t.Fatalf("size %d, want 5", c.size())
+	}
+	// Every start, every length: consecutive stream tokens, wrapping once,
+	// at most the whole stream (AIPerf's _sample_tokens).
+	cycle := "abcdeabcde"
+	for start := range 5 {
+		for n := 0; n <= 7; n++ {
+			got := byteTokenizer{}.Decode(c.appendWindow(nil, start, n))
+			want := cycle[start : start+min(n, 5)]
+			if got != want {
+				t.Errorf("window(start %d, n %d) = %q, want %q", start, n, got, want)
+			}
+		}
+	}
 	rng := rand.New(rand.NewPCG(1, 2))
 	starts := map[byte]bool{}
 	for range 200 {
-		got := byteTokenizer{}.Decode(c.window(rng, 12, nil))
-		if len(got) != 12 || !strings.Contains(cycle, got) {
-			t.Fatalf("window %q is not 12 consecutive tokens of the cyclic corpus", got)
-		}
-		starts[got[0]] = true
+		starts[byteTokenizer{}.Decode(c.window(rng.IntN, 3, nil))[0]] = true
 	}
 	if len(starts) != 5 {
 		t.Errorf("windows started at %d distinct tokens, want all 5", len(starts))
@@ -126,7 +176,7 @@ func TestCorpusTokenizesLazily(t *testing.T) {
 	for range windows {
 		// 100 tokens are far fewer than a chunk's ~2,700, so a window
 		// covers at most two chunks.
-		if got := len(c.window(rng, 100, nil)); got != 100 {
+		if got := len(c.window(rng.IntN, 100, nil)); got != 100 {
 			t.Fatalf("window of %d tokens, want 100", got)
 		}
 	}

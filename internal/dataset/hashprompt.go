@@ -74,7 +74,7 @@ func (h *hashPrompts) tokens(req promptRequest) ([]int, error) {
 		block, ok := h.cache[id]
 		if !ok {
 			rng := newStream(h.seed, streamHashBlock+"/"+h.trace+"/"+strconv.Itoa(id))
-			block = h.corpus.window(rng, size, make([]int, 0, size))
+			block = h.corpus.window(rng.IntN, size, make([]int, 0, size))
 			h.cache[id] = block
 		} else if len(block) != size {
 			return nil, &InputError{File: req.file, Line: req.line, Field: "hash_ids", Err: fmt.Errorf(
@@ -85,7 +85,7 @@ func (h *hashPrompts) tokens(req promptRequest) ([]int, error) {
 	}
 	if tail := n - len(out); tail > 0 {
 		rng := newStream(h.seed, streamTracePrompt+"/"+h.trace+"/tail/"+strconv.Itoa(req.line))
-		out = h.corpus.window(rng, tail, out)
+		out = h.corpus.window(rng.IntN, tail, out)
 	}
 	return out, nil
 }
@@ -112,11 +112,11 @@ func (h *hashPrompts) build(reqs []promptRequest) ([]string, []int, error) {
 	}
 	texts := make([]string, len(reqs))
 	counts := make([]int, len(reqs))
-	b := promptBuilder{tok: h.tok, corpus: h.corpus}
 	forEachParallel(len(reqs), func(i int) {
 		if seqs[i] == nil {
 			rng := newStream(h.seed, streamTracePrompt+"/"+h.trace+"/"+strconv.Itoa(i))
-			texts[i], counts[i] = b.build(rng, reqs[i].length)
+			b := promptBuilder{tok: h.tok, corpus: h.corpus, pick: rng.IntN}
+			texts[i], counts[i] = b.build(reqs[i].length)
 			return
 		}
 		texts[i] = h.tok.Decode(seqs[i])

@@ -16,7 +16,7 @@ import (
 // identifiers where it has one.
 const (
 	streamPromptLength = "dataset.prompt.length"
-	streamPromptCorpus = "dataset.prompt.corpus" // one sub-stream per prompt, see promptStream
+	streamPromptCorpus = "dataset.prompt.corpus"
 	streamMaxTokens    = "composer.turn.max_tokens"
 	streamSessionID    = "dataset.session_id"
 	streamRandom       = "dataset.sampler.random"
@@ -30,15 +30,6 @@ const (
 func newStream(seed uint64, name string) *rand.Rand {
 	key := sha256.Sum256([]byte(strconv.FormatUint(seed, 10) + ":" + name))
 	return rand.New(rand.NewChaCha8(key))
-}
-
-// promptStream returns the generator for the text of prompt i: where its
-// window starts and, when its length needs fixing up, the extra tokens. One
-// stream per prompt makes prompts independent of each other, so they can be
-// built in parallel and prompt i does not change when the number of entries
-// does.
-func promptStream(seed uint64, i int) *rand.Rand {
-	return newStream(seed, streamPromptCorpus+"/"+strconv.Itoa(i))
 }
 
 // maxNormalTries bounds the rejection sampling in positiveNormalInt, as in

@@ -3,20 +3,20 @@ package dataset
 import (
 	"errors"
 	"fmt"
-	"math/rand/v2"
+
+	"github.com/aiperf-go/aiperf/internal/pyrand"
 )
 
 // Dataset sampling strategies (--dataset-sampling-strategy): the order in
 // which conversations are handed out.
 const (
 	// SamplingSequential hands out conversations in order, wrapping around.
-	// AIPerf's default for traces.
+	// AIPerf 0.13's default for synthetic data and traces.
 	SamplingSequential = "sequential"
 	// SamplingRandom picks uniformly with replacement.
 	SamplingRandom = "random"
 	// SamplingShuffle hands out a random permutation, then a fresh one, and
-	// so on: every conversation is used once before any repeats. AIPerf's
-	// default for synthetic data.
+	// so on: every conversation is used once before any repeats.
 	SamplingShuffle = "shuffle"
 )
 
@@ -30,8 +30,10 @@ type Sampler interface {
 }
 
 // NewSampler returns a sampler of n conversations using strategy (one of the
-// Sampling constants). Its sequence is determined by seed, from a stream of
-// its own, so it does not depend on how the dataset was built.
+// Sampling constants). Its sequence is determined by seed, from the
+// generator AIPerf derives for that sampler (Python's choice for random,
+// numpy's shuffle for shuffle), so with the same seed the conversations go
+// out in AIPerf's order; it does not depend on how the dataset was built.
 func NewSampler(strategy string, n int, seed uint64) (Sampler, error) {
 	var errs []error
 	if n < 1 {
@@ -48,9 +50,9 @@ func NewSampler(strategy string, n int, seed uint64) (Sampler, error) {
 	}
 	switch strategy {
 	case SamplingRandom:
-		return &randomSampler{n: n, rng: newStream(seed, streamRandom)}, nil
+		return &randomSampler{n: n, rng: pyrand.Derive(seed, streamRandom).Py()}, nil
 	case SamplingShuffle:
-		s := &shuffleSampler{order: make([]int, n), rng: newStream(seed, streamShuffle)}
+		s := &shuffleSampler{order: make([]int, n), rng: pyrand.Derive(seed, streamShuffle).NP()}
 		for i := range s.order {
 			s.order[i] = i
 		}
@@ -72,20 +74,20 @@ func (s *sequentialSampler) Next() int {
 	return i
 }
 
-// randomSampler yields independent uniform indices.
+// randomSampler yields independent uniform indices (random.choice).
 type randomSampler struct {
 	n   int
-	rng *rand.Rand
+	rng *pyrand.Random
 }
 
-func (s *randomSampler) Next() int { return s.rng.IntN(s.n) }
+func (s *randomSampler) Next() int { return s.rng.Choice(s.n) }
 
 // shuffleSampler yields each index once per pass, in a fresh random order
 // each pass.
 type shuffleSampler struct {
 	order []int
 	next  int
-	rng   *rand.Rand
+	rng   *pyrand.Numpy
 }
 
 func (s *shuffleSampler) Next() int {

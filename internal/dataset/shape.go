@@ -4,8 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"math/rand/v2"
-	"strconv"
+
+	"github.com/aiperf-go/aiperf/internal/pyrand"
 )
 
 // Streams of the conversation-shaping draws (AIPerf's derived RNG names
@@ -15,9 +15,6 @@ const (
 	streamTurnDelay    = "composer.conversation.turn_delay"
 	streamSeqDist      = "models.sequence.distribution"
 	streamPrefixChoice = "dataset.prompt.prefix"
-	streamPrefixPool   = "dataset.prompt.prefix.pool"  // one sub-stream per pool entry
-	streamSystemPrompt = "dataset.prompt.system"       // the shared system prompt
-	streamUserContext  = "dataset.prompt.user_context" // one sub-stream per conversation
 )
 
 // Shape is how synthetic conversations are laid out beyond the length of
@@ -125,11 +122,12 @@ func (s *Shape) cumulative() []float64 {
 }
 
 // drawPair draws an (ISL, OSL) pair as AIPerf's SequenceLengthDistribution
-// does: u uniform in [0, 1) picks the first pair whose cumulative
-// probability exceeds u (the last pair if rounding leaves none), then each
-// length with a stddev is drawn from a positive normal distribution.
-func (s *Shape) drawPair(rng *rand.Rand, cum []float64) (isl, osl int) {
-	u := rng.Float64()
+// does: u = random() picks the first pair whose cumulative probability
+// exceeds u (the last pair if rounding leaves none), then each length with
+// a stddev is drawn from a positive normal distribution, all from the one
+// generator.
+func (s *Shape) drawPair(rng *pyrand.Stream, cum []float64) (isl, osl int) {
+	u := rng.Py().Random()
 	i := 0
 	for i < len(cum)-1 && cum[i] <= u {
 		i++
@@ -137,10 +135,10 @@ func (s *Shape) drawPair(rng *rand.Rand, cum []float64) (isl, osl int) {
 	p := s.SeqDist[i]
 	isl, osl = p.ISL, p.OSL
 	if p.ISLStddev > 0 {
-		isl = positiveNormalInt(rng, float64(p.ISL), p.ISLStddev)
+		isl = rng.SamplePositiveNormalInteger(float64(p.ISL), p.ISLStddev)
 	}
 	if p.OSLStddev > 0 {
-		osl = positiveNormalInt(rng, float64(p.OSL), p.OSLStddev)
+		osl = rng.SamplePositiveNormalInteger(float64(p.OSL), p.OSLStddev)
 	}
 	return isl, osl
 }
@@ -152,32 +150,40 @@ type promptContext struct {
 	prefixes [][]int
 	system   string
 	contexts []string
+	// contextLength is the user-context prompts' length; 0 = none.
+	contextLength int
 }
 
-// buildContext draws the prefix pool, the system prompt and the
-// user-context prompts of s, each from a stream of its own (a sub-stream
-// per prefix and per conversation), in parallel. Each is cut to its exact
+// buildContext draws the shared system prompt and then the prefix pool of
+// s, in AIPerf's order, from b's corpus draws. Each is cut to its exact
 // token length as prompts are; prefixes are kept as the ids of their
 // re-encoded text, which AIPerf prepends at the token level.
-func (s *Shape) buildContext(b *promptBuilder, seed uint64, entries int) *promptContext {
-	ctx := &promptContext{}
+func (s *Shape) buildContext(b *promptBuilder) *promptContext {
+	ctx := &promptContext{contextLength: s.UserContextLength}
+	if s.SystemLength > 0 {
+		ctx.system, _ = b.build(s.SystemLength)
+	}
 	if s.prefixEnabled() {
 		ctx.prefixes = make([][]int, s.PrefixPoolSize)
-		forEachParallel(s.PrefixPoolSize, func(j int) {
-			text, _ := b.build(newStream(seed, streamPrefixPool+"/"+strconv.Itoa(j)), s.PrefixLength)
+		for j := range ctx.prefixes {
+			text, _ := b.build(s.PrefixLength)
 			ctx.prefixes[j] = b.tok.Encode(text)
-		})
-	}
-	if s.SystemLength > 0 {
-		ctx.system, _ = b.build(newStream(seed, streamSystemPrompt), s.SystemLength)
-	}
-	if s.UserContextLength > 0 {
-		ctx.contexts = make([]string, entries)
-		forEachParallel(entries, func(i int) {
-			ctx.contexts[i], _ = b.build(newStream(seed, streamUserContext+"/"+strconv.Itoa(i)), s.UserContextLength)
-		})
+		}
 	}
 	return ctx
+}
+
+// buildUserContexts draws one user-context prompt per conversation, in
+// order, after every turn's texts (AIPerf generates them when it finalises
+// the conversations).
+func (ctx *promptContext) buildUserContexts(b *promptBuilder, entries int) {
+	if ctx.contextLength <= 0 {
+		return
+	}
+	ctx.contexts = make([]string, entries)
+	for i := range ctx.contexts {
+		ctx.contexts[i], _ = b.build(ctx.contextLength)
+	}
 }
 
 // apply sets every turn's System and UserContext.

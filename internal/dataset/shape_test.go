@@ -2,13 +2,13 @@ package dataset
 
 import (
 	"math"
-	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/aiperf-go/aiperf/internal/pyrand"
 	"github.com/aiperf-go/aiperf/internal/tokenizer"
 )
 
@@ -70,13 +70,13 @@ func TestShapePrefixPool(t *testing.T) {
 	ds := mustSynthetic(t, o, tok)
 	checkInputTokens(t, ds, tok)
 
-	b := promptBuilder{tok: tok}
+	// The pool is drawn first from the corpus generator, as Synthetic does.
 	c, err := newCorpus(tok)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b.corpus = c
-	ctx := o.Shape.buildContext(&b, 9, entries)
+	b := promptBuilder{tok: tok, corpus: c, pick: pyrand.Derive(9, streamPromptCorpus).Py().RandRange}
+	ctx := o.Shape.buildContext(&b)
 	var prefixes []string
 	for _, ids := range ctx.prefixes {
 		if len(ids) != plen {
@@ -215,7 +215,7 @@ func TestShapeSeqDistStddev(t *testing.T) {
 func TestShapeDrawPair(t *testing.T) {
 	s := Shape{SeqDist: []SeqDistPair{{ISL: 1, OSL: 1, Probability: 0}, {ISL: 2, OSL: 2, Probability: 100}, {ISL: 3, OSL: 3, Probability: 0}}}
 	cum := s.cumulative()
-	rng := rand.New(rand.NewPCG(1, 2))
+	rng := pyrand.Derive(1, streamSeqDist)
 	for range 1000 {
 		if isl, _ := s.drawPair(rng, cum); isl != 2 {
 			t.Fatalf("drew ISL %d from a pair of probability 0", isl)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/aiperf-go/aiperf/internal/chattemplate"
+	"github.com/aiperf-go/aiperf/internal/pyrand"
 	"github.com/aiperf-go/aiperf/internal/tokenizer"
 )
 
@@ -118,19 +119,22 @@ func (o SyntheticOptions) Validate() error {
 // text is n consecutive corpus tokens from a random position, decoded to
 // text; since byte-pair boundaries can merge or split when text is
 // re-encoded, the text is re-encoded and trimmed or extended up to ten
-// times until it encodes to exactly n tokens. When that fails (rare) the
-// closest text is kept. A first turn's texts start with a prefix from the
-// pool when there is one, joined at the token level so that the text has
-// prefix + n tokens. Turn.MaxTokens is the drawn OSL, or is drawn around
-// OSLMean when that is set. Turn.InputTokens is the true token count of
-// the turn's system, user-context and text parts joined with spaces, as
-// AIPerf counts ISL.
+// times until it encodes to exactly n tokens (when that fails, rarely, the
+// last attempt is kept, as in AIPerf). A first turn's texts start with a
+// prefix from the pool when there is one, joined at the token level so
+// that the text has prefix + n tokens. Turn.MaxTokens is the drawn OSL, or
+// is drawn around OSLMean when that is set. Turn.InputTokens is the true
+// token count of the turn's system, user-context and text parts joined
+// with spaces, as AIPerf counts ISL.
 //
-// The same options, seed and tokenizer always give the same dataset, and
-// every random choice has a stream of its own, so a knob changes only the
-// draws it governs. Only the corpus chunks the prompts touch are
-// tokenized, and prompts are built in parallel, so the cost is
-// proportional to the total prompt tokens.
+// Every draw follows AIPerf 0.13: each purpose has the generator AIPerf
+// derives for it from the seed (pyrand.Derive, Python's random.Random
+// under the same names), drawn in the same order (the shared system
+// prompt, the prefix pool, then every text of every turn of every
+// conversation, then the user-context prompts), so with the same seed,
+// corpus and tokenizer the prompts are AIPerf's, byte for byte. The texts
+// are therefore built one after another: where a window starts depends on
+// how many fix-up draws the texts before it took.
 func Synthetic(o SyntheticOptions, tok tokenizer.Tokenizer) (*Dataset, error) {
 	err := o.Validate()
 	if tok == nil {
@@ -152,28 +156,27 @@ func Synthetic(o SyntheticOptions, tok tokenizer.Tokenizer) (*Dataset, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := promptBuilder{tok: tok, corpus: c}
-	ctx := o.Shape.buildContext(&b, seed, o.Entries)
+	b := promptBuilder{tok: tok, corpus: c, pick: pyrand.Derive(seed, streamPromptCorpus).Py().RandRange}
+	ctx := o.Shape.buildContext(&b)
 
 	convs, jobs := o.layout(seed)
-	forEachParallel(len(jobs), func(k int) {
-		j := &jobs[k]
-		rng := promptStream(seed, k)
+	for _, j := range jobs {
 		var prefix []int
 		if j.prefix >= 0 {
 			prefix = ctx.prefixes[j.prefix]
 		}
-		text, count := b.buildAfter(rng, prefix, j.length)
+		text, count := b.buildAfter(prefix, j.length)
 		if j.fit && o.ChatTemplate != nil {
 			target := len(prefix) + j.length + o.ChatOverhead.FirstTurn() + o.PromptSpecialTokens
-			text, count = b.fitRendered(rng, o.ChatTemplate, target, prefix, text, count)
+			text, count = b.fitRendered(o.ChatTemplate, target, prefix, text, count)
 		}
 		turn := &convs[j.conv].Turns[j.turn]
 		turn.Texts[j.text] = text
 		if len(turn.Texts) == 1 {
 			turn.InputTokens = count
 		}
-	})
+	}
+	ctx.buildUserContexts(&b, len(convs))
 	ctx.apply(convs)
 	forEachParallel(len(convs), func(i int) {
 		for t := range convs[i].Turns {
@@ -195,39 +198,30 @@ type promptJob struct {
 	fit              bool // fit the rendered length (see fitRendered)
 }
 
-// layout draws everything but the texts, in a fixed order (conversations,
-// then turns, then texts), each kind from its own stream: turn counts,
-// delays, (ISL, OSL) pairs, text lengths, prefix choices and max tokens.
-// It returns the conversations with empty texts and one job per text; job
-// k's text comes from promptStream(seed, k), so a single-turn, one-text
-// dataset numbers its prompts as it always has.
+// layout draws everything but the texts, in AIPerf's order (conversations,
+// then turns, then texts), each kind from the generator AIPerf derives for
+// it: turn counts, delays, (ISL, OSL) pairs, text lengths, prefix choices
+// and max tokens. It returns the conversations with empty texts and one job
+// per text, in the order the texts are built.
 func (o SyntheticOptions) layout(seed uint64) ([]Conversation, []promptJob) {
 	sh := &o.Shape
-	lengthRNG := newStream(seed, streamPromptLength)
-	var maxTokensRNG, idRNG, turnsRNG, delayRNG, seqRNG, prefixRNG *rand.Rand
-	if o.OSLMean > 0 {
-		maxTokensRNG = newStream(seed, streamMaxTokens)
-	}
+	lengthRNG := pyrand.Derive(seed, streamPromptLength)
+	maxTokensRNG := pyrand.Derive(seed, streamMaxTokens)
+	turnsRNG := pyrand.Derive(seed, streamTurnCount)
+	delayRNG := pyrand.Derive(seed, streamTurnDelay)
+	seqRNG := pyrand.Derive(seed, streamSeqDist)
+	prefixRNG := pyrand.Derive(seed, streamPrefixChoice)
+	var idRNG *rand.Rand
 	if !o.SeedSet {
 		idRNG = newStream(seed, streamSessionID)
-	}
-	if sh.TurnsStddev > 0 {
-		turnsRNG = newStream(seed, streamTurnCount)
-	}
-	if sh.TurnDelayMean > 0 {
-		delayRNG = newStream(seed, streamTurnDelay)
-	}
-	if len(sh.SeqDist) > 0 {
-		seqRNG = newStream(seed, streamSeqDist)
-	}
-	if sh.prefixEnabled() {
-		prefixRNG = newStream(seed, streamPrefixChoice)
 	}
 	batch := sh.batchSize()
 	// A rendered-length fit needs the text to be the request's only message
 	// (see fitRendered).
 	fit := batch == 1 && sh.SystemLength == 0 && sh.UserContextLength == 0
 	cum := sh.cumulative()
+	// AIPerf passes whole-number stddevs to its length draws.
+	islStddev := math.Trunc(o.ISLStddev)
 
 	convs := make([]Conversation, o.Entries)
 	jobs := make([]promptJob, 0, o.Entries*max(1, batch))
@@ -238,25 +232,18 @@ func (o SyntheticOptions) layout(seed uint64) ([]Conversation, []promptJob) {
 		} else {
 			conv.ID = fmt.Sprintf("session_%06d", i)
 		}
-		turns := max(1, sh.TurnsMean)
-		if turnsRNG != nil {
-			turns = positiveNormalInt(turnsRNG, float64(sh.TurnsMean), float64(sh.TurnsStddev))
-		}
+		turns := turnsRNG.SamplePositiveNormalInteger(float64(max(1, sh.TurnsMean)), float64(sh.TurnsStddev))
 		conv.Turns = make([]Turn, turns)
 		for t := range conv.Turns {
 			turn := &conv.Turns[t]
 			turn.Role = "user"
 			turn.Texts = make([]string, batch)
 			first := t == 0
-			withPrefix := first && prefixRNG != nil
-			if !first && delayRNG != nil {
-				ms := positiveNormalInt(delayRNG, math.Trunc(sh.TurnDelayMean), math.Trunc(sh.TurnDelayStddev))
-				turn.Delay = time.Duration(float64(ms) * sh.TurnDelayRatio * float64(time.Millisecond))
-			}
+			withPrefix := first && sh.prefixEnabled()
 			// The turn's length: a drawn (ISL, OSL) pair, used as is by
 			// every text, or a mean each text draws around.
 			exact, osl := -1, 0
-			if seqRNG != nil {
+			if cum != nil {
 				isl := 0
 				isl, osl = sh.drawPair(seqRNG, cum)
 				adj, floor := o.ChatOverhead.PerMessage, 1
@@ -275,19 +262,23 @@ func (o SyntheticOptions) layout(seed uint64) ([]Conversation, []promptJob) {
 			for x := range batch {
 				n := exact
 				if n < 0 {
-					n = positiveNormalInt(lengthRNG, float64(mean), o.ISLStddev)
+					n = lengthRNG.SamplePositiveNormalInteger(float64(mean), islStddev)
 				}
 				job := promptJob{conv: i, turn: t, text: x, length: n, prefix: -1, fit: fit && first}
 				if withPrefix {
-					job.prefix = prefixRNG.IntN(sh.PrefixPoolSize)
+					job.prefix = prefixRNG.Py().Choice(sh.PrefixPoolSize)
 				}
 				jobs = append(jobs, job)
+			}
+			if !first && sh.TurnDelayMean > 0 {
+				ms := delayRNG.SamplePositiveNormalInteger(math.Trunc(sh.TurnDelayMean), math.Trunc(sh.TurnDelayStddev))
+				turn.Delay = time.Duration(float64(ms) * sh.TurnDelayRatio * float64(time.Millisecond))
 			}
 			switch {
 			case osl > 0:
 				turn.MaxTokens = osl
-			case maxTokensRNG != nil:
-				turn.MaxTokens = positiveNormalInt(maxTokensRNG, float64(o.OSLMean), float64(o.OSLStddev))
+			case cum == nil && o.OSLMean > 0:
+				turn.MaxTokens = maxTokensRNG.SamplePositiveNormalInteger(float64(o.OSLMean), float64(o.OSLStddev))
 			}
 		}
 	}
@@ -310,55 +301,52 @@ func joinInputs(t *Turn) string {
 // as in AIPerf 0.12+.
 const maxLengthFixups = 10
 
-// promptBuilder cuts prompts of a given token length from a corpus. It is
-// safe for concurrent use.
+// promptBuilder cuts prompts of a given token length from a corpus, the
+// windows starting where pick says. It is used from one goroutine at a
+// time (pick is a sequential random source).
 type promptBuilder struct {
 	tok    tokenizer.Tokenizer
 	corpus *corpus
+	pick   picker
 }
 
-// build returns a prompt of n tokens drawn with rng, and its true token
-// count, which differs from n only when maxLengthFixups rounds of adjustment
-// did not reach n exactly; the text returned is then the closest seen.
-func (b *promptBuilder) build(rng *rand.Rand, n int) (text string, count int) {
-	return b.buildAfter(rng, nil, n)
+// build returns a prompt of n tokens and its true token count, which
+// differs from n only when maxLengthFixups rounds of adjustment did not
+// reach n exactly.
+func (b *promptBuilder) build(n int) (text string, count int) {
+	return b.buildAfter(nil, n)
 }
 
-// buildAfter is build for a prompt that starts with the token ids prefix:
-// the prefix and n corpus tokens are joined as ids, then decoded and fixed
-// up as a whole to len(prefix)+n tokens, as AIPerf joins a pooled prefix
-// and its body (joining decoded strings would let byte-pair merges across
-// the seam change the count).
-func (b *promptBuilder) buildAfter(rng *rand.Rand, prefix []int, n int) (text string, count int) {
+// buildAfter is build for a prompt that starts with the token ids prefix,
+// AIPerf's generate_prompt and _decode_to_exact_len: the prefix and a
+// window of n corpus tokens are joined as ids (joining decoded strings
+// would let byte-pair merges across the seam change the count), decoded,
+// and re-encoded; the re-encoded ids are cut to len(prefix)+n tokens or
+// extended with a fresh window, and decoded again, until the text encodes
+// to exactly that many tokens or maxLengthFixups rounds are spent, when
+// the last decoding is kept.
+func (b *promptBuilder) buildAfter(prefix []int, n int) (text string, count int) {
 	ids := make([]int, len(prefix), len(prefix)+n)
 	copy(ids, prefix)
-	ids = b.corpus.window(rng, n, ids)
+	ids = b.corpus.window(b.pick, n, ids)
 	n += len(prefix)
-	best, bestCount := "", -1
-	consider := func(t string, c int) bool {
-		if bestCount < 0 || absInt(c-n) < absInt(bestCount-n) {
-			best, bestCount = t, c
-		}
-		return c == n
-	}
 	for range maxLengthFixups {
 		t := b.tok.Decode(ids)
 		// Continue from the re-encoded ids, as AIPerf (and vLLM's
 		// benchmark) do: trimming them, rather than the original window,
 		// is what converges.
 		ids = b.tok.Encode(t)
-		if consider(t, len(ids)) {
+		if len(ids) == n {
 			return t, n
 		}
 		if len(ids) > n {
 			ids = ids[:n]
 		} else {
-			ids = b.corpus.window(rng, n-len(ids), ids)
+			ids = b.corpus.window(b.pick, n-len(ids), ids)
 		}
 	}
 	t := b.tok.Decode(ids)
-	consider(t, b.tok.Count(t))
-	return best, bestCount
+	return t, b.tok.Count(t)
 }
 
 func absInt(x int) int {
