@@ -73,6 +73,7 @@ type experiment struct {
 	dirs    []string // per variation directory name
 	results [][]runResult
 	table   *sweepTable
+	live    bool   // the table is re-printed to stderr after each variation
 	sweepID string // run_info.sweep_id, shared by every run of a sweep
 
 	// run executes one benchmark (Run; replaced in tests).
@@ -106,8 +107,13 @@ func newExperiment(vars []config.Variation, rio benchmark.IO) *experiment {
 	for i := range vars {
 		x.dirs[i] = variationDirName(&vars[i])
 	}
-	if x.sweep && !first.Experiment.NoSweepTable && rio.IsTTY && first.UIType(rio.IsTTY) != config.UIDashboard {
+	// The comparison table is part of a sweep's results under every UI:
+	// live on a terminal (one block per finished variation, the latest
+	// being the truth), else, and under the dashboard, which owns the
+	// terminal while runs are going, once at the end on stdout.
+	if x.sweep && !first.Experiment.NoSweepTable {
 		x.table = newSweepTable(vars, x.level)
+		x.live = rio.IsTTY && first.UIType(rio.IsTTY) != config.UIDashboard
 	}
 	return x
 }
@@ -243,6 +249,9 @@ func (x *experiment) run(ctx context.Context) error {
 	fmt.Fprintf(x.rio.Stderr, "Experiment: %d variation(s) x %d run(s) = %d benchmarks; artifacts in %s\n",
 		len(x.vars), x.trials, total, x.base)
 	stop := x.loop(ctx, total)
+	if x.table != nil && !x.live && len(x.table.rows) > 0 {
+		x.table.render(x.rio.Stdout)
+	}
 	aggErr := x.writeAggregates()
 	var se *errStop
 	switch {
@@ -387,7 +396,9 @@ func (x *experiment) runTrial(ctx context.Context, v, t, n, total int) error {
 	fmt.Fprintf(x.rio.Stderr, "Experiment: run %d/%d (%s, %s) %s\n", n, total, variationLabel(&x.vars[v]), res.Label, status)
 	if x.table != nil && len(x.results[v]) == x.trials {
 		x.table.add(&x.vars[v], x.results[v])
-		x.table.render(x.rio.Stderr)
+		if x.live {
+			x.table.render(x.rio.Stderr)
+		}
 	}
 	var ee *config.ExitError
 	switch {

@@ -10,9 +10,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/aiperf-go/aiperf/internal/benchmark"
 	"github.com/aiperf-go/aiperf/internal/config"
+	"github.com/aiperf-go/aiperf/internal/mockserver"
 )
 
 // TestExperimentGridSweepAgainstMock is issue 5's acceptance test: a 3x2
@@ -227,5 +229,78 @@ func TestRunExperimentSingleRunIsRun(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(cfg.Output.ArtifactDir, "profile_runs")); !os.IsNotExist(err) {
 		t.Errorf("profile_runs exists for a single run: %v", err)
+	}
+}
+
+// TestExperimentSingleRunSweepAgainstMock: a sweep with one run per point
+// (no --num-profile-runs) fills best_configurations and pareto_optimal
+// from each run's own statistics, and prints the comparison table without
+// a terminal.
+func TestExperimentSingleRunSweepAgainstMock(t *testing.T) {
+	t.Parallel()
+	url, _ := mock(t, func(c *mockserver.Config) {
+		c.Fast = false
+		c.TTFT, c.ITL = 5*time.Millisecond, time.Millisecond
+	})
+	base := *baseConfig(t, url)
+	base.Load.RequestCount = ptr(8)
+	conc := []int{1, 2, 4}
+	vars := sweepVars(base, conc, []int{32})
+	var stdout, stderr bytes.Buffer
+	if err := RunExperiment(context.Background(), vars, benchmark.IO{Stdout: &stdout, Stderr: &stderr, Version: "test"}); err != nil {
+		t.Fatalf("RunExperiment: %v\n%s", err, stderr.String())
+	}
+	dir := base.Output.ArtifactDir
+	type point struct{ thr, lat float64 }
+	points := map[int]point{}
+	for v := range vars {
+		var doc map[string]json.RawMessage
+		readJSON(t, filepath.Join(dir, variationDirName(&vars[v]), "profile_export_aiperf.json"), &doc)
+		var thr, ttft struct{ Avg, P99 float64 }
+		if json.Unmarshal(doc["request_throughput"], &thr) != nil || json.Unmarshal(doc["time_to_first_token"], &ttft) != nil || thr.Avg == 0 || ttft.P99 == 0 {
+			t.Fatalf("variation %d: no request_throughput avg or time_to_first_token p99", v)
+		}
+		points[conc[v]] = point{thr.Avg, ttft.P99}
+	}
+	var sweep struct {
+		Best map[string]struct {
+			Parameters map[string]int `json:"parameters"`
+			Metric     float64        `json:"metric"`
+			Unit       string         `json:"unit"`
+		} `json:"best_configurations"`
+		Pareto []map[string]int `json:"pareto_optimal"`
+	}
+	readJSON(t, filepath.Join(dir, "sweep_aggregate", sweepJSONName), &sweep)
+	bestThr, bestLat := conc[0], conc[0]
+	for _, c := range conc {
+		if points[c].thr > points[bestThr].thr {
+			bestThr = c
+		}
+		if points[c].lat < points[bestLat].lat {
+			bestLat = c
+		}
+	}
+	if b := sweep.Best["best_throughput"]; b.Parameters["concurrency"] != bestThr || b.Metric != points[bestThr].thr || b.Unit != "requests/sec" {
+		t.Errorf("best_throughput = %+v; want concurrency %d at %v requests/sec (points %v)", b, bestThr, points[bestThr].thr, points)
+	}
+	if b := sweep.Best["best_latency_p99"]; b.Parameters["concurrency"] != bestLat || b.Metric != points[bestLat].lat || b.Unit != "ms" {
+		t.Errorf("best_latency_p99 = %+v; want concurrency %d at %v ms (points %v)", b, bestLat, points[bestLat].lat, points)
+	}
+	if len(sweep.Pareto) == 0 {
+		t.Fatalf("pareto_optimal is empty (points %v)", points)
+	}
+	for _, p := range sweep.Pareto {
+		c := p["concurrency"]
+		for _, o := range conc {
+			if q := points[o]; q.thr >= points[c].thr && q.lat <= points[c].lat && (q.thr > points[c].thr || q.lat < points[c].lat) {
+				t.Errorf("pareto point concurrency %d is dominated by %d (points %v)", c, o, points)
+			}
+		}
+	}
+	if n := strings.Count(stdout.String(), "trials"); n != 1 {
+		t.Errorf("the sweep table appears %d times on stdout without a terminal; want once:\n%s", n, stdout.String())
+	}
+	if !strings.Contains(stdout.String(), "Best throughput: concurrency=") {
+		t.Errorf("stdout lacks the best configurations:\n%s", stdout.String())
 	}
 }

@@ -167,66 +167,89 @@ func aggregateSweep(cells []sweepCell, level float64, mode string) *sweepAggrega
 	return s
 }
 
-// latencyKey is the latency objective present in every combination:
-// TTFT p99 for streaming runs, else request latency p99.
-func (s *sweepAggregate) latencyKey() string {
-	for _, k := range []string{"time_to_first_token_p99", "request_latency_p99"} {
-		if s.allHave(k) {
-			return k
-		}
+// objective is one figure a sweep is judged on: a metric tag and the
+// statistic of it (throughput's avg, a latency's p99).
+type objective struct{ tag, stat string }
+
+var throughputObjective = objective{"request_throughput", "avg"}
+
+// value returns the objective's figure for c and its unit. A multi-trial
+// cell has it under "<tag>_<stat>" (the mean over trials); a single-trial
+// cell keeps the run's own statistics under the tag, where avg is the
+// entry's mean and a percentile its field.
+func (o objective) value(c *sweepCombo) (float64, string, bool) {
+	if m, ok := lookup(c.Metrics, o.tag+"_"+o.stat); ok {
+		return m.Mean, m.Unit, true
 	}
-	return ""
+	m, ok := lookup(c.Metrics, o.tag)
+	if !ok {
+		return 0, "", false
+	}
+	if o.stat == "avg" {
+		return m.Mean, m.Unit, true
+	}
+	v, ok := m.Obj.get(o.stat)
+	f, isFloat := v.(float64)
+	return f, m.Unit, ok && isFloat
 }
 
-func (s *sweepAggregate) allHave(key string) bool {
+// latencyObjective is the latency objective present in every
+// combination: TTFT p99 for streaming runs, else request latency p99.
+func (s *sweepAggregate) latencyObjective() (objective, bool) {
+	for _, o := range []objective{{"time_to_first_token", "p99"}, {"request_latency", "p99"}} {
+		if s.allHave(o) {
+			return o, true
+		}
+	}
+	return objective{}, false
+}
+
+func (s *sweepAggregate) allHave(o objective) bool {
 	if len(s.Combos) == 0 {
 		return false
 	}
-	for _, c := range s.Combos {
-		if _, ok := lookup(c.Metrics, key); !ok {
+	for i := range s.Combos {
+		if _, _, ok := o.value(&s.Combos[i]); !ok {
 			return false
 		}
 	}
 	return true
 }
 
-const throughputKey = "request_throughput_avg"
-
 // best picks the highest-throughput and the lowest-latency combination
-// (the first one on ties).
+// (the first one on ties), for single-trial sweeps as for repeated ones.
 func (s *sweepAggregate) best() {
-	pick := func(key string, better func(a, b float64) bool) (*sweepCombo, *cellMetric) {
+	pick := func(o objective, better func(a, b float64) bool) *jobj {
 		var bc *sweepCombo
-		var bm *cellMetric
+		var bv float64
+		var unit string
 		for i := range s.Combos {
-			m, _ := lookup(s.Combos[i].Metrics, key)
-			if bm == nil || better(m.Mean, bm.Mean) {
-				bc, bm = &s.Combos[i], m
+			v, u, _ := o.value(&s.Combos[i])
+			if bc == nil || better(v, bv) {
+				bc, bv, unit = &s.Combos[i], v, u
 			}
 		}
-		return bc, bm
+		return (&jobj{}).set("parameters", paramsObj(bc.Params)).set("metric", bv).set("unit", unit)
 	}
-	if s.allHave(throughputKey) {
-		c, m := pick(throughputKey, func(a, b float64) bool { return a > b })
-		s.Best.set("best_throughput", (&jobj{}).set("parameters", paramsObj(c.Params)).set("metric", m.Mean).set("unit", m.Unit))
+	if s.allHave(throughputObjective) {
+		s.Best.set("best_throughput", pick(throughputObjective, func(a, b float64) bool { return a > b }))
 	}
-	if k := s.latencyKey(); k != "" {
-		c, m := pick(k, func(a, b float64) bool { return a < b })
-		s.Best.set("best_latency_p99", (&jobj{}).set("parameters", paramsObj(c.Params)).set("metric", m.Mean).set("unit", m.Unit))
+	if o, ok := s.latencyObjective(); ok {
+		s.Best.set("best_latency_p99", pick(o, func(a, b float64) bool { return a < b }))
 	}
 }
 
 // pareto finds the combinations no other beats on both throughput (max)
 // and latency (min), sorted by their (name, value) pairs.
 func (s *sweepAggregate) pareto() {
-	lat := s.latencyKey()
-	if !s.allHave(throughputKey) || lat == "" {
+	lat, ok := s.latencyObjective()
+	if !s.allHave(throughputObjective) || !ok {
 		return
 	}
 	val := func(c *sweepCombo) (float64, float64) {
-		t, _ := lookup(c.Metrics, throughputKey)
-		l, _ := lookup(c.Metrics, lat)
-		return t.Mean, l.Mean
+		t, _, _ := throughputObjective.value(c)
+		l, _, _ := lat.value(c)
+		return t, l
 	}
 	for i := range s.Combos {
 		ti, li := val(&s.Combos[i])
