@@ -120,7 +120,7 @@ type publisher struct {
 	mu       sync.Mutex // phase changes (runner goroutine) vs ticks
 	spec     *PhaseSpec
 	began    time.Duration
-	finished []live.Progress
+	finished []phaseSpan // re-read on every snapshot: their last records may still be in the pipeline
 	seq      uint64
 	cpu      cpuSampler
 	metrics  []live.Metric // cached until the meter publishes a bucket
@@ -141,13 +141,19 @@ func newPublisher(observers []live.Observer, clk *clock.Clock, counts *[2]counte
 	return p
 }
 
-// start switches the snapshots to a new phase; the previous phase's final
-// progress moves to Finished.
+// phaseSpan is a phase that ended: its spec and run-offset bounds.
+type phaseSpan struct {
+	spec       *PhaseSpec
+	began, end time.Duration
+}
+
+// start switches the snapshots to a new phase; the previous one moves to
+// Finished.
 func (p *publisher) start(spec *PhaseSpec, at time.Duration) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.spec != nil {
-		p.finished = append(p.finished, p.progressLocked())
+		p.finished = append(p.finished, phaseSpan{p.spec, p.began, at})
 	}
 	p.spec, p.began = spec, at
 }
@@ -192,14 +198,16 @@ func (p *publisher) snapshotLocked(final bool) *live.Snapshot {
 	now := p.clk.Now()
 	s := &live.Snapshot{
 		Seq: p.seq, At: now, Wall: p.clk.Wall(now), Final: final,
-		Finished: p.finished[:len(p.finished):len(p.finished)],
-		Window:   liveWindow * liveBucket, Bucket: liveBucket,
+		Window: liveWindow * liveBucket, Bucket: liveBucket,
 		Logs: p.board.Logs(liveLogLines), Telemetry: p.board.Panels(),
+	}
+	for _, f := range p.finished {
+		s.Finished = append(s.Finished, p.progress(f.spec, f.began, f.end))
 	}
 	if p.spec == nil {
 		return s
 	}
-	s.Phase = p.progressLocked()
+	s.Phase = p.progress(p.spec, p.began, now)
 	m := p.meters.phase[p.spec.Phase]
 	if seq := m.Published(); seq != p.metSeq || p.metPhase != p.spec {
 		buckets := m.Recent(liveKeep)
@@ -222,18 +230,19 @@ func (p *publisher) snapshotLocked(final bool) *live.Snapshot {
 	return s
 }
 
-func (p *publisher) progressLocked() live.Progress {
-	c := &p.counts[p.spec.Phase]
+// progress reads a phase's counters; its elapsed time runs to end.
+func (p *publisher) progress(spec *PhaseSpec, began, end time.Duration) live.Progress {
+	c := &p.counts[spec.Phase]
 	sent, done := int(c.sent.Load()), int(c.done.Load())
 	return live.Progress{
-		Phase:    p.spec.Phase.String(),
-		Elapsed:  p.clk.Now() - p.began,
+		Phase:    spec.Phase.String(),
+		Elapsed:  end - began,
 		Sent:     sent,
 		Done:     done,
 		Errors:   int(c.errors.Load()),
 		InFlight: max(0, sent-done),
-		Total:    p.spec.Count,
-		Duration: p.spec.Duration,
+		Total:    spec.Count,
+		Duration: spec.Duration,
 		Late:     int(c.late.Load()),
 		MaxLag:   time.Duration(c.maxLag.Load()),
 	}

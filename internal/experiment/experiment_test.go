@@ -467,3 +467,33 @@ func TestPyFormatting(t *testing.T) {
 		t.Errorf("pyTitle = %q", got)
 	}
 }
+
+// TestSweepTableUnderEveryUI: the live sweep table prints whatever the UI
+// and whether stdout is a terminal; only --no-sweep-table and a single
+// variation leave it out.
+func TestSweepTableUnderEveryUI(t *testing.T) {
+	t.Parallel()
+	base := *baseConfig(t, "http://127.0.0.1:1")
+	vars := sweepVars(base, []int{1, 2}, []int{32})
+	for _, ui := range []config.UIType{config.UIDashboard, config.UISimple, config.UINone, ""} {
+		for _, tty := range []bool{true, false} {
+			vs := slices.Clone(vars)
+			for i := range vs {
+				vs[i].Config.Service.UIType = ui
+			}
+			if x := newExperiment(vs, benchmark.IO{IsTTY: tty}); x.table == nil {
+				t.Errorf("--ui-type %q, tty %v: no live sweep table", ui, tty)
+			}
+		}
+	}
+	vs := slices.Clone(vars)
+	for i := range vs {
+		vs[i].Config.Experiment.NoSweepTable = true
+	}
+	if x := newExperiment(vs, benchmark.IO{IsTTY: true}); x.table != nil {
+		t.Error("--no-sweep-table: the table is still printed")
+	}
+	if x := newExperiment(vars[:1], benchmark.IO{IsTTY: true}); x.table != nil {
+		t.Error("a single variation has a sweep table")
+	}
+}
