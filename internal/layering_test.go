@@ -29,8 +29,8 @@ var leaves = []string{"internal/record", "internal/clock", "internal/tokenizer",
 // bug cannot hide on both sides of the wire).
 var allowed = map[string][]string{
 	"cmd/aiperf":               {"internal/cli"},
-	"internal/cli":             {"internal/configfile", "internal/config", "internal/benchmark", "internal/experiment", "internal/compare", "internal/metricview", "internal/builtin", "internal/plugin", "internal/mockserver", "internal/ui", "internal/chattemplate"},
-	"internal/benchmark":       {"internal/config", "internal/builtin", "internal/plugin", "internal/dataset", "internal/timing", "internal/worker", "internal/endpoint", "internal/transport", "internal/metrics", "internal/metrics/stats", "internal/export", "internal/ui", "internal/chattemplate", "internal/verdict", "internal/metricview"},
+	"internal/cli":             {"internal/configfile", "internal/config", "internal/benchmark", "internal/experiment", "internal/compare", "internal/metricview", "internal/llmd", "internal/results", "internal/builtin", "internal/plugin", "internal/mockserver", "internal/ui", "internal/chattemplate"},
+	"internal/benchmark":       {"internal/config", "internal/builtin", "internal/plugin", "internal/dataset", "internal/timing", "internal/worker", "internal/endpoint", "internal/transport", "internal/metrics", "internal/metrics/stats", "internal/export", "internal/ui", "internal/chattemplate", "internal/verdict", "internal/metricview", "internal/llmd"},
 	"internal/builtin":         {"internal/plugin", "internal/endpoint", "internal/endpoint/openai", "internal/dataset", "internal/timing", "internal/export"},
 	"internal/worker":          {"internal/timing", "internal/dataset", "internal/endpoint", "internal/transport"},
 	"internal/endpoint":        {"internal/dataset"},
@@ -60,6 +60,8 @@ var allowed = map[string][]string{
 	"internal/ui": {},
 	// metricview computes peer latency definitions from per-request records.
 	"internal/metricview": {"internal/results", "internal/metrics/stats"},
+	// llmd writes a run's summary as an llm-d benchmark report.
+	"internal/llmd": {"internal/results", "internal/metrics/stats"},
 	// compare ranks finished runs read back from their artifacts.
 	"internal/compare": {"internal/results", "internal/metricview", "internal/metrics/stats"},
 }

@@ -69,6 +69,9 @@ func writeArtifacts(p *Plan, res *result, rio IO) error {
 	if err := export.WriteSummaryJSON(p.Paths.JSON, s, info); err != nil {
 		errs = append(errs, fmt.Errorf("summary JSON: %w", err))
 	}
+	if err := llmdReport(p, rio.Version); err != nil {
+		errs = append(errs, err)
+	}
 	if err := export.WriteSummaryCSV(p.Paths.CSV, s); err != nil {
 		errs = append(errs, fmt.Errorf("summary CSV: %w", err))
 	}

@@ -10,7 +10,7 @@ import (
 // (not AIPerf options).
 const groupAnalysis = "Analysis"
 
-// addAnalysisFlags registers --use-case and --metric-view,
+// addAnalysisFlags registers --use-case, --metric-view and --llmd-report,
 // bound to cfg.Analysis. It sets b.group itself.
 func (b *flagBuilder) addAnalysisFlags(cfg *config.Config) {
 	a := &cfg.Analysis
@@ -22,6 +22,10 @@ func (b *flagBuilder) addAnalysisFlags(cfg *config.Config) {
 	b.add(&choiceListValue[config.MetricView]{recorder: b.rec("metric-view"), p: &a.MetricViews}, spec{
 		name: "metric-view", meta: "<tool,...>", choices: strs(config.MetricViews()),
 		usage: "Also report TTFT, ITL, TPOT and E2E latency as these tools define them (vLLM bench serve, SGLang bench_serving, GuideLLM, inference-perf), computed from this run's per-request records, so the numbers can be put next to that tool's report 1:1. Printed after the tables and written to metric_views.json. Needs --export-level records (the default) or raw.",
+	})
+	b.add(&boolValue{recorder: b.rec("llmd-report"), p: &a.LLMDReport}, spec{
+		name:  "llmd-report",
+		usage: "Also write benchmark_report.yaml, the run as an llm-d benchmark report (schema v0.2 of llm-d-benchmark, also valid as v0.2.1), so the results drop into llm-d tooling.",
 	})
 }
 

@@ -16,10 +16,10 @@ func TestReadAIPerfSummary(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.Version != "0.13.0" || s.BenchmarkID == "" {
-		t.Errorf("version %q, id %q", s.Version, s.BenchmarkID)
+	if s.Version != "0.13.0" || s.BenchmarkID == "" || s.Producer != "aiperf" || s.Start == "" || s.End == "" || !strings.HasPrefix(s.CLICommand, "aiperf profile") || len(s.InputConfig) == 0 {
+		t.Errorf("version %q, id %q, producer %q, times %q..%q, command %q", s.Version, s.BenchmarkID, s.Producer, s.Start, s.End, s.CLICommand)
 	}
-	want := RunConfig{Model: "mock-model", EndpointType: "chat", Streaming: true, Concurrency: 2, ISL: 128, OSL: 16}
+	want := RunConfig{Model: "mock-model", EndpointType: "chat", Streaming: true, Concurrency: 2, ISL: 128, OSL: 16, ISLStddev: 32, DatasetType: "synthetic"}
 	if s.Run != want {
 		t.Errorf("Run = %+v; want %+v", s.Run, want)
 	}

@@ -38,6 +38,15 @@ type Summary struct {
 	// Run describes the configuration, from input_config; zero fields are
 	// unknown.
 	Run RunConfig
+	// Start and End are start_time and end_time as written (ISO 8601).
+	Start, End string
+	// CLICommand and SweepID come from run_info.
+	CLICommand, SweepID string
+	// InputConfig is the input_config block as written; nil without one.
+	InputConfig json.RawMessage
+	// Producer is "aiperf-go" for this tool's summaries (they carry
+	// client_health) and "aiperf" otherwise.
+	Producer string
 	// Path is the file the summary was read from; empty when parsed from
 	// bytes.
 	Path string
@@ -53,6 +62,10 @@ type RunConfig struct {
 	RequestRate  float64 // the profiling phase's rate; 0 when not set
 	ISL          float64 // datasets[0].prompts.isl.mean; 0 when unknown
 	OSL          float64 // datasets[0].prompts.osl.mean; 0 when unknown
+	// ISLStddev and OSLStddev are the prompts' configured spreads.
+	ISLStddev, OSLStddev float64
+	// DatasetType is datasets[0].type (synthetic, file, public, ...).
+	DatasetType string
 }
 
 // Get returns the metric tagged tag.
@@ -111,7 +124,7 @@ func ParseSummary(data []byte) (*Summary, error) {
 	if d, ok := tok.(json.Delim); !ok || d != '{' {
 		return nil, errors.New("summary JSON: not an object")
 	}
-	s := &Summary{}
+	s := &Summary{Producer: "aiperf"}
 	for dec.More() {
 		tok, err := dec.Token()
 		if err != nil {
@@ -130,7 +143,24 @@ func ParseSummary(data []byte) (*Summary, error) {
 			_ = json.Unmarshal(raw, &s.BenchmarkID)
 			continue
 		case "input_config":
-			s.Run = parseRunConfig(raw)
+			s.Run, s.InputConfig = parseRunConfig(raw), raw
+			continue
+		case "start_time":
+			_ = json.Unmarshal(raw, &s.Start)
+			continue
+		case "end_time":
+			_ = json.Unmarshal(raw, &s.End)
+			continue
+		case "run_info":
+			var ri struct {
+				CLICommand string `json:"cli_command"`
+				SweepID    string `json:"sweep_id"`
+			}
+			_ = json.Unmarshal(raw, &ri)
+			s.CLICommand, s.SweepID = ri.CLICommand, ri.SweepID
+			continue
+		case "client_health":
+			s.Producer = "aiperf-go"
 			continue
 		}
 		if len(raw) == 0 || raw[0] != '{' {
@@ -167,13 +197,10 @@ type inputConfig struct {
 		Streaming bool   `json:"streaming"`
 	} `json:"endpoint"`
 	Datasets []struct {
+		Type    string `json:"type"`
 		Prompts struct {
-			ISL *struct {
-				Mean float64 `json:"mean"`
-			} `json:"isl"`
-			OSL *struct {
-				Mean float64 `json:"mean"`
-			} `json:"osl"`
+			ISL *dist `json:"isl"`
+			OSL *dist `json:"osl"`
 		} `json:"prompts"`
 	} `json:"datasets"`
 	Phases []struct {
@@ -182,6 +209,12 @@ type inputConfig struct {
 		Concurrency float64 `json:"concurrency"`
 		Rate        float64 `json:"rate"`
 	} `json:"phases"`
+}
+
+// dist is a configured length distribution.
+type dist struct {
+	Mean   float64 `json:"mean"`
+	Stddev float64 `json:"stddev"`
 }
 
 // parseRunConfig reads what it can; a malformed block gives a zero
@@ -197,11 +230,13 @@ func parseRunConfig(raw []byte) RunConfig {
 	}
 	rc.EndpointType, rc.Streaming = ic.Endpoint.Type, ic.Endpoint.Streaming
 	if len(ic.Datasets) > 0 {
-		if p := ic.Datasets[0].Prompts.ISL; p != nil {
-			rc.ISL = p.Mean
+		d := ic.Datasets[0]
+		rc.DatasetType = d.Type
+		if p := d.Prompts.ISL; p != nil {
+			rc.ISL, rc.ISLStddev = p.Mean, p.Stddev
 		}
-		if p := ic.Datasets[0].Prompts.OSL; p != nil {
-			rc.OSL = p.Mean
+		if p := d.Prompts.OSL; p != nil {
+			rc.OSL, rc.OSLStddev = p.Mean, p.Stddev
 		}
 	}
 	for _, ph := range ic.Phases {

@@ -114,3 +114,26 @@ func TestRunMetricViews(t *testing.T) {
 	near("vLLM ITL vs inter_chunk_latency avg", get(metricview.VLLM, "itl"), avg(t, doc, "inter_chunk_latency"))
 	near("vLLM TTFT vs time_to_first_token avg", get(metricview.VLLM, "ttft"), avg(t, doc, "time_to_first_token"))
 }
+
+// TestRunLLMDReport: --llmd-report writes benchmark_report.yaml beside
+// the summary, with this tool as the workload generator.
+func TestRunLLMDReport(t *testing.T) {
+	t.Parallel()
+	url, _ := mock(t, nil)
+	cfg := baseConfig(t, url)
+	cfg.Load.Concurrency = ptr(2)
+	cfg.Load.RequestCount = ptr(4)
+	cfg.Analysis.LLMDReport = true
+	if out, err := run(t, context.Background(), cfg); err != nil {
+		t.Fatalf("run: %v\n%s", err, out)
+	}
+	b, err := os.ReadFile(filepath.Join(cfg.Output.ArtifactDir, "benchmark_report.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`version: "0.2"`, "tool: aiperf-go", "tool_version: test", "concurrency: 2", "total: 4", "normalized_time_per_output_token:", "units: s/token"} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("report lacks %q:\n%s", want, b)
+		}
+	}
+}

@@ -1,11 +1,16 @@
 package benchmark
 
+// The analysis a run adds after its results when asked: use-case verdicts
+// (--use-case), peer metric views (--metric-view) and the llm-d benchmark
+// report (--llmd-report).
+
 import (
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 
+	"github.com/aiperf-go/aiperf/internal/llmd"
 	"github.com/aiperf-go/aiperf/internal/metrics"
 	"github.com/aiperf-go/aiperf/internal/metricview"
 	"github.com/aiperf-go/aiperf/internal/verdict"
@@ -111,4 +116,20 @@ func metricViews(p *Plan) (string, error) {
 		return "", fmt.Errorf("metric views: %w", err)
 	}
 	return metricview.Panel(vs, n), nil
+}
+
+// llmdReport writes benchmark_report.yaml (--llmd-report) from the
+// summary JSON just written and the run's records.
+func llmdReport(p *Plan, version string) error {
+	if !p.Config.Analysis.LLMDReport {
+		return nil
+	}
+	records := ""
+	if p.Paths.WritesRecords() {
+		records = p.Paths.JSONL
+	}
+	if err := llmd.Write(p.Paths.JSON, records, filepath.Join(p.Paths.Dir, llmd.FileName), llmd.Options{ToolVersion: version}); err != nil {
+		return fmt.Errorf("llm-d report: %w", err)
+	}
+	return nil
 }
