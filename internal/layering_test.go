@@ -30,7 +30,7 @@ var leaves = []string{"internal/record", "internal/clock", "internal/tokenizer",
 var allowed = map[string][]string{
 	"cmd/aiperf":               {"internal/cli"},
 	"internal/cli":             {"internal/configfile", "internal/config", "internal/benchmark", "internal/experiment", "internal/compare", "internal/metricview", "internal/llmd", "internal/results", "internal/builtin", "internal/plugin", "internal/mockserver", "internal/ui", "internal/chattemplate"},
-	"internal/benchmark":       {"internal/config", "internal/builtin", "internal/plugin", "internal/dataset", "internal/timing", "internal/worker", "internal/endpoint", "internal/transport", "internal/metrics", "internal/metrics/stats", "internal/export", "internal/ui", "internal/chattemplate", "internal/verdict", "internal/metricview", "internal/llmd"},
+	"internal/benchmark":       {"internal/config", "internal/builtin", "internal/plugin", "internal/dataset", "internal/dataset/public", "internal/timing", "internal/worker", "internal/endpoint", "internal/transport", "internal/metrics", "internal/metrics/stats", "internal/export", "internal/ui", "internal/chattemplate", "internal/verdict", "internal/metricview", "internal/llmd"},
 	"internal/builtin":         {"internal/plugin", "internal/endpoint", "internal/endpoint/openai", "internal/dataset", "internal/timing", "internal/export"},
 	"internal/worker":          {"internal/timing", "internal/dataset", "internal/endpoint", "internal/transport"},
 	"internal/endpoint":        {"internal/dataset"},
@@ -40,7 +40,11 @@ var allowed = map[string][]string{
 	"internal/timing":          {},
 	"internal/transport":       {},
 	"internal/dataset":         {"internal/chattemplate", "internal/tokenizer/hub"},
-	"internal/tokenizer":       {"internal/tokenizer/hf", "internal/tokenizer/hub"},
+	// dataset/hfdata finds and reads hub dataset rows; dataset/public maps
+	// them to conversations.
+	"internal/dataset/hfdata": {"internal/tokenizer/hub"},
+	"internal/dataset/public": {"internal/dataset", "internal/dataset/hfdata", "internal/dataset/sound", "internal/tokenizer/hub"},
+	"internal/tokenizer":      {"internal/tokenizer/hf", "internal/tokenizer/hub"},
 	// configfile reads YAML config files into a config.Config.
 	"internal/configfile": {"internal/config"},
 	// Telemetry sources (one package per source) read the world outside the
@@ -69,7 +73,7 @@ var allowed = map[string][]string{
 // isolated packages import nothing internal, not even the leaves.
 var isolated = []string{
 	"internal/config", "internal/record", "internal/clock", "internal/plugin",
-	"internal/tokenizer/hf", "internal/tokenizer/hub", "internal/tokenizer/testmodels", "internal/chattemplate", "internal/mockserver", "internal/metrics/stats", "internal/userfile", "internal/sla", "internal/live", "internal/pyrand",
+	"internal/tokenizer/hf", "internal/tokenizer/hub", "internal/tokenizer/hub/hubtest", "internal/dataset/sound", "internal/tokenizer/testmodels", "internal/chattemplate", "internal/mockserver", "internal/metrics/stats", "internal/userfile", "internal/sla", "internal/live", "internal/pyrand",
 	// results reads finished runs' artifacts back; it knows file shapes only.
 	"internal/results",
 }

@@ -3,10 +3,10 @@ package benchmark
 import (
 	"context"
 	"fmt"
-	"os"
 
 	"github.com/aiperf-go/aiperf/internal/config"
 	"github.com/aiperf-go/aiperf/internal/dataset"
+	"github.com/aiperf-go/aiperf/internal/dataset/public"
 	"github.com/aiperf-go/aiperf/internal/endpoint"
 )
 
@@ -20,28 +20,26 @@ func (p *Plan) loadFileDataset() error {
 		loaded *dataset.Loaded
 		err    error
 	)
-	if d.Public == config.PublicShareGPT {
-		path, fromHub := d.InputFile, false
-		if path == "" {
-			if path, err = dataset.FetchShareGPT(context.Background(), os.Getenv, nil); err != nil {
-				return usageError(err)
-			}
-			fromHub = true
-		}
+	pub := d.ResolvedPublic()
+	switch {
+	case pub == config.PublicShareGPT && d.InputFile != "":
+		// A local copy of ShareGPT.
 		loaded, err = dataset.LoadShareGPT(dataset.ShareGPTOptions{
-			Path:         path,
-			FromHubCache: fromHub,
-			OSLSet:       p.Config.Input.OutputTokens.Mean != nil,
-			Models:       p.Models,
-			Seed:         p.Seed,
-			SeedSet:      p.SeedSet,
+			Path:    d.InputFile,
+			OSLSet:  p.Config.Input.OutputTokens.Mean != nil,
+			Models:  p.Models,
+			Seed:    p.Seed,
+			SeedSet: p.SeedSet,
 		}, p.Tokenizer)
-	} else {
+	case pub != "":
+		loaded, err = public.Load(context.Background(), string(pub), p.publicOptions())
+	default:
 		o := dataset.LoadOptions{
 			Path:    d.InputFile,
 			Type:    string(d.CustomType),
 			Seed:    p.Seed,
 			SeedSet: p.SeedSet,
+			Weka:    p.wekaOptions(),
 		}
 		if d.BlockSize != nil {
 			o.BlockSize = *d.BlockSize

@@ -11,13 +11,13 @@ func (b *flagBuilder) addDatasetFlags(cfg *config.Config) {
 		name: "input-file", meta: "<path>",
 		usage: "File or directory of dataset entries to send instead of synthetic prompts. Its format is --custom-dataset-type, detected from the content when not given. With --public-dataset, a local copy of that dataset.",
 	})
-	b.add(&choiceValue[config.PublicDataset]{recorder: b.rec("public-dataset"), p: &d.Public, normalize: normalizeChoice[config.PublicDataset]}, spec{
-		name: "public-dataset", meta: "<name>", choices: []string{string(config.PublicShareGPT)},
-		usage: "Public dataset to benchmark with, read from the Hugging Face hub cache or downloaded into it (HF_HOME, HF_HUB_OFFLINE honoured). Mutually exclusive with --custom-dataset-type. AIPerf's other public datasets are recognised but not supported yet.",
+	b.add(&choiceValue[config.PublicDataset]{recorder: b.rec("public-dataset"), p: &d.Public, normalize: normalizePublic}, spec{
+		name: "public-dataset", meta: "<name>", choices: strs(config.AIPerfPublicDatasets()),
+		usage: "Public dataset to benchmark with, with AIPerf's sources and field mappings: hub datasets are read from the Hugging Face hub cache or downloaded into it (HF_HOME, HF_ENDPOINT, HF_TOKEN, HF_HUB_OFFLINE honoured), spec_bench from GitHub. Mutually exclusive with --custom-dataset-type. `aiperf plugins dataset` lists them.",
 	})
 	b.add(&choiceValue[config.CustomDatasetType]{recorder: b.rec("custom-dataset-type"), p: &d.CustomType, normalize: normalizeChoice[config.CustomDatasetType]}, spec{
 		name: "custom-dataset-type", meta: "<type>", choices: strs(config.SupportedCustomDatasetTypes()),
-		usage: "Format of --input-file: single_turn and multi_turn (JSONL), random_pool (JSONL file or directory of pools), mooncake_trace and bailian_trace (JSONL traces), burst_gpt_trace (CSV), raw_payload (JSONL request bodies), inputs_json (an inputs.json to replay). Detected from the file when not given. AIPerf's other formats are recognised but not supported yet.",
+		usage: "Format of --input-file: single_turn and multi_turn (JSONL), random_pool (JSONL file or directory of pools), mooncake_trace and bailian_trace (JSONL traces), burst_gpt_trace (CSV), raw_payload (JSONL request bodies), inputs_json (an inputs.json to replay), weka_trace (Weka agentic trace JSON, a file or directory). Detected from the file when not given. `aiperf plugins dataset` lists every format.",
 	})
 	b.add(&choiceValue[config.SamplingStrategy]{recorder: b.rec("dataset-sampling-strategy"), p: &d.SamplingStrategy, normalize: normalizeChoice[config.SamplingStrategy]}, spec{
 		name: "dataset-sampling-strategy", meta: "<strategy>", choices: strs(config.SamplingStrategies()),

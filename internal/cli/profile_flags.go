@@ -213,6 +213,7 @@ func registerProfileFlags(fs *pflag.FlagSet, cfg *config.Config, probs *problemL
 	})
 
 	b.addDatasetFlags(cfg)
+	b.addWorkloadFlags(cfg)
 	b.addConversationFlags(cfg)
 	b.addPromptFlags(cfg)
 

@@ -1,5 +1,10 @@
 package config
 
+import (
+	"math"
+	"strings"
+)
+
 // Dataset is where the prompts come from when they are not synthetic:
 // --input-file with --custom-dataset-type, or --public-dataset; plus the
 // order in which entries are handed out (--dataset-sampling-strategy) and
@@ -24,15 +29,41 @@ type Dataset struct {
 	// BlockSize is --isl-block-size, tokens per hash_ids block; nil means
 	// the format's default.
 	BlockSize *int `json:"block_size,omitempty"`
+
+	// HFSubset overrides a hub-backed public dataset's config (subset)
+	// (--hf-subset); HFWekaDataset names the repository of the generic
+	// Weka loader and selects --public-dataset weka_hf (--hf-weka-dataset).
+	HFSubset      string `json:"hf_subset,omitempty"`
+	HFWekaDataset string `json:"hf_weka_dataset,omitempty"`
+	// Filters are --dataset-filter key=value pairs, in the order given.
+	Filters []KeyValue `json:"filters,omitempty"`
+	// IgnoreTraceDelays drops trace timestamps and delays at load time
+	// (--ignore-trace-delays); UseThinkTimeOnly replays Weka turns after
+	// their recorded think time only (--use-think-time-only).
+	IgnoreTraceDelays bool `json:"ignore_trace_delays,omitempty"`
+	UseThinkTimeOnly  bool `json:"use_think_time_only,omitempty"`
+	// MaxContextLength drops Weka traces whose peak prompt plus output
+	// exceeds it (--max-context-length); nil means no bound.
+	MaxContextLength *int `json:"max_context_length,omitempty"`
+	// AllowDatasetWrap lets trace replay reuse conversations when more
+	// sessions are wanted than the dataset holds (--allow-dataset-wrap).
+	AllowDatasetWrap bool `json:"allow_dataset_wrap,omitempty"`
+	// TraceSessionSampleRatio keeps this fraction of a baseten_trace's
+	// sessions, whole (--trace-session-sample-ratio); nil keeps all.
+	TraceSessionSampleRatio *float64 `json:"trace_session_sample_ratio,omitempty"`
+}
+
+// KeyValue is one key=value option.
+type KeyValue struct {
+	Key   string `json:"key"`
+	Value string `json:"value"`
 }
 
 // CustomDatasetType is a file format for --input-file. Values are AIPerf's
 // snake_case enum values.
 type CustomDatasetType string
 
-// Custom dataset formats. The first eight are implemented; the rest are
-// AIPerf's remaining choices, accepted by the parser so that Validate can say
-// "not supported yet".
+// Custom dataset formats, AIPerf's names.
 const (
 	DatasetSingleTurn    CustomDatasetType = "single_turn"
 	DatasetMultiTurn     CustomDatasetType = "multi_turn"
@@ -42,14 +73,25 @@ const (
 	DatasetRawPayload    CustomDatasetType = "raw_payload"
 	DatasetBailianTrace  CustomDatasetType = "bailian_trace"
 	DatasetBurstGPTTrace CustomDatasetType = "burst_gpt_trace"
+	DatasetWekaTrace     CustomDatasetType = "weka_trace"
 )
 
-// SupportedCustomDatasetTypes lists the formats this implementation reads.
+// implementedCustomTypes are the AIPerf formats this build reads.
+var implementedCustomTypes = []CustomDatasetType{
+	DatasetSingleTurn, DatasetMultiTurn, DatasetRandomPool, DatasetMooncakeTrace, DatasetInputsJSON,
+	DatasetRawPayload, DatasetBailianTrace, DatasetBurstGPTTrace, DatasetWekaTrace,
+}
+
+// SupportedCustomDatasetTypes lists the formats this implementation reads,
+// in AIPerf's help order.
 func SupportedCustomDatasetTypes() []CustomDatasetType {
-	return []CustomDatasetType{
-		DatasetSingleTurn, DatasetMultiTurn, DatasetRandomPool, DatasetMooncakeTrace,
-		DatasetInputsJSON, DatasetRawPayload, DatasetBailianTrace, DatasetBurstGPTTrace,
+	var out []CustomDatasetType
+	for _, t := range AIPerfCustomDatasetTypes() {
+		if contains(implementedCustomTypes, t) {
+			out = append(out, t)
+		}
 	}
+	return out
 }
 
 // AIPerfCustomDatasetTypes lists every --custom-dataset-type AIPerf 0.13
@@ -72,7 +114,7 @@ func AIPerfCustomDatasetTypes() []CustomDatasetType {
 			list = append(list, CustomDatasetType("speed_bench_throughput_"+n+"_"+v))
 		}
 	}
-	return append(list, "tracelab", "weka_trace")
+	return append(list, "tracelab", DatasetWekaTrace)
 }
 
 // Supported reports whether t can be read by this implementation.
@@ -84,19 +126,41 @@ func (t CustomDatasetType) Known() bool { return contains(AIPerfCustomDatasetTyp
 // PublicDataset names a --public-dataset.
 type PublicDataset string
 
-// PublicShareGPT is the only public dataset implemented.
-const PublicShareGPT PublicDataset = "sharegpt"
+// Public datasets with a special role in validation.
+const (
+	PublicShareGPT PublicDataset = "sharegpt"
+	// PublicWekaHF is the generic Weka loader whose repository comes from
+	// --hf-weka-dataset.
+	PublicWekaHF PublicDataset = "weka_hf"
+)
 
-// AIPerfPublicDatasets lists AIPerf 0.13's --public-dataset choices (the
-// date-pinned weka aliases aside).
+// AIPerfPublicDatasets lists AIPerf 0.13's --public-dataset choices in its
+// registration order (dataset/public holds their sources and mappings).
 func AIPerfPublicDatasets() []PublicDataset {
-	return []PublicDataset{
+	list := []PublicDataset{
 		"exgentic_v2", "exgentic", PublicShareGPT, "aimo", "mmstar", "mmvu", "vision_arena",
 		"llava_onevision", "aimo_aime", "aimo_numina_cot", "aimo_numina_1_5", "spec_bench",
 		"spec_al_gsm8k", "spec_al_math500", "spec_al_humaneval", "spec_al_mbpp",
 		"spec_al_mtbench", "instruct_coder", "blazedit_5k", "blazedit_10k", "librispeech",
-		"voxpopuli", "gigaspeech", "ami", "spgispeech", "semianalysis_cc_traces_weka", "weka_hf",
+		"voxpopuli", "gigaspeech", "ami", "spgispeech",
 	}
+	for _, s := range []string{"", "_no_subagents", "_with_subagents", "_with_subagents_256k",
+		"_with_subagents_060226", "_with_subagents_060226_256k", "_with_subagents_060526", "_with_subagents_060526_256k",
+		"_with_subagents_060826", "_with_subagents_060826_256k", "_061326", "_061326_256k", "_061526", "_061526_256k",
+		"_062126", "_062126_256k"} {
+		list = append(list, PublicDataset("semianalysis_cc_traces_weka"+s))
+	}
+	return append(list, PublicWekaHF)
+}
+
+// publicFilterDatasets accept --dataset-filter.
+var publicFilterDatasets = []PublicDataset{"exgentic", "exgentic_v2"}
+
+// publicHubDatasets are the public datasets read from a hub dataset
+// repository (all but sharegpt's single file and spec_bench's GitHub file),
+// the ones --hf-subset applies to.
+func publicHubDataset(d PublicDataset) bool {
+	return d != "" && d != PublicShareGPT && d != "spec_bench"
 }
 
 // SamplingStrategy is --dataset-sampling-strategy.
@@ -115,8 +179,10 @@ func SamplingStrategies() []SamplingStrategy {
 }
 
 // FromFile reports whether prompts come from --input-file or
-// --public-dataset rather than being synthetic.
-func (d *Dataset) FromFile() bool { return d.InputFile != "" || d.Public != "" }
+// --public-dataset (or --hf-weka-dataset) rather than being synthetic.
+func (d *Dataset) FromFile() bool {
+	return d.InputFile != "" || d.Public != "" || d.HFWekaDataset != ""
+}
 
 // validateDataset checks the dataset options and their cross-flag rules.
 func (c *Config) validateDataset(p *problems) {
@@ -135,16 +201,55 @@ func (c *Config) validateDataset(p *problems) {
 			p.add("--custom-dataset-type", "requires --input-file")
 		}
 	}
+	public := d.ResolvedPublic()
 	if d.Public != "" {
-		switch {
-		case d.Public == PublicShareGPT:
-		case contains(AIPerfPublicDatasets(), d.Public):
-			p.add("--public-dataset", "%q is not supported yet (supported: %s)", d.Public, PublicShareGPT)
-		default:
-			p.add("--public-dataset", "invalid choice %q (supported: %s)", d.Public, PublicShareGPT)
+		if !contains(AIPerfPublicDatasets(), d.Public) {
+			p.add("--public-dataset", "invalid choice %q (want one of %s)", d.Public, joinChoices(AIPerfPublicDatasets()))
 		}
 		if d.CustomType != "" {
 			p.add("--public-dataset", "cannot be combined with --custom-dataset-type")
+		}
+		if d.InputFile != "" && d.Public != PublicShareGPT {
+			p.add("--public-dataset", "%q is read from its source; --input-file is only accepted as a local copy of sharegpt", d.Public)
+		}
+	}
+	if d.HFWekaDataset != "" {
+		if d.Public != "" && d.Public != PublicWekaHF {
+			p.add("--hf-weka-dataset", "selects --public-dataset weka_hf; it cannot be combined with --public-dataset %s", d.Public)
+		}
+		if d.CustomType != "" || d.InputFile != "" {
+			p.add("--hf-weka-dataset", "cannot be combined with --input-file or --custom-dataset-type")
+		}
+		if strings.Count(d.HFWekaDataset, "/") != 1 {
+			p.add("--hf-weka-dataset", "want a hub dataset repository as ORG/NAME, got %q", d.HFWekaDataset)
+		}
+	}
+	if d.Public == PublicWekaHF && d.HFWekaDataset == "" {
+		p.add("--public-dataset", "weka_hf needs --hf-weka-dataset ORG/NAME")
+	}
+	if d.HFSubset != "" && !publicHubDataset(public) {
+		p.add("--hf-subset", "only applies to a hub-backed --public-dataset (not %q)", orNone(string(public)))
+	}
+	if len(d.Filters) > 0 && !contains(publicFilterDatasets, public) {
+		p.add("--dataset-filter", "is only supported by public datasets that declare filters (%s), not %q",
+			joinChoices(publicFilterDatasets), orNone(string(public)))
+	}
+	seen := map[string]bool{}
+	for _, f := range d.Filters {
+		if seen[f.Key] {
+			p.add("--dataset-filter", "key %q given twice", f.Key)
+		}
+		seen[f.Key] = true
+	}
+	if d.MaxContextLength != nil && *d.MaxContextLength < 1 {
+		p.add("--max-context-length", "must be >= 1, got %d", *d.MaxContextLength)
+	}
+	if r := d.TraceSessionSampleRatio; r != nil {
+		if math.IsNaN(*r) || *r <= 0 || *r > 1 {
+			p.add("--trace-session-sample-ratio", "must be in (0, 1], got %v", *r)
+		}
+		if d.CustomType != "" && d.CustomType != "baseten_trace" {
+			p.add("--trace-session-sample-ratio", "is only supported by the baseten_trace loader")
 		}
 	}
 	if d.SamplingStrategy != "" && !contains(SamplingStrategies(), d.SamplingStrategy) {
@@ -154,4 +259,20 @@ func (c *Config) validateDataset(p *problems) {
 	if d.BlockSize != nil && *d.BlockSize < 1 {
 		p.add("--isl-block-size", "must be at least 1, got %d", *d.BlockSize)
 	}
+}
+
+// ResolvedPublic is the public dataset the run reads: --public-dataset, or
+// weka_hf when only --hf-weka-dataset is given.
+func (d *Dataset) ResolvedPublic() PublicDataset {
+	if d.Public == "" && d.HFWekaDataset != "" {
+		return PublicWekaHF
+	}
+	return d.Public
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
 }

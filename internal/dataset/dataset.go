@@ -14,7 +14,27 @@ type Conversation struct {
 	// random seed so the same seed yields the same inputs.json.
 	ID    string
 	Turns []Turn
+	// Context is how a multi-turn conversation's history is built (AIPerf's
+	// context_mode); "" is ContextDeltas.
+	Context ContextMode
 }
+
+// ContextMode says what a turn after the first carries besides itself.
+type ContextMode string
+
+// Context modes, AIPerf's ConversationContextMode values.
+const (
+	// ContextDeltas: earlier turns plus the server's live replies
+	// (deltas_without_responses, the default).
+	ContextDeltas ContextMode = ""
+	// ContextDeltasWithResponses: earlier turns only; the dataset's turns
+	// already hold the recorded assistant messages, and live replies are
+	// discarded (deltas_with_responses).
+	ContextDeltasWithResponses ContextMode = "deltas_with_responses"
+	// ContextMessageArray: every turn is a complete recorded message array
+	// sent alone (message_array_with_responses).
+	ContextMessageArray ContextMode = "message_array_with_responses"
+)
 
 // Turn is one request's worth of input.
 type Turn struct {
@@ -41,6 +61,9 @@ type Turn struct {
 	// or data URLs ("data:image/png;base64,...", "data:audio/wav;base64,...").
 	Images []string
 	Audios []string
+	// Videos are video inputs sent as video_url content parts: URLs or data
+	// URLs ("data:video/mp4;base64,...").
+	Videos []string
 	// AudioSeconds is the duration of the first audio clip in seconds
 	// (AIPerf's audio_duration_seconds), feeding audio_duration and RTFx;
 	// 0 when unknown. Audios entries are "wav,<base64>" (AIPerf's form) or
@@ -49,6 +72,24 @@ type Turn struct {
 	// Extra are body fields merged LAST into this turn's wire body, after
 	// the run's --extra-inputs (AIPerf's per-turn dataset "extra"), in order.
 	Extra []Field
+	// Messages, when non-nil, is a JSON array of chat messages the turn
+	// sends in place of a message built from its texts and media (a
+	// recorded conversation snapshot: mooncake "messages", Exgentic spans,
+	// Weka deltas); Texts then only feed ISL. Tools, when non-nil, is the
+	// JSON array of tool definitions sent as "tools".
+	Messages []byte
+	Tools    []byte
+	// HistoryMessages, when non-nil, is what Messages contributes to the
+	// history of later turns (ContextDeltasWithResponses): the recorded
+	// delta without the part only this request carries (a Weka turn's
+	// partial last block).
+	HistoryMessages []byte
+	// ResetContext makes this turn drop the history before it: a recorded
+	// context that does not extend the previous one (AIPerf's
+	// reset_context).
+	ResetContext bool
+	// Headers are extra HTTP headers for this turn's request.
+	Headers []Header
 	// RawPayload, when non-nil, is the exact request body to send
 	// (raw_payload and inputs_json datasets); Texts then only feed ISL.
 	RawPayload []byte
@@ -60,6 +101,9 @@ type Turn struct {
 	// (multi-turn think time); 0 for the first turn.
 	Delay time.Duration
 }
+
+// Header is one HTTP header.
+type Header struct{ Name, Value string }
 
 // Field is one JSON body field: a key and its raw JSON value.
 type Field struct {

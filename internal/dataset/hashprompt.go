@@ -27,18 +27,17 @@ type promptRequest struct {
 // hashPrompts builds trace prompts as AIPerf does: a prompt of n tokens
 // with hash ids h1..hm is m blocks of blockSize corpus tokens, the last
 // one shortened to n-(m-1)*blockSize (or, when n exceeds m*blockSize,
-// every block full and the rest fresh tokens). Each hash id's block is
-// drawn once from a generator keyed by the seed, the trace's content hash
-// and the id, and cached, so the same id always yields the same tokens
-// within a trace: prompts sharing a hash-id prefix share a token prefix,
-// which is what lets a trace reproduce its KV-cache reuse.
+// every block full and the rest fresh tokens). Blocks come from a
+// blockSource scoped to the trace's content hash, so prompts sharing a
+// hash-id prefix share a token prefix, which is what lets a trace
+// reproduce its KV-cache reuse.
 type hashPrompts struct {
 	tok       tokenizer.Tokenizer
 	corpus    *corpus
 	seed      uint64
 	trace     string
 	blockSize int
-	cache     map[int][]int
+	blocks    blockSource
 }
 
 func newHashPrompts(tok tokenizer.Tokenizer, seed uint64, trace string, blockSize int) (*hashPrompts, error) {
@@ -46,7 +45,40 @@ func newHashPrompts(tok tokenizer.Tokenizer, seed uint64, trace string, blockSiz
 	if err != nil {
 		return nil, err
 	}
-	return &hashPrompts{tok: tok, corpus: c, seed: seed, trace: trace, blockSize: blockSize, cache: map[int][]int{}}, nil
+	return &hashPrompts{tok: tok, corpus: c, seed: seed, trace: trace, blockSize: blockSize, blocks: newBlockSource(c, seed, trace)}, nil
+}
+
+// blockSource gives each hash id of one scope (a trace) its block of
+// corpus tokens: drawn once from a generator keyed by the seed, the scope
+// and the id, and cached, so the same id always yields the same tokens
+// within the scope. It must be used from one goroutine.
+type blockSource struct {
+	corpus *corpus
+	seed   uint64
+	scope  string
+	cache  map[int][]int
+}
+
+func newBlockSource(c *corpus, seed uint64, scope string) blockSource {
+	return blockSource{corpus: c, seed: seed, scope: scope, cache: map[int][]int{}}
+}
+
+// block returns hash id's size-token block; ok is false when the id was
+// drawn earlier with another size (the cached block is returned).
+func (b *blockSource) block(id, size int) (ids []int, ok bool) {
+	if got, hit := b.cache[id]; hit {
+		return got, len(got) == size
+	}
+	rng := newStream(b.seed, streamHashBlock+"/"+b.scope+"/"+strconv.Itoa(id))
+	got := b.corpus.window(rng.IntN, size, make([]int, 0, size))
+	b.cache[id] = got
+	return got, true
+}
+
+// reset starts a new scope and forgets the cached blocks.
+func (b *blockSource) reset(scope string) {
+	b.scope = scope
+	clear(b.cache)
 }
 
 // tokens returns the token ids of a hash-id prompt. It must be called
@@ -71,12 +103,8 @@ func (h *hashPrompts) tokens(req promptRequest) ([]int, error) {
 		if i == m-1 {
 			size = last
 		}
-		block, ok := h.cache[id]
+		block, ok := h.blocks.block(id, size)
 		if !ok {
-			rng := newStream(h.seed, streamHashBlock+"/"+h.trace+"/"+strconv.Itoa(id))
-			block = h.corpus.window(rng.IntN, size, make([]int, 0, size))
-			h.cache[id] = block
-		} else if len(block) != size {
 			return nil, &InputError{File: req.file, Line: req.line, Field: "hash_ids", Err: fmt.Errorf(
 				"hash id %d is used here as a %d-token block but earlier as a %d-token block; a hash id names one fixed block (is --isl-block-size right?)",
 				id, size, len(block))}

@@ -30,7 +30,7 @@ const (
 // Types lists the formats Load reads.
 func Types() []string {
 	return []string{TypeSingleTurn, TypeMultiTurn, TypeRandomPool, TypeMooncakeTrace,
-		TypeInputsJSON, TypeRawPayload, TypeBailianTrace, TypeBurstGPTTrace}
+		TypeInputsJSON, TypeRawPayload, TypeBailianTrace, TypeBurstGPTTrace, TypeWekaTrace}
 }
 
 // Default hash-id block sizes of the trace formats, as in AIPerf's loader
@@ -59,6 +59,12 @@ type LoadOptions struct {
 	// Seed and SeedSet are the run's random seed (see SyntheticOptions).
 	Seed    uint64
 	SeedSet bool
+	// Corpus is where synthesized trace prompts are cut from; nil means
+	// the format's default (coding for the agentic-coding formats, sonnet
+	// otherwise).
+	Corpus *PromptCorpus
+	// Weka shapes weka_trace replay.
+	Weka WekaOptions
 }
 
 // Loaded is a dataset read from a file.
@@ -116,6 +122,8 @@ func Load(o LoadOptions, tok tokenizer.Tokenizer) (*Loaded, error) {
 		convs, err = l.rawPayload()
 	case TypeInputsJSON:
 		convs, err = l.inputsJSON()
+	case TypeWekaTrace:
+		convs, err = l.wekaTrace()
 	default:
 		return nil, fmt.Errorf("unknown dataset type %q (want one of %s)", typ, strings.Join(Types(), ", "))
 	}
@@ -134,24 +142,47 @@ func Load(o LoadOptions, tok tokenizer.Tokenizer) (*Loaded, error) {
 
 // loader holds what one Load call shares between formats.
 type loader struct {
-	opts   LoadOptions
-	tok    tokenizer.Tokenizer
-	seed   uint64
-	nextID int
-	idRNG  *rand.Rand
+	opts LoadOptions
+	tok  tokenizer.Tokenizer
+	seed uint64
+	ids  *SessionIDs
 }
 
-// sessionID returns the next generated conversation ID: AIPerf's
-// "session_000000" sequence under a seed, random UUIDs without one.
+// sessionID returns the next generated conversation ID.
 func (l *loader) sessionID() string {
-	if !l.opts.SeedSet {
-		if l.idRNG == nil {
-			l.idRNG = newStream(l.seed, streamSessionID)
-		}
-		return newUUID(l.idRNG)
+	if l.ids == nil {
+		l.ids = NewSessionIDs(l.seed, l.opts.SeedSet)
 	}
-	id := fmt.Sprintf("session_%06d", l.nextID)
-	l.nextID++
+	return l.ids.Next()
+}
+
+// SessionIDs generates conversation IDs as AIPerf's SessionIDGenerator
+// does: "session_000000", "session_000001", ... when the run has a seed,
+// random (version 4) UUIDs drawn from the seed's session-ID stream
+// otherwise. Not safe for concurrent use.
+type SessionIDs struct {
+	seeded bool
+	next   int
+	rng    *rand.Rand
+}
+
+// NewSessionIDs returns a generator for a run seeded with seed (seeded
+// false: seed is the drawn one, and IDs are UUIDs).
+func NewSessionIDs(seed uint64, seeded bool) *SessionIDs {
+	s := &SessionIDs{seeded: seeded}
+	if !seeded {
+		s.rng = newStream(seed, streamSessionID)
+	}
+	return s
+}
+
+// Next returns the next ID.
+func (s *SessionIDs) Next() string {
+	if !s.seeded {
+		return newUUID(s.rng)
+	}
+	id := fmt.Sprintf("session_%06d", s.next)
+	s.next++
 	return id
 }
 

@@ -97,6 +97,9 @@ func (p *Pool) session(workerID string, j job) {
 			InputTokens:    turn.InputTokens,
 			RequestedOSL:   turn.MaxTokens,
 		}
+		if turn.ResetContext {
+			history = history[:0]
+		}
 		body := p.o.Payloads[j.conv][t]
 		if len(history) > 0 && turn.RawPayload == nil {
 			var err error
@@ -114,6 +117,9 @@ func (p *Pool) session(workerID string, j job) {
 		if header == nil {
 			header = http.Header{}
 		}
+		for _, h := range turn.Headers {
+			header.Set(h.Name, h.Value)
+		}
 		header.Set("X-Request-ID", rec.XRequestID)
 		header.Set(p.o.SessionHeader, correlation)
 		req := &transport.Request{URL: p.o.URLs[rec.URLIndex], Body: body, Header: header, Session: correlation}
@@ -125,11 +131,19 @@ func (p *Pool) session(workerID string, j job) {
 		failed := rec.Error != nil
 		last := t == len(conv.Turns)-1
 		if !failed && !last && p.o.Endpoint != nil {
-			// Read the reply before handing the record on: it belongs
-			// downstream after the send.
-			history = append(history,
-				endpoint.Message{Turn: turn},
-				endpoint.Message{Role: "assistant", Text: p.replyText(rec)})
+			switch conv.Context {
+			case dataset.ContextMessageArray:
+				// Every turn is a complete recorded snapshot.
+			case dataset.ContextDeltasWithResponses:
+				// The recorded deltas hold the assistant messages.
+				history = append(history, endpoint.Message{Turn: turn})
+			default:
+				// Read the reply before handing the record on: it belongs
+				// downstream after the send.
+				history = append(history,
+					endpoint.Message{Turn: turn},
+					endpoint.Message{Role: "assistant", Text: p.replyText(rec)})
+			}
 		}
 		p.o.Out <- rec
 		if failed {

@@ -40,7 +40,7 @@ func (Chat) Metadata() endpoint.Metadata {
 
 // AppendPayload appends the request body for t:
 //
-//	{"messages":[{"role":..,"content":..}],"model":..,"stream":..,
+//	{"messages":[{"role":..,"content":..}],"model":..,"stream":..,"tools":.. (when the turn has tools),
 //	 "max_completion_tokens":.. (or "max_tokens" with UseLegacyMaxTokens,
 //	 only when t.MaxTokens > 0), <extras>, "stream_options":{"include_usage":true}}
 //
@@ -57,8 +57,13 @@ func (Chat) AppendPayload(dst []byte, t *dataset.Turn, o *endpoint.Options) ([]b
 		{key: "model", kind: kindModel},
 		{key: "stream", kind: kindStream},
 		{},
+		{},
 	}
 	n := 3
+	if t.Tools != nil {
+		base[n] = member{key: "tools", kind: kindTools}
+		n++
+	}
 	if t.MaxTokens > 0 {
 		key := "max_completion_tokens"
 		if o.UseLegacyMaxTokens {

@@ -15,13 +15,14 @@ import (
 //   - otherwise a list of content parts, in this order: each non-empty
 //     text {"type":"text","text":..}, each image
 //     {"type":"image_url","image_url":{"url":..}}, each audio clip
-//     {"type":"input_audio","input_audio":{"data":<base64>,"format":..}};
+//     {"type":"input_audio","input_audio":{"data":<base64>,"format":..}},
+//     each video {"type":"video_url","video_url":{"url":..}};
 //   - no parts at all: "" (servers reject an empty list).
 //
 // Empty media strings are skipped like empty texts. Audio strings must
 // have passed checkMedia.
 func appendContent(dst []byte, t *dataset.Turn) []byte {
-	if len(t.Texts) == 1 && len(t.Images) == 0 && len(t.Audios) == 0 {
+	if len(t.Texts) == 1 && len(t.Images) == 0 && len(t.Audios) == 0 && len(t.Videos) == 0 {
 		return appendString(dst, t.Texts[0])
 	}
 	start := len(dst)
@@ -60,6 +61,15 @@ func appendContent(dst []byte, t *dataset.Turn) []byte {
 		dst = appendString(dst, data)
 		dst = append(dst, `,"format":`...)
 		dst = appendString(dst, format)
+		dst = append(dst, "}}"...)
+	}
+	for _, url := range t.Videos {
+		if url == "" {
+			continue
+		}
+		sep()
+		dst = append(dst, `{"type":"video_url","video_url":{"url":`...)
+		dst = appendString(dst, url)
 		dst = append(dst, "}}"...)
 	}
 	if len(dst) == start {

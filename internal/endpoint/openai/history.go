@@ -18,25 +18,62 @@ func appendConversation(dst []byte, h []endpoint.Message, t *dataset.Turn) []byt
 	if len(h) == 0 && !hasLeadingMessages(t) {
 		return appendMessages(dst, t)
 	}
-	dst = appendLeadingMessages(append(dst, '['), t)
+	dst = append(dst, '[')
+	first := len(dst)
+	// item appends one or more comma-separated messages written by f; f
+	// may write none (an empty recorded delta), and then no comma stays.
+	item := func(f func([]byte) []byte) {
+		mark := len(dst)
+		if mark > first {
+			dst = append(dst, ',')
+		}
+		body := len(dst)
+		if dst = f(dst); len(dst) == body {
+			dst = dst[:mark]
+		}
+	}
+	own := t
+	if sys, rest, ok := leadingSystem(t); ok {
+		// A recorded leading system message absorbs the conversation's
+		// system prompt, as AIPerf merges them into one message.
+		item(func(b []byte) []byte { return appendRole(b, "system", joinSystem(t.System, sys)) })
+		cp := *t
+		cp.Messages, cp.System = rest, ""
+		own = &cp
+	} else if t.System != "" {
+		item(func(b []byte) []byte { return appendRole(b, "system", t.System) })
+	}
+	if t.UserContext != "" {
+		item(func(b []byte) []byte { return appendRole(b, "user", t.UserContext) })
+	}
 	for _, m := range h {
 		if m.Turn != nil {
-			dst = appendArrayItems(dst, m.Turn)
-		} else {
-			role := m.Role
-			if role == "" {
-				role = "assistant"
+			ht := m.Turn
+			if ht.HistoryMessages != nil {
+				cp := *ht
+				cp.Messages = ht.HistoryMessages
+				ht = &cp
 			}
-			dst = append(dst, `{"role":`...)
-			dst = appendString(dst, role)
-			dst = append(dst, `,"content":`...)
-			dst = appendString(dst, m.Text)
-			dst = append(dst, '}')
+			item(func(b []byte) []byte { return appendArrayItems(b, ht) })
+			continue
 		}
-		dst = append(dst, ',')
+		role := m.Role
+		if role == "" {
+			role = "assistant"
+		}
+		item(func(b []byte) []byte { return appendRole(b, role, m.Text) })
 	}
-	dst = appendArrayItems(dst, t)
+	item(func(b []byte) []byte { return appendArrayItems(b, own) })
 	return append(dst, ']')
+}
+
+// appendRole writes {"role":role,"content":text}.
+func appendRole(dst []byte, role, text string) []byte {
+	dst = append(dst, `{"role":`...)
+	dst = appendString(dst, role)
+	dst = append(dst, `,"content":`...)
+	dst = appendString(dst, text)
+	return append(dst, '}')
 }
 
 // appendArrayItems appends the items of the array appendMessages writes for

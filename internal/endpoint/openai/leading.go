@@ -1,6 +1,13 @@
 package openai
 
-import "github.com/aiperf-go/aiperf/internal/dataset"
+import (
+	"bytes"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/aiperf-go/aiperf/internal/dataset"
+)
 
 // hasLeadingMessages reports whether t's conversation starts with a system
 // or user-context message.
@@ -25,4 +32,51 @@ func appendLeadingMessages(dst []byte, t *dataset.Turn) []byte {
 		dst = append(dst, "},"...)
 	}
 	return dst
+}
+
+// systemJoin separates a --system-prompt from a recorded system message it
+// is merged into (AIPerf's SYSTEM_PROMPT_JOIN_SEP).
+const systemJoin = "\n\n"
+
+func joinSystem(prompt, recorded string) string {
+	switch {
+	case prompt == "":
+		return recorded
+	case recorded == "":
+		return prompt
+	}
+	return prompt + systemJoin + recorded
+}
+
+// leadingSystem splits a turn's recorded messages when the conversation has
+// a system prompt and the recording starts with a system message whose
+// content is a string: that content and the remaining messages.
+func leadingSystem(t *dataset.Turn) (content string, rest []byte, ok bool) {
+	if t.Messages == nil || t.System == "" {
+		return "", nil, false
+	}
+	var msgs []jsontext.Value
+	if json.Unmarshal(t.Messages, &msgs) != nil || len(msgs) == 0 {
+		return "", nil, false
+	}
+	var head struct {
+		Role    string         `json:"role"`
+		Content jsontext.Value `json:"content"`
+	}
+	if json.Unmarshal(msgs[0], &head) != nil || head.Role != "system" || head.Content.Kind() != '"' {
+		return "", nil, false
+	}
+	if json.Unmarshal(head.Content, &content) != nil {
+		return "", nil, false
+	}
+	var b bytes.Buffer
+	b.WriteByte('[')
+	for i, m := range msgs[1:] {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.Write(m)
+	}
+	b.WriteByte(']')
+	return content, b.Bytes(), true
 }

@@ -23,6 +23,7 @@ const (
 	kindMaxTokens                 // Turn.MaxTokens
 	kindStreamOptions             // {"include_usage":true}
 	kindMergedOptions             // an extra stream_options object plus include_usage
+	kindTools                     // Turn.Tools, raw JSON
 )
 
 // member is one top-level body field, in output order.
@@ -152,6 +153,8 @@ func appendMembers(dst []byte, ms []member, merged []byte, t *dataset.Turn, o *e
 			dst = strconv.AppendBool(dst, o.Streaming)
 		case kindMaxTokens:
 			dst = strconv.AppendInt(dst, int64(t.MaxTokens), 10)
+		case kindTools:
+			dst = append(dst, t.Tools...)
 		case kindStreamOptions:
 			dst = append(dst, `{"include_usage":true}`...)
 		case kindMergedOptions:
@@ -178,6 +181,9 @@ func model(t *dataset.Turn, o *endpoint.Options) string {
 // whose content appendContent renders (the bare text for one text without
 // media, else content parts).
 func appendMessages(dst []byte, t *dataset.Turn) []byte {
+	if t.Messages != nil {
+		return append(dst, t.Messages...)
+	}
 	role := t.Role
 	if role == "" {
 		role = "user"
