@@ -21,6 +21,7 @@ func (p *Plan) publicOptions() public.Options {
 		Seed:          p.Seed,
 		SeedSet:       p.SeedSet,
 		FixedSchedule: c.Replay.FixedSchedule,
+		IgnoreDelays:  d.IgnoreTraceDelays,
 		Weka:          p.wekaOptions(),
 		Getenv:        os.Getenv,
 	}

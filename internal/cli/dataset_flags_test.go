@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/aiperf-go/aiperf/internal/config"
 )
 
 func TestDatasetFlags(t *testing.T) {
@@ -21,6 +23,20 @@ func TestDatasetFlags(t *testing.T) {
 	if cfg.Dataset.Public != "sharegpt" || *cfg.Dataset.BlockSize != 8 {
 		t.Errorf("dataset = %+v", cfg.Dataset)
 	}
+	// AIPerf's help spells the public datasets in kebab case.
+	if cfg = profile(t, "-m", "m", "--public-dataset", "spec-al-gsm8-k", "--hf-subset", "socratic"); cfg.Dataset.Public != "spec_al_gsm8k" || cfg.Dataset.HFSubset != "socratic" {
+		t.Errorf("dataset = %+v", cfg.Dataset)
+	}
+	cfg = profile(t, "-m", "m", "--public-dataset", "exgentic", "--dataset-filter", "harness=claude_code", "--dataset-filter", "source_model=gpt-4.1",
+		"--ignore-trace-delays", "--use-think-time-only", "--max-context-length", "1000", "--allow-dataset-wrap", "--trace-session-sample-ratio", "0.5")
+	d = cfg.Dataset
+	if len(d.Filters) != 2 || d.Filters[1] != (config.KeyValue{Key: "source_model", Value: "gpt-4.1"}) || !d.IgnoreTraceDelays || !d.UseThinkTimeOnly ||
+		*d.MaxContextLength != 1000 || !d.AllowDatasetWrap || *d.TraceSessionSampleRatio != 0.5 {
+		t.Errorf("dataset = %+v", d)
+	}
+	if cfg = profile(t, "-m", "m", "--hf-weka-dataset", "org/traces"); cfg.Dataset.ResolvedPublic() != config.PublicWekaHF {
+		t.Errorf("--hf-weka-dataset alone resolves to %q", cfg.Dataset.ResolvedPublic())
+	}
 }
 
 func TestDatasetFlagErrors(t *testing.T) {
@@ -32,7 +48,10 @@ func TestDatasetFlagErrors(t *testing.T) {
 		{[]string{"--custom-dataset-type", "single_turn"}, "requires --input-file"},
 		{[]string{"--input-file", "f", "--custom-dataset-type", "dag_jsonl"}, "not supported yet"},
 		{[]string{"--input-file", "f", "--custom-dataset-type", "nope"}, "invalid choice"},
-		{[]string{"--public-dataset", "mmstar"}, "not supported yet"},
+		{[]string{"--public-dataset", "weka_hf"}, "needs --hf-weka-dataset"},
+		{[]string{"--public-dataset", "nope"}, "invalid choice"},
+		{[]string{"--hf-subset", "x"}, "--hf-subset: only applies"},
+		{[]string{"--dataset-filter", "novalue"}, "want key=value"},
 		{[]string{"--public-dataset", "sharegpt", "--input-file", "f", "--custom-dataset-type", "single_turn"}, "cannot be combined"},
 		{[]string{"--dataset-sampling-strategy", "fifo"}, "invalid choice"},
 		{[]string{"--isl-block-size", "0"}, "at least 1"},

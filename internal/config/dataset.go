@@ -244,6 +244,13 @@ func (c *Config) validateDataset(p *problems) {
 	if d.MaxContextLength != nil && *d.MaxContextLength < 1 {
 		p.add("--max-context-length", "must be >= 1, got %d", *d.MaxContextLength)
 	}
+	if d.MaxContextLength != nil && ((d.CustomType != "" && d.CustomType != DatasetWekaTrace) ||
+		(public != "" && !strings.HasPrefix(string(public), "semianalysis_cc_traces_weka") && public != PublicWekaHF)) {
+		p.add("--max-context-length", "is only supported by Weka traces (--custom-dataset-type weka_trace or a Weka --public-dataset)")
+	}
+	if d.IgnoreTraceDelays && d.UseThinkTimeOnly {
+		p.add("--ignore-trace-delays", "cannot be combined with --use-think-time-only (each sets the inter-turn delay differently)")
+	}
 	if r := d.TraceSessionSampleRatio; r != nil {
 		if math.IsNaN(*r) || *r <= 0 || *r > 1 {
 			p.add("--trace-session-sample-ratio", "must be in (0, 1], got %v", *r)

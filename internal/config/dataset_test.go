@@ -30,6 +30,8 @@ func TestValidateDataset(t *testing.T) {
 		{"filters", Dataset{Public: "exgentic", Filters: []KeyValue{{"harness", "claude_code"}}}, nil},
 		{"filters elsewhere", Dataset{Public: "aimo", Filters: []KeyValue{{"a", "b"}}}, []string{"--dataset-filter: is only supported"}},
 		{"filter twice", Dataset{Public: "exgentic", Filters: []KeyValue{{"a", "b"}, {"a", "c"}}}, []string{"given twice"}},
+		{"max context elsewhere", Dataset{Public: "aimo", MaxContextLength: new(10)}, []string{"only supported by Weka traces"}},
+		{"delays exclusive", Dataset{IgnoreTraceDelays: true, UseThinkTimeOnly: true}, []string{"cannot be combined with --use-think-time-only"}},
 		{"bounds", Dataset{MaxContextLength: new(0), TraceSessionSampleRatio: new(1.5)}, []string{"--max-context-length: must be >= 1", "--trace-session-sample-ratio: must be in (0, 1]"}},
 		{"public and type", Dataset{Public: PublicShareGPT, InputFile: "f", CustomType: DatasetSingleTurn}, []string{"cannot be combined"}},
 		{"all at once", Dataset{SamplingStrategy: "x", BlockSize: &zero, CustomType: "y"}, []string{"--dataset-sampling-strategy", "--isl-block-size", "requires --input-file", "invalid choice \"y\""}},

@@ -265,7 +265,7 @@ func (l *loading) exgenticRow(rowIndex int, r hfdata.Row, f exgenticFilters, com
 	conv := dataset.Conversation{ID: session, Context: dataset.ContextMessageArray}
 	for i, sp := range parsed {
 		t := sp.turn
-		if i > 0 {
+		if i > 0 && !l.o.IgnoreDelays {
 			t.Delay = msDur(max(0, sp.start-parsed[i-1].end))
 		}
 		conv.Turns = append(conv.Turns, t)

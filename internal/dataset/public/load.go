@@ -42,6 +42,9 @@ type Options struct {
 	// FixedSchedule: the run replays timestamps (Exgentic splits a
 	// session into one conversation per call, each at its time).
 	FixedSchedule bool
+	// IgnoreDelays drops recorded inter-turn delays (Exgentic; Weka reads
+	// Weka.IgnoreDelays) (--ignore-trace-delays).
+	IgnoreDelays bool
 	// Weka shapes the Weka trace reconstruction (weka datasets).
 	Weka dataset.WekaOptions
 	// Getenv supplies the HuggingFace environment (HF_HOME, HF_ENDPOINT,
@@ -50,8 +53,9 @@ type Options struct {
 	// HTTP makes the downloads; nil means a default client.
 	HTTP *http.Client
 	// SpecBenchURL overrides where spec_bench is downloaded from (tests);
-	// SpecBenchCache is its cache file ("" means AIPerf's
-	// .cache/aiperf/datasets/spec_bench.jsonl under the working directory).
+	// SpecBenchCache is its cache file ("" means spec_bench.jsonl in
+	// $AIPERF_DATASET_CACHE_DIR, else in AIPerf's .cache/aiperf/datasets
+	// under the working directory).
 	SpecBenchURL, SpecBenchCache string
 }
 

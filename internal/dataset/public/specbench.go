@@ -34,6 +34,9 @@ func (l *loading) specBench(ctx context.Context) ([]dataset.Conversation, error)
 	path := l.o.SpecBenchCache
 	if path == "" {
 		path = SpecBenchCache
+		if dir := l.o.Getenv("AIPERF_DATASET_CACHE_DIR"); dir != "" {
+			path = filepath.Join(dir, filepath.Base(SpecBenchCache))
+		}
 	}
 	if _, err := os.Stat(path); err != nil {
 		if hub.IsTrue(l.o.Getenv("HF_HUB_OFFLINE")) {

@@ -1,0 +1,74 @@
+package benchmark
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/aiperf-go/aiperf/internal/config"
+	"github.com/aiperf-go/aiperf/internal/dataset/public"
+)
+
+// publicFixtureHub is the hub cache of public dataset fixtures
+// (internal/dataset/public/testdata/gen_hub.py).
+var publicFixtureHub = filepath.Join("..", "dataset", "public", "testdata", "hub")
+
+// TestRunPublicDatasets runs every --public-dataset end to end against the
+// mock server, offline from the fixture hub cache: each run must send its
+// requests, and the bodies must carry what the dataset is about (an
+// image, an audio clip, a video, a recorded message array).
+func TestRunPublicDatasets(t *testing.T) {
+	t.Setenv("HF_HUB_CACHE", publicFixtureHub)
+	t.Setenv("HF_HUB_OFFLINE", "1")
+	specDir := t.TempDir()
+	data, err := os.ReadFile(filepath.Join("..", "dataset", "public", "testdata", "spec_bench", "question.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(specDir, "spec_bench.jsonl"), data, 0o644)
+	t.Setenv("AIPERF_DATASET_CACHE_DIR", specDir)
+
+	markers := map[public.Kind]string{
+		public.KindASR:      `"input_audio":{"data":`,
+		public.KindMMVU:     `"video_url":{"url":"https://huggingface.co/datasets/yale-nlp/MMVU/`,
+		public.KindExgentic: `"role":"system","content":"You are a careful agent."`,
+		public.KindWeka:     `"messages":[{"role":"system","content":`,
+	}
+	for _, s := range public.Catalog() {
+		t.Run(s.Name, func(t *testing.T) {
+			url, bodies, raws := fileRecordingMock(t)
+			cfg := baseConfig(t, url)
+			cfg.Endpoint.Streaming = false
+			cfg.Tokenizer.Name = "builtin"
+			cfg.Input.OutputTokens.Mean = nil
+			cfg.Dataset.Public = config.PublicDataset(s.Name)
+			if s.Name == public.WekaHF {
+				cfg.Dataset.HFWekaDataset = "semianalysisai/cc-traces-weka-061526"
+			}
+			cfg.Load.RequestCount = ptr(2)
+			cfg.Load.Concurrency = ptr(1)
+			if s.Kind == public.KindWeka || s.Kind == public.KindExgentic {
+				cfg.Dataset.IgnoreTraceDelays = true
+			}
+			if out, err := run(t, context.Background(), cfg); err != nil {
+				t.Fatalf("run: %v\n%s", err, out)
+			}
+			got := raws()
+			if len(got) != 2 || len(bodies()) != 2 {
+				t.Fatalf("%d requests; want 2", len(got))
+			}
+			want := markers[s.Kind]
+			switch {
+			case s.ImageColumn != "":
+				want = `"image_url":{"url":"data:image/jpeg;base64,`
+			case want == "":
+				want = `"messages":[{"role":"user","content":"`
+			}
+			if !strings.Contains(got[0], want) {
+				t.Errorf("first body lacks %s:\n%.300s", want, got[0])
+			}
+		})
+	}
+}
