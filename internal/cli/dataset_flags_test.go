@@ -28,10 +28,14 @@ func TestDatasetFlags(t *testing.T) {
 		t.Errorf("dataset = %+v", cfg.Dataset)
 	}
 	cfg = profile(t, "-m", "m", "--public-dataset", "exgentic", "--dataset-filter", "harness=claude_code", "--dataset-filter", "source_model=gpt-4.1",
-		"--ignore-trace-delays", "--use-think-time-only", "--max-context-length", "1000", "--allow-dataset-wrap", "--trace-session-sample-ratio", "0.5")
+		"--ignore-trace-delays", "--allow-dataset-wrap", "--trace-session-sample-ratio", "0.5")
 	d = cfg.Dataset
-	if len(d.Filters) != 2 || d.Filters[1] != (config.KeyValue{Key: "source_model", Value: "gpt-4.1"}) || !d.IgnoreTraceDelays || !d.UseThinkTimeOnly ||
-		*d.MaxContextLength != 1000 || !d.AllowDatasetWrap || *d.TraceSessionSampleRatio != 0.5 {
+	if len(d.Filters) != 2 || d.Filters[1] != (config.KeyValue{Key: "source_model", Value: "gpt-4.1"}) || !d.IgnoreTraceDelays ||
+		!d.AllowDatasetWrap || *d.TraceSessionSampleRatio != 0.5 {
+		t.Errorf("dataset = %+v", d)
+	}
+	cfg = profile(t, "-m", "m", "--input-file", "traces", "--custom-dataset-type", "weka_trace", "--use-think-time-only", "--max-context-length", "1000")
+	if d = cfg.Dataset; !d.UseThinkTimeOnly || *d.MaxContextLength != 1000 {
 		t.Errorf("dataset = %+v", d)
 	}
 	if cfg = profile(t, "-m", "m", "--hf-weka-dataset", "org/traces"); cfg.Dataset.ResolvedPublic() != config.PublicWekaHF {
