@@ -320,7 +320,13 @@ func TestRunFaultsLeaveGoodRequestsUnchanged(t *testing.T) {
 		// One request at a time: a request that fails fast must not
 		// lighten the load on the next ones and so shorten their TTFT.
 		cfg.Load.Concurrency = ptr(1)
-		cfg.Endpoint.TimeoutSeconds = 0.25 // ends each stall
+		// The timeout ends each stall (the mock holds it until the client
+		// leaves), so it costs one timeout per stall; it must also stay
+		// well above a good request's time (about 35 ms, a huge_chunk one
+		// parsing 1 MiB more) on a shared machine whose load can slow the
+		// client several-fold: 0.25 s was exceeded by a huge_chunk record
+		// at a load average of 11 on two cores.
+		cfg.Endpoint.TimeoutSeconds = 1
 		cfg.Output.ExportLevel = config.ExportRecords
 		out, err := run(t, context.Background(), cfg)
 		if err != nil {
