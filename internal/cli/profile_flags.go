@@ -34,7 +34,7 @@ const (
 func profileGroups() []string {
 	return []string{
 		groupEndpoint, groupInput, groupConv, groupTok, groupISL, groupOSL, groupPrompt, groupPrefix, groupAudio, groupImage,
-		groupLoad, groupFixed, groupWarmup, groupGoodput, groupOutput, groupUI, groupService, groupMultiRun, groupAnalysis,
+		groupLoad, groupFixed, groupWarmup, groupUserCentric, groupGoodput, groupOutput, groupUI, groupService, groupMultiRun, groupAnalysis,
 	}
 }
 
@@ -310,6 +310,7 @@ func registerProfileFlags(fs *pflag.FlagSet, cfg *config.Config, probs *problemL
 	b.addReplayFlags(cfg)
 	b.addReliabilityFlags(cfg)
 	b.addExperimentFlags(cfg)
+	b.addLoadShapeFlags(cfg)
 	b.addAnalysisFlags(cfg)
 
 	b.group = groupWarmup

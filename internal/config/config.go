@@ -59,6 +59,10 @@ type Config struct {
 	Experiment   Experiment   `json:"experiment,omitzero"`
 	Analysis     Analysis     `json:"analysis,omitzero"`
 	Visuals      Visuals      `json:"visuals,omitzero"` // issue 17: timeslices, auto-plot
+
+	// Load shapes (issue 16): prefill concurrency, ramps, rate series,
+	// user-centric rate, the warmup's own load, adaptive scale.
+	Shape LoadShape `json:"load_shape,omitzero"`
 }
 
 // Endpoint is where requests go and how they are shaped (AIPerf's

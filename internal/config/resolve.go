@@ -23,7 +23,7 @@ const (
 // Mode returns ModeRequestRate when --request-rate was given, else
 // ModeConcurrency.
 func (c *Config) Mode() LoadMode {
-	if c.Load.RequestRate != nil {
+	if c.rateControlled() {
 		return ModeRequestRate
 	}
 	return ModeConcurrency
@@ -36,10 +36,16 @@ func (c *Config) Concurrency() int {
 	switch {
 	case c.Load.Concurrency != nil:
 		return *c.Load.Concurrency
-	case c.Load.RequestRate == nil:
+	case !c.rateControlled():
 		return 1
 	}
 	return 0
+}
+
+// rateControlled reports whether a rate drives the arrivals: --request-rate,
+// a --request-rate-series or --user-centric-rate.
+func (c *Config) rateControlled() bool {
+	return c.Load.RequestRate != nil || len(c.Shape.RateSeries) > 0 || c.UserCentric()
 }
 
 // RequestCount returns the profiling request budget: the explicit
@@ -63,7 +69,7 @@ func (c *Config) RequestCount() int {
 // parameter), else poisson.
 func (c *Config) ArrivalPattern() ArrivalPattern {
 	switch {
-	case c.Load.RequestRate == nil:
+	case c.Load.RequestRate == nil && len(c.Shape.RateSeries) == 0:
 		return ArrivalConcurrencyBurst
 	case c.Load.ArrivalPattern != "":
 		return c.Load.ArrivalPattern

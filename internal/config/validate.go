@@ -47,6 +47,7 @@ func (c *Config) Validate() error {
 	c.validateInput(&p)
 	c.validateLoad(&p)
 	c.validateWarmup(&p)
+	c.validateShape(&p)
 	c.validateOutput(&p)
 	c.validateService(&p)
 	c.validateConversation(&p)
@@ -210,7 +211,7 @@ func (c *Config) validateLoad(p *problems) {
 		p.add("--arrival-pattern", "invalid choice %q (choose from %s)", l.ArrivalPattern, joinChoices(ArrivalPatterns()))
 	case l.ArrivalPattern == ArrivalConcurrencyBurst && l.RequestRate != nil:
 		p.add("--arrival-pattern", "concurrency_burst cannot be combined with --request-rate; use constant, poisson or gamma")
-	case l.ArrivalPattern != ArrivalConcurrencyBurst && l.RequestRate == nil:
+	case l.ArrivalPattern != ArrivalConcurrencyBurst && l.RequestRate == nil && len(c.Shape.RateSeries) == 0 && !c.UserCentric():
 		p.add("--arrival-pattern", "requires --request-rate (without it requests are sent as fast as --concurrency allows)")
 	}
 	if r := l.RequestCancellationRate; r != nil && !(*r > 0 && *r <= 100) {
@@ -226,7 +227,7 @@ func (c *Config) validateLoad(p *problems) {
 	if l.ArrivalSmoothness != nil {
 		positive(p, "--arrival-smoothness", *l.ArrivalSmoothness)
 		switch {
-		case l.RequestRate == nil:
+		case l.RequestRate == nil && len(c.Shape.RateSeries) == 0:
 			p.add("--arrival-smoothness", "requires --request-rate with --arrival-pattern gamma")
 		case l.ArrivalPattern != "" && l.ArrivalPattern != ArrivalGamma:
 			p.add("--arrival-smoothness", "is only supported with --arrival-pattern gamma, got %q", l.ArrivalPattern)

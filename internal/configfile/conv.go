@@ -228,10 +228,29 @@ var (
 				return string(p), true
 			}
 		},
-		schema: map[string]any{"enum": []any{"concurrency", "poisson", "gamma", "constant", "fixed_schedule"}},
+		schema: map[string]any{"enum": []any{"concurrency", "poisson", "gamma", "constant", "user_centric", "fixed_schedule"}},
 	}
-	phaseTypeCheckConv = conv{
-		decode: func(n *Node, _ any) string { _, msg := phaseType(n); return msg },
+	// warmupTypeConv reads the warmup phase's type into its arrival
+	// pattern ("" for concurrency).
+	warmupTypeConv = conv{
+		decode: func(n *Node, dst any) string {
+			p, msg := phaseType(n)
+			if s, _ := stringOf(n); msg == "" && (s == "fixed_schedule" || s == "user_centric") {
+				msg = "a warmup phase is concurrency, poisson, gamma or constant, not " + s
+			}
+			if msg != "" {
+				return msg
+			}
+			*dst.(*config.ArrivalPattern) = p
+			return ""
+		},
+		encode: func(dst any) (any, bool) {
+			p := *dst.(*config.ArrivalPattern)
+			if p == "" {
+				return nil, false
+			}
+			return string(p), true
+		},
 		schema: map[string]any{"enum": []any{"concurrency", "poisson", "gamma", "constant"}},
 	}
 	anyConv = conv{decode: func(*Node, any) string { return "" }, schema: map[string]any{}}
@@ -261,11 +280,13 @@ func phaseType(n *Node) (config.ArrivalPattern, string) {
 		return config.ArrivalPattern(s), ""
 	case "fixed_schedule":
 		return "", ""
-	case "user_centric", "agentic_replay":
+	case "user_centric":
+		return "", ""
+	case "agentic_replay":
 		return "", fmt.Sprintf("phase type %q is not supported yet", s)
 	}
-	msg := "must be concurrency, poisson, gamma, constant or fixed_schedule, not " + describe(n)
-	if h := suggest(s, []string{"concurrency", "poisson", "gamma", "constant", "fixed_schedule"}); h != "" {
+	msg := "must be concurrency, poisson, gamma, constant, user_centric or fixed_schedule, not " + describe(n)
+	if h := suggest(s, []string{"concurrency", "poisson", "gamma", "constant", "user_centric", "fixed_schedule"}); h != "" {
 		msg += fmt.Sprintf("; did you mean %q?", h)
 	}
 	return "", msg

@@ -138,6 +138,9 @@ func lowerPhases(n *Node, tr *trie, t target, ps *problems) {
 			continue
 		}
 		seen[kind] = true
+		if kind == "profiling" {
+			userCentricRate(p)
+		}
 		lowerMap(p, tr.children[kind], path, t, ps)
 	}
 	if !seen["profiling"] && len(n.Items) > 0 {
