@@ -39,6 +39,7 @@ func writeArtifacts(p *Plan, res *result, rio IO) error {
 	if res.Health != nil {
 		info.ClientHealth = res.Health
 	}
+	info.Warmup = res.Warmup
 	rep := verdicts(p, s)
 	if rep != nil {
 		info.Verdicts = rep

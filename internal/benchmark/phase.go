@@ -67,14 +67,36 @@ func (r *phaseRunner) run(stop context.Context, spec *PhaseSpec, seed uint64) (p
 	if sess.budget != nil {
 		exhausted = sess.budget.Exhausted
 	}
+	pick := r.sampler.Next
+	if sess.pick != nil {
+		pick = sess.pick
+	}
+	if spec.Users > 0 {
+		users := &userPicks{next: pick, turns: func(c int) int { return len(r.plan.Dataset.Conversations[c].Turns) }}
+		uc, err := timing.NewUserCentric(spec.UserRate, spec.Users, r.plan.meanTurns(), users.length)
+		if err != nil {
+			return phaseResult{}, fmt.Errorf("%s phase user-centric schedule: %w", spec.Phase, err)
+		}
+		arrivals, pick = uc, users.pick
+		sleeper = timing.AutoSleeper(time.Duration(float64(time.Second) / spec.UserRate))
+	}
+	limit, steps, err := spec.concurrencySteps(seed)
+	if err != nil {
+		return phaseResult{}, fmt.Errorf("%s phase: %w", spec.Phase, err)
+	}
+	gate, gateSteps, err := spec.prefillGate(seed)
+	if err != nil {
+		return phaseResult{}, fmt.Errorf("%s phase: %w", spec.Phase, err)
+	}
 	sched, err := timing.New(timing.Options{
-		Phase:       spec.Phase,
-		Arrivals:    arrivals,
-		Concurrency: spec.Concurrency,
-		Count:       sess.count,
-		Duration:    spec.Duration,
-		Sleeper:     sleeper,
-		Exhausted:   exhausted,
+		Phase:            spec.Phase,
+		Arrivals:         arrivals,
+		Concurrency:      limit,
+		ConcurrencySteps: steps,
+		Count:            sess.count,
+		Duration:         spec.Duration,
+		Sleeper:          sleeper,
+		Exhausted:        exhausted,
 	})
 	if err != nil {
 		return phaseResult{}, fmt.Errorf("%s phase scheduler: %w", spec.Phase, err)
@@ -83,10 +105,6 @@ func (r *phaseRunner) run(stop context.Context, spec *PhaseSpec, seed uint64) (p
 	requests := r.requests
 	if requests == nil {
 		requests = context.Background()
-	}
-	pick := r.sampler.Next
-	if sess.pick != nil {
-		pick = sess.pick
 	}
 	wo := worker.Options{
 		Sender:        r.plan.requestSender(r.client),
@@ -102,6 +120,9 @@ func (r *phaseRunner) run(stop context.Context, spec *PhaseSpec, seed uint64) (p
 		FixedSchedule: sess.fixed,
 		Budget:        sess.budget,
 		OnSend:        func() { counts.noteSend(r.clk) },
+	}
+	if gate != nil {
+		wo.Prefill, wo.Parser = gate, r.plan.Endpoint
 	}
 	if r.plan.Sessions.MultiTurn {
 		wo.Endpoint, wo.EOptions = r.plan.Endpoint, &r.plan.EOptions
@@ -121,7 +142,11 @@ func (r *phaseRunner) run(stop context.Context, spec *PhaseSpec, seed uint64) (p
 	}
 	r.log.Info("phase started", "phase", spec.Phase.String(), "requests", spec.Count, "duration", spec.Duration,
 		"concurrency", spec.Concurrency, "request_rate", spec.Rate, "arrival_pattern", string(spec.Pattern))
+	rampCtx, stopRamp := context.WithCancel(stop)
+	waitRamp := runLimitSteps(rampCtx, r, res.Start, gateSteps, gate.SetLimit)
 	res.Stats = sched.Run(stop, r.clk, dispatch)
+	stopRamp()
+	waitRamp()
 	res.Stopped = res.Stats.Reason == timing.StopCtx
 	if res.Stats.Reason == timing.StopDuration || res.Stopped {
 		// Past the phase's end no turn starts, later turns included.

@@ -25,6 +25,7 @@ type pipeline struct {
 	raw       chan *record.Record
 	processed chan metrics.Processed
 	acc       *metrics.Accumulator
+	warm      *metrics.Accumulator // warmup records (warmup_metrics); nil without a warmup
 	records   *export.RecordWriter // nil when the export level writes no records
 	rawOut    *export.RawWriter    // nil unless --export-level raw
 	payload   func(*record.Record) []byte
@@ -81,6 +82,10 @@ func startPipeline(p *Plan, clk *clock.Clock, records *export.RecordWriter, rawO
 		slices:    newTimeslicer(p, &counts[record.Profiling]),
 	}
 	pl.acc.SetListSketch(envListSketch(log))
+	if p.Warmup != nil {
+		pl.warm = metrics.NewAccumulator(p.Registry, p.Metrics, p.SLOs)
+		pl.warm.SetPhase(record.Warmup)
+	}
 	procs := make([]*metrics.Processor, n)
 	for i := range procs {
 		proc, err := metrics.NewProcessor(p.Registry, metrics.ProcessorOptions{
@@ -149,6 +154,9 @@ func (pl *pipeline) consumeOne(p *metrics.Processed) {
 	}
 	pl.live.observe(p)
 	if rec.Phase != record.Profiling {
+		if pl.warm != nil {
+			pl.warm.Add(p)
+		}
 		return
 	}
 	pl.guard.observe(rec.Error != nil)

@@ -92,6 +92,16 @@ type PhaseSpec struct {
 	Pattern     config.ArrivalPattern
 	Rate        float64 // requests/s in request-rate mode; 0 in concurrency mode
 	Smoothness  float64 // gamma shape
+
+	// Load shapes (loadshape.go). Prefill caps requests awaiting their
+	// first token (0 = none); the ramps move Concurrency, Prefill and Rate
+	// from a low start to those targets; RateSeries follows Rate's ramp;
+	// Users > 0 selects user-centric mode at UserRate requests/s shared.
+	Prefill                                int
+	ConcurrencyRamp, PrefillRamp, RateRamp *config.Ramp
+	RateSeries                             []config.RatePoint
+	Users                                  int
+	UserRate                               float64
 }
 
 // usageError marks a problem with the user's input found while planning:
@@ -174,17 +184,9 @@ func NewPlan(cfg *config.Config, reg *builtin.Registries) (*Plan, error) {
 	}
 
 	p.Profiling = profilingSpec(cfg)
+	shapeSpec(cfg, &p.Profiling)
 	if cfg.WarmupEnabled() {
-		w := p.Profiling
-		w.Phase = record.Warmup
-		w.Count, w.Duration, w.Grace = 0, 0, -1 // AIPerf's warmup grace period defaults to infinity
-		if cfg.Warmup.RequestCount != nil {
-			w.Count = *cfg.Warmup.RequestCount
-		}
-		if cfg.Warmup.Duration != nil {
-			w.Duration = seconds(*cfg.Warmup.Duration)
-		}
-		p.Warmup = &w
+		p.Warmup = warmupSpec(cfg, &p.Profiling)
 	}
 
 	p.Paths = export.NewPaths(artifactDir(cfg, p.Meta), cfg.Output.ProfileExportPrefix, exportLevel(cfg))
@@ -241,6 +243,13 @@ func (p *Plan) BuildDataset() error {
 // NewArrivals returns the spec's arrival schedule, or nil for a closed loop
 // (concurrency mode). seed feeds the random patterns.
 func (s *PhaseSpec) NewArrivals(seed uint64) (timing.Arrivals, error) {
+	curve, err := s.rateCurve(seed)
+	if err != nil {
+		return nil, err
+	}
+	if curve != nil {
+		return timing.Varying(string(s.Pattern), curve, s.Smoothness, seed)
+	}
 	switch {
 	case s.Rate <= 0 || s.Pattern == config.ArrivalConcurrencyBurst:
 		return nil, nil

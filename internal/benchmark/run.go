@@ -119,6 +119,7 @@ type result struct {
 	WriteErr    error
 	Health      *ClientHealth // nil when the profiling phase did not run
 	Timeslices  []export.Timeslice
+	Warmup      *metrics.Summary // the warmup phase's metrics (warmup_metrics); nil without one
 }
 
 // execute runs the phases with the processing pipeline behind them, and
@@ -169,10 +170,13 @@ func execute(ctx context.Context, plan *Plan, rio IO, log *slog.Logger, board *l
 
 	res := &result{Clock: clk, BenchmarkID: newBenchmarkID()}
 	var phaseErr error
+	var warmRan bool
+	var warmStart time.Duration
 	if plan.Warmup != nil {
 		wr, err := runner.run(stop, plan.Warmup, plan.Seed^0x5741524d5550) // "WARMUP"
 		phaseErr = err
 		res.Stopped = wr.Stopped
+		warmRan, warmStart = err == nil, wr.Stats.Start
 	}
 	var cpuMon *cpuMonitor
 	if phaseErr == nil && ctx.Err() == nil {
@@ -209,6 +213,11 @@ func execute(ctx context.Context, plan *Plan, rio IO, log *slog.Logger, board *l
 		pl.acc.SetPhaseStart(res.Profiling.Stats.Start)
 	}
 	res.Summary = pl.acc.Summarize()
+	if pl.warm != nil && warmRan {
+		pl.warm.SetPhaseStart(warmStart)
+		w := pl.warm.Summarize()
+		res.Warmup = &w
+	}
 	res.Timeslices = pl.slices.slices(clk.Wall)
 	if cpuMon != nil {
 		h := clientHealth(cpuMon, &res.Summary, &pl.span, &plan.Profiling)

@@ -296,6 +296,22 @@ func (c *Config) validateAgentic(p *problems) {
 	if s.AgenticCacheWarmup != nil {
 		positive(p, "--agentic-cache-warmup-duration", *s.AgenticCacheWarmup)
 	}
+	for _, f := range []struct {
+		flag string
+		set  bool
+	}{
+		{"--trajectory-start-min-ratio", s.TrajectoryStartMinRatio != nil},
+		{"--trajectory-start-max-ratio", s.TrajectoryStartMaxRatio != nil},
+		{"--burst-phase-starts", s.BurstPhaseStarts},
+		{"--agentic-cache-warmup-duration", s.AgenticCacheWarmup != nil},
+		{"--agentic-warmup-grace-period", s.AgenticWarmupGracePeriod != nil},
+		{"--trace-idle-gap-cap-seconds", s.TraceIdleGapCapSeconds != nil},
+		{"--system-idle-gap-cap-seconds", s.SystemIdleGapCapSeconds != nil},
+	} {
+		if f.set {
+			p.add(f.flag, "belongs to AIPerf's agentic_replay timing mode, which is not implemented yet")
+		}
+	}
 }
 
 // validateWarmupLoad checks the --warmup-* load flags.
@@ -349,6 +365,21 @@ func (c *Config) validateTraceReplay(p *problems) {
 	}
 	if r.MaxIdleGapCapSeconds != nil {
 		positive(p, "--max-idle-gap-cap-seconds", *r.MaxIdleGapCapSeconds)
+	}
+	for _, f := range []struct {
+		flag string
+		set  bool
+	}{
+		{"--replay-speedup", r.Speedup != nil},
+		{"--max-idle-gap-cap-seconds", r.MaxIdleGapCapSeconds != nil},
+		{"--no-open-loop-replay", r.ClosedLoop},
+		{"--open-loop-strict", r.Strict},
+		{"--omit-kv-hints", r.OmitKVHints},
+		{"--no-force-min-tokens", r.NoForceMinTokens},
+	} {
+		if f.set {
+			p.add(f.flag, "trace-replay pacing is not implemented yet")
+		}
 	}
 	if r.Strict && r.ClosedLoop {
 		p.add("--open-loop-strict", "cannot be combined with --no-open-loop-replay: strict replay is open loop")

@@ -41,6 +41,9 @@ type Accumulator struct {
 	// the window then runs from it to maxEnd.
 	phaseStart    time.Duration
 	hasPhaseStart bool
+	// phase is the one phase whose records Add takes (profiling unless
+	// SetPhase chose another).
+	phase record.Phase
 }
 
 // NewAccumulator prepares columns for the selected metrics of reg. Without
@@ -78,6 +81,11 @@ func (a *Accumulator) SetWindow(start, end time.Duration) {
 	a.window = max(end-start, 0)
 }
 
+// SetPhase makes Add take the records of phase instead of the profiling
+// phase's, for a second accumulator that summarises the warmup
+// (warmup_metrics). Call it before the first Add.
+func (a *Accumulator) SetPhase(phase record.Phase) { a.phase = phase }
+
 // SetPhaseStart records when the profiling phase started (run offset).
 // Throughput and goodput then divide by the phase window, from that start
 // to the end of the last request (valid or failed), as AIPerf 0.13 does:
@@ -105,7 +113,7 @@ func (a *Accumulator) observationWindow() time.Duration {
 // excludes them from every result.
 func (a *Accumulator) Add(p *Processed) {
 	rec := p.Record
-	if rec == nil || rec.Phase == record.Warmup {
+	if rec == nil || rec.Phase != a.phase {
 		return
 	}
 	for i := range p.Values {

@@ -49,8 +49,9 @@ type UserStart struct {
 // NewUserCentric builds the schedule for qps shared by users users whose
 // conversations have sessionTurns turns on average. length returns the
 // turn count of the conversation the next fresh user will run (called once
-// per fresh user, in start order); initial users with a virtual history
-// send fewer turns than that.
+// per user, in start order, so the caller can pick each user's
+// conversation then); fresh users send that many turns, initial users
+// with a virtual history fewer.
 func NewUserCentric(qps float64, users, sessionTurns int, length func() int) (*UserCentric, error) {
 	var errs []error
 	if err := validRate(qps); err != nil {
@@ -104,8 +105,8 @@ func (u *UserCentric) Next() (time.Duration, bool) {
 	}
 	e := heap.Pop(&u.pending).(userEvent)
 	turns, user := e.turns, e.user
-	if turns == 0 {
-		turns = max(1, u.length())
+	if n := max(1, u.length()); turns == 0 {
+		turns = n
 	}
 	if user == 0 { // a replacement: ids are given out as users spawn
 		user = u.seq

@@ -141,4 +141,9 @@ type Request struct {
 	// correlation id); EndSession closes it. The other strategies ignore
 	// it.
 	Session string
+	// OnChunk, when set, is called on the reading goroutine with each
+	// streamed event's data right after it is recorded (the bytes stay
+	// valid; they are the record's). The worker uses it to see the first
+	// token (--prefill-concurrency).
+	OnChunk func(data []byte)
 }

@@ -137,7 +137,7 @@ func (c *Client) Do(ctx context.Context, clk *clock.Clock, req *Request, rec *re
 	}
 	if isEventStream(resp.Header.Get("Content-Type")) {
 		rec.Streaming = true
-		c.readStream(ctx, reqCtx, clk, rec, body)
+		c.readStream(ctx, reqCtx, clk, rec, body, req.OnChunk)
 		return
 	}
 	c.readBody(ctx, reqCtx, clk, rec, body, resp.ContentLength)
@@ -163,7 +163,7 @@ func newHTTPRequest(ctx context.Context, req *Request) (*http.Request, error) {
 // readStream reads an SSE body, one Chunk per event with data. Event data is
 // copied into one growing arena per record and each Chunk slices it, so a
 // stream costs O(log n) allocations rather than one per event.
-func (c *Client) readStream(ctx, reqCtx context.Context, clk *clock.Clock, rec *record.Record, body io.Reader) {
+func (c *Client) readStream(ctx, reqCtx context.Context, clk *clock.Clock, rec *record.Record, body io.Reader, onChunk func([]byte)) {
 	sr, _ := c.readers.Get().(*SSEReader)
 	if sr == nil {
 		sr = NewSSEReader(body, clk)
@@ -196,6 +196,9 @@ func (c *Client) readStream(ctx, reqCtx context.Context, clk *clock.Clock, rec *
 			Event: ev.Type,
 			Data:  arena[start:len(arena):len(arena)],
 		})
+		if onChunk != nil {
+			onChunk(arena[start:len(arena):len(arena)])
+		}
 	}
 	if err := sr.Err(); err != nil {
 		c.fail(ctx, reqCtx, clk, rec, err, record.TypeStream)

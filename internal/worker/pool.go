@@ -34,6 +34,12 @@ type Sender interface {
 
 var _ Sender = (*transport.Client)(nil)
 
+// ResponseParser parses one response chunk; endpoint.Endpoint implements
+// it.
+type ResponseParser interface {
+	ParseResponse(data []byte) (record.Parsed, error)
+}
+
 // SessionEnder is a Sender that keeps state per session (a sticky
 // connection): EndSession is called once each conversation is over, after
 // its last request or when it ends early.
@@ -87,6 +93,11 @@ type Options struct {
 	// Budget, when set, bounds the requests (turns) the pool sends; a
 	// conversation ends when it is spent. nil means no request bound.
 	Budget *Budget
+	// Prefill, when set, is the prefill-concurrency gate: each request
+	// (turn) takes a slot before it is sent and gives it back at its first
+	// content chunk, parsed with Parser (required then), or when it ends.
+	Prefill *timing.Gate
+	Parser  ResponseParser
 	// OnSend, when set, is called just before each request (turn) is sent,
 	// from the worker's goroutine: a live count of requests, which with
 	// multi-turn conversations differs from the count of credits.
@@ -130,6 +141,8 @@ func NewPool(parent context.Context, o Options) (*Pool, error) {
 		return nil, fmt.Errorf("worker pool: %d payload sets for %d conversations", len(o.Payloads), o.Dataset.Len())
 	case o.Endpoint != nil && o.EOptions == nil:
 		return nil, fmt.Errorf("worker pool: an endpoint needs its options")
+	case o.Prefill != nil && o.Parser == nil:
+		return nil, fmt.Errorf("worker pool: a prefill gate needs a response parser to see first tokens")
 	}
 	if o.SessionHeader == "" {
 		o.SessionHeader = "X-Correlation-ID"

@@ -10,6 +10,7 @@ import (
 	"github.com/aiperf-go/aiperf/internal/dataset"
 	"github.com/aiperf-go/aiperf/internal/endpoint"
 	"github.com/aiperf-go/aiperf/internal/record"
+	"github.com/aiperf-go/aiperf/internal/timing"
 	"github.com/aiperf-go/aiperf/internal/transport"
 )
 
@@ -67,15 +68,25 @@ func (p *Pool) session(workerID string, j job) {
 			e.EndSession(correlation)
 		}
 	}()
-	for t := range conv.Turns {
+	turns := len(conv.Turns)
+	if j.credit.Turns > 0 {
+		turns = min(turns, j.credit.Turns) // a user-centric user with a virtual history
+	}
+	var prevDue time.Duration
+	for t := range turns {
 		turn := &conv.Turns[t]
 		due, scheduled := j.credit.Due, p.o.FixedSchedule
 		if t > 0 {
-			due, scheduled = p.turnDue(conv, t, j.credit.Due)
+			if j.credit.TurnGap > 0 {
+				due, scheduled = timing.UserTurnDue(prevDue, j.credit.TurnGap, p.o.Clock.Now()), false
+			} else {
+				due, scheduled = p.turnDue(conv, t, j.credit.Due)
+			}
 			if !p.waitUntil(&timer, due) {
 				return
 			}
 		}
+		prevDue = due
 		// A first turn was issued before any stop, so only later turns
 		// check StopSending.
 		if (t > 0 && p.stopped()) || (p.o.Budget != nil && !p.o.Budget.Take()) {
@@ -123,13 +134,18 @@ func (p *Pool) session(workerID string, j job) {
 		header.Set("X-Request-ID", rec.XRequestID)
 		header.Set(p.o.SessionHeader, correlation)
 		req := &transport.Request{URL: p.o.URLs[rec.URLIndex], Body: body, Header: header, Session: correlation}
+		release, ok := p.prefillSlot(req)
+		if !ok {
+			return
+		}
 		if p.o.OnSend != nil {
 			p.o.OnSend()
 		}
 		p.o.Sender.Do(p.ctx, p.o.Clock, req, rec)
+		release()
 		rec.Images, rec.AudioSeconds = endpoint.CountImageParts(body), turn.AudioSeconds
 		failed := rec.Error != nil
-		last := t == len(conv.Turns)-1
+		last := t == turns-1
 		if !failed && !last && p.o.Endpoint != nil {
 			switch conv.Context {
 			case dataset.ContextMessageArray:
@@ -150,6 +166,36 @@ func (p *Pool) session(workerID string, j job) {
 			return
 		}
 	}
+}
+
+// prefillSlot waits for a prefill slot when the pool has a prefill gate,
+// and arranges for it to be released at the response's first content
+// chunk; release (idempotent) frees it if the request ended without one.
+// ok is false when the pool was cancelled while waiting: nothing is sent.
+func (p *Pool) prefillSlot(req *transport.Request) (release func(), ok bool) {
+	g := p.o.Prefill
+	if g == nil {
+		return func() {}, true
+	}
+	if g.Acquire(p.ctx) != nil {
+		return nil, false
+	}
+	held := true
+	release = func() {
+		if held {
+			held = false
+			g.Release()
+		}
+	}
+	req.OnChunk = func(data []byte) {
+		if !held {
+			return
+		}
+		if parsed, err := p.o.Parser.ParseResponse(data); err == nil && parsed.HasContent() {
+			release()
+		}
+	}
+	return release, true
 }
 
 // turnDue returns when turn t (> 0) of conv is due, and whether that is an

@@ -1,0 +1,237 @@
+package benchmark
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/aiperf-go/aiperf/internal/config"
+	"github.com/aiperf-go/aiperf/internal/record"
+	"github.com/aiperf-go/aiperf/internal/timing"
+)
+
+// Load shapes of a phase (issue 16): the config's ramps, series,
+// prefill concurrency and user-centric settings turned into the timing
+// package's schedules. Everything here is resolved before the phase starts;
+// the only thing that changes while it runs is what the schedules say.
+
+// shapeSpec fills the profiling phase's load-shape fields from cfg.
+func shapeSpec(cfg *config.Config, s *PhaseSpec) {
+	sh := &cfg.Shape
+	s.Prefill = cfg.PrefillConcurrency()
+	s.ConcurrencyRamp, s.PrefillRamp, s.RateRamp = sh.ConcurrencyRamp, sh.PrefillRamp, sh.RateRamp
+	s.RateSeries = sh.RateSeries
+	if r, ok := cfg.SeriesRate(); ok {
+		s.Rate = r
+		if s.Pattern == "" || s.Pattern == config.ArrivalConcurrencyBurst {
+			s.Pattern = config.ArrivalPoisson
+		}
+	}
+	if cfg.UserCentric() {
+		s.UserRate, s.Users = *sh.UserCentricRate, *sh.NumUsers
+		s.Rate, s.Pattern = 0, ""
+		if cfg.Load.BenchmarkDuration != nil && cfg.Load.BenchmarkGracePeriod == nil {
+			s.Grace = -1 // AIPerf: a duration-bound user-centric run waits for every user
+		}
+	}
+}
+
+// warmupSpec is the warmup phase: its own stop conditions, and its own
+// load where --warmup-* flags give one, else the profiling phase's, as
+// AIPerf builds it. A rate only applies when one is given (warmup or
+// profiling); otherwise the warmup is a closed loop at the warmup
+// concurrency, else the profiling concurrency, else 1.
+func warmupSpec(cfg *config.Config, prof *PhaseSpec) *PhaseSpec {
+	w := &cfg.Shape.Warmup
+	s := PhaseSpec{Phase: record.Warmup, Grace: -1, Smoothness: prof.Smoothness}
+	if cfg.Warmup.RequestCount != nil {
+		s.Count = *cfg.Warmup.RequestCount
+	}
+	if cfg.Warmup.Duration != nil {
+		s.Duration = seconds(*cfg.Warmup.Duration)
+		if w.GracePeriod != nil {
+			s.Grace = grace(float64(*w.GracePeriod))
+		}
+	}
+	rate := cfg.Load.RequestRate
+	if w.RequestRate != nil {
+		rate = w.RequestRate
+	}
+	switch {
+	case rate != nil:
+		s.Rate = *rate
+		s.Pattern = cfg.ArrivalPattern()
+		if w.ArrivalPattern != "" {
+			s.Pattern = w.ArrivalPattern
+		}
+		if s.Pattern == config.ArrivalConcurrencyBurst {
+			s.Pattern = config.ArrivalPoisson
+		}
+		if w.Concurrency != nil {
+			s.Concurrency = *w.Concurrency
+		} else if cfg.Load.Concurrency != nil {
+			s.Concurrency = *cfg.Load.Concurrency
+		}
+	default:
+		s.Pattern = config.ArrivalConcurrencyBurst
+		s.Concurrency = 1
+		if w.Concurrency != nil {
+			s.Concurrency = *w.Concurrency
+		} else if cfg.Load.Concurrency != nil {
+			s.Concurrency = *cfg.Load.Concurrency
+		}
+	}
+	s.Prefill = prof.Prefill
+	if w.PrefillConcurrency != nil {
+		s.Prefill = *w.PrefillConcurrency
+	}
+	s.ConcurrencyRamp = orRamp(w.ConcurrencyRamp, prof.ConcurrencyRamp)
+	s.PrefillRamp = orRamp(w.PrefillRamp, prof.PrefillRamp)
+	if s.Rate > 0 {
+		s.RateRamp = orRamp(w.RateRamp, prof.RateRamp)
+	}
+	if s.Concurrency == 0 {
+		s.ConcurrencyRamp = nil
+	}
+	if s.Prefill == 0 {
+		s.PrefillRamp = nil
+	}
+	return &s
+}
+
+// orRamp is a, else b.
+func orRamp(a, b *config.Ramp) *config.Ramp {
+	if a != nil {
+		return a
+	}
+	return b
+}
+
+// rampOf turns a configured ramp into the timing package's.
+func rampOf(r *config.Ramp, start, target float64, seed uint64) timing.Ramp {
+	return timing.Ramp{
+		Strategy: timing.RampStrategy(r.StrategyOrLinear()),
+		Start:    start,
+		Target:   target,
+		Duration: seconds(r.Duration),
+		Seed:     seed,
+	}
+}
+
+// rateCurve is the phase's request rate over time, nil when it is flat:
+// a rate ramp from rate x interval/duration (AIPerf's proportional start),
+// then a rate series when one is given.
+func (s *PhaseSpec) rateCurve(seed uint64) (timing.RateCurve, error) {
+	if s.RateRamp == nil && len(s.RateSeries) == 0 {
+		return nil, nil
+	}
+	var curve timing.RateCurve
+	var offset time.Duration
+	if s.RateRamp != nil {
+		start := s.Rate * timing.RampUpdateInterval.Seconds() / s.RateRamp.Duration
+		samples, err := rampOf(s.RateRamp, start, s.Rate, seed).Samples(timing.RampUpdateInterval)
+		if err != nil {
+			return nil, fmt.Errorf("request-rate ramp: %w", err)
+		}
+		curve, offset = timing.RateCurve(samples), seconds(s.RateRamp.Duration)
+	}
+	if len(s.RateSeries) > 0 {
+		pts := make([]timing.SeriesPoint, len(s.RateSeries))
+		for i, p := range s.RateSeries {
+			pts[i] = timing.SeriesPoint{Time: p.TimeS, QPS: p.QPS}
+		}
+		series, err := timing.SeriesSamples(pts, timing.RampUpdateInterval)
+		if err != nil {
+			return nil, fmt.Errorf("request-rate series: %w", err)
+		}
+		curve = curve.Then(offset, series)
+	}
+	return curve, nil
+}
+
+// concurrencySteps is the phase's concurrency ramp: the limit at the
+// start and its steps, or (Concurrency, nil) without a ramp.
+func (s *PhaseSpec) concurrencySteps(seed uint64) (int, []timing.LimitStep, error) {
+	if s.ConcurrencyRamp == nil || s.Concurrency <= 1 {
+		return s.Concurrency, nil, nil
+	}
+	steps, err := rampOf(s.ConcurrencyRamp, 1, float64(s.Concurrency), seed).Steps()
+	if err != nil {
+		return 0, nil, fmt.Errorf("concurrency ramp: %w", err)
+	}
+	start, ls := timing.IntSteps(1, steps)
+	return start, ls, nil
+}
+
+// prefillGate is the phase's prefill-concurrency gate and the steps of
+// its ramp; nil without prefill concurrency.
+func (s *PhaseSpec) prefillGate(seed uint64) (*timing.Gate, []timing.LimitStep, error) {
+	if s.Prefill <= 0 {
+		return nil, nil, nil
+	}
+	if s.PrefillRamp == nil || s.Prefill <= 1 {
+		return timing.NewGate(s.Prefill), nil, nil
+	}
+	steps, err := rampOf(s.PrefillRamp, 1, float64(s.Prefill), seed).Steps()
+	if err != nil {
+		return nil, nil, fmt.Errorf("prefill concurrency ramp: %w", err)
+	}
+	start, ls := timing.IntSteps(1, steps)
+	return timing.NewGate(start), ls, nil
+}
+
+// userPicks hands each user-centric user its conversation: the schedule
+// asks for the next user's conversation length as it generates the user,
+// in the order the scheduler dispatches users, so the conversation picked
+// then is queued for the worker's Pick.
+type userPicks struct {
+	next  func() int // the dataset sampler
+	turns func(conv int) int
+	queue []int
+}
+
+// length picks the next user's conversation and returns its turns.
+func (u *userPicks) length() int {
+	c := u.next()
+	u.queue = append(u.queue, c)
+	return u.turns(c)
+}
+
+// pick returns the conversation of the user being dispatched.
+func (u *userPicks) pick() int {
+	if len(u.queue) == 0 {
+		return u.next()
+	}
+	c := u.queue[0]
+	u.queue = u.queue[1:]
+	return c
+}
+
+// meanTurns is the dataset's average turns per conversation, rounded as
+// AIPerf rounds it for the user-centric session lifetime.
+func (p *Plan) meanTurns() int {
+	n := p.Dataset.Len()
+	if n == 0 {
+		return 1
+	}
+	total := 0
+	for i := range p.Dataset.Conversations {
+		total += len(p.Dataset.Conversations[i].Turns)
+	}
+	return max(1, int(math.RoundToEven(float64(total)/float64(n))))
+}
+
+// runLimitSteps applies a gate's ramp in the background until the steps
+// are done or ctx ends; the returned function waits for it.
+func runLimitSteps(ctx context.Context, r *phaseRunner, start time.Duration, steps []timing.LimitStep, set func(int)) func() {
+	if len(steps) == 0 {
+		return func() {}
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		timing.RunLimitSteps(ctx, r.clk, start, steps, set)
+	}()
+	return func() { <-done }
+}

@@ -1,0 +1,274 @@
+package benchmark
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"sort"
+	"testing"
+	"time"
+
+	"github.com/aiperf-go/aiperf/internal/config"
+	"github.com/aiperf-go/aiperf/internal/mockserver"
+)
+
+// The load-shape acceptance checks read the mock server's own request
+// record (what the server saw, on its clock), never our records.
+
+// interval is one request as the server saw it: [from, to) in wall ns.
+type interval struct{ from, to int64 }
+
+// maxOverlap is the most intervals open at one instant (an interval that
+// ends at t is closed before one that starts at t opens).
+func maxOverlap(iv []interval) int {
+	type ev struct {
+		at int64
+		d  int
+	}
+	var evs []ev
+	for _, x := range iv {
+		evs = append(evs, ev{x.from, 1}, ev{x.to, -1})
+	}
+	sort.Slice(evs, func(i, j int) bool {
+		if evs[i].at != evs[j].at {
+			return evs[i].at < evs[j].at
+		}
+		return evs[i].d < evs[j].d
+	})
+	cur, most := 0, 0
+	for _, e := range evs {
+		cur += e.d
+		most = max(most, cur)
+	}
+	return most
+}
+
+// openAt counts the intervals open at t.
+func openAt(iv []interval, t int64) int {
+	n := 0
+	for _, x := range iv {
+		if x.from <= t && t < x.to {
+			n++
+		}
+	}
+	return n
+}
+
+// firstToken is when the server began writing a request's first content
+// token; its end when it wrote none.
+func firstToken(r mockserver.RecordedRequest) int64 {
+	for _, c := range r.Chunks {
+		if c.Kind == "token" {
+			return c.WriteNs
+		}
+	}
+	return r.EndNs
+}
+
+// runOnMock runs the configuration edit makes against a mock answering
+// with a fixed TTFT and ITL, and returns what the server recorded.
+func runOnMock(t *testing.T, ttft, itl time.Duration, edit func(*config.Config)) []mockserver.RecordedRequest {
+	t.Helper()
+	url, posts := recorderServer(t, mockserver.New(mockConfig(t, func(c *mockserver.Config) {
+		c.Fast = false
+		c.TTFT, c.ITL = ttft, itl
+	})))
+	cfg := baseConfig(t, url)
+	edit(cfg)
+	if out, err := run(t, t.Context(), cfg); err != nil {
+		t.Fatalf("run: %v\n%s", err, out)
+	}
+	return posts()
+}
+
+// TestPrefillConcurrencyHoldsOnTheWire: with 8 in flight and a prefill
+// limit of 2, the server never has more than 2 requests that it has
+// received and not yet started answering with a token - and it does have
+// 2, so the limit is what bound them.
+func TestPrefillConcurrencyHoldsOnTheWire(t *testing.T) {
+	t.Parallel()
+	rs := runOnMock(t, 20*time.Millisecond, 2*time.Millisecond, func(cfg *config.Config) {
+		cfg.Load.Concurrency = ptr(8)
+		cfg.Load.RequestCount = ptr(48)
+		cfg.Shape.PrefillConcurrency = ptr(2)
+	})
+	var prefill, flight []interval
+	for _, r := range rs {
+		prefill = append(prefill, interval{r.ReceivedNs, firstToken(r)})
+		flight = append(flight, interval{r.ReceivedNs, r.EndNs})
+	}
+	if len(prefill) != 48 {
+		t.Fatalf("server saw %d requests; want 48", len(prefill))
+	}
+	if got := maxOverlap(prefill); got != 2 {
+		t.Errorf("at most %d requests awaited their first token at once; want exactly the limit, 2", got)
+	}
+	if got := maxOverlap(flight); got <= 2 || got > 8 {
+		t.Errorf("at most %d requests in flight; want more than the prefill limit and at most the concurrency, 8", got)
+	}
+}
+
+// TestConcurrencyRampOnTheWire: a closed loop ramping 1 -> 4 over 0.9 s
+// (a step every 0.3 s). Sampled between steps, the server's in-flight
+// count never exceeds the schedule's limit, and it is the limit or one
+// less (a slot between a response and its successor) at nearly every
+// instant. A stall of this process (the machine is shared) can only leave
+// slots empty, never fill extra ones, so the upper bound is exact and the
+// lower one must hold at 90% of the instants.
+func TestConcurrencyRampOnTheWire(t *testing.T) {
+	t.Parallel()
+	rs := runOnMock(t, 30*time.Millisecond, 5*time.Millisecond, func(cfg *config.Config) {
+		cfg.Load.Concurrency = ptr(4)
+		cfg.Load.RequestCount = nil
+		cfg.Load.BenchmarkDuration = ptr(1.5)
+		cfg.Shape.ConcurrencyRamp = &config.Ramp{Duration: 0.9}
+	})
+	var flight []interval
+	start := int64(1 << 62)
+	for _, r := range rs {
+		flight = append(flight, interval{r.ReceivedNs, r.EndNs})
+		start = min(start, r.ReceivedNs)
+	}
+	limit := func(off time.Duration) int { return min(4, 1+int(off/(300*time.Millisecond))) }
+	const margin = 30 * time.Millisecond // which side of a step an instant is on
+	checked, followed := 0, 0
+	for off := 20 * time.Millisecond; off < 1400*time.Millisecond; off += 5 * time.Millisecond {
+		if d := off % (300 * time.Millisecond); off < 1200*time.Millisecond && (d < margin || d > 300*time.Millisecond-margin) {
+			continue
+		}
+		want := limit(off)
+		got := openAt(flight, start+int64(off))
+		if got > want {
+			t.Errorf("%v into the phase: %d requests in flight at the server; the ramp allows %d", off, got, want)
+		}
+		checked++
+		if got >= want-1 {
+			followed++
+		}
+	}
+	if checked < 100 || followed*10 < checked*9 {
+		t.Errorf("in flight within one request of the ramp at %d of %d instants; want 90%%", followed, checked)
+	}
+	if got := maxOverlap(flight); got != 4 {
+		t.Errorf("at most %d in flight; want the ramp's target, 4", got)
+	}
+}
+
+// TestUserCentricHoldsUsersOnTheWire: 4 users sharing 20 requests/s (one
+// turn per user every 0.2 s), 4-turn sessions. On the server: no user ever
+// has two requests at once, a user's turns are typically a gap apart (not
+// the ~15 ms response time), and a user holds its slot from its first turn
+// to one gap after its last, when its replacement starts: 4 users at every
+// instant of the steady state, 5 while one hands over. As above, a stall
+// of this process can only delay turns, so the upper bound is exact and 4
+// must hold at 90% of the instants.
+func TestUserCentricHoldsUsersOnTheWire(t *testing.T) {
+	t.Parallel()
+	rs := runOnMock(t, 10*time.Millisecond, 2*time.Millisecond, func(cfg *config.Config) {
+		cfg.Load.RequestCount = nil
+		cfg.Load.BenchmarkDuration = ptr(2.0)
+		cfg.Conversation.TurnsMean = 4
+		cfg.Shape.UserCentricRate = ptr(20.0)
+		cfg.Shape.NumUsers = ptr(4)
+	})
+	const gap = 200 * time.Millisecond
+	// handover absorbs a replacement that starts a little after its
+	// predecessor's slot ends.
+	const handover = 20 * time.Millisecond
+	byUser := map[string][]mockserver.RecordedRequest{}
+	start := int64(1 << 62)
+	var flight []interval
+	for _, r := range rs {
+		byUser[r.CorrelationID] = append(byUser[r.CorrelationID], r)
+		start = min(start, r.ReceivedNs)
+		flight = append(flight, interval{r.ReceivedNs, r.EndNs})
+	}
+	var held []interval
+	var gaps []time.Duration
+	total := 0
+	for user, rs := range byUser {
+		sort.Slice(rs, func(i, j int) bool { return rs[i].ReceivedNs < rs[j].ReceivedNs })
+		total += len(rs)
+		if len(rs) > 4 {
+			t.Errorf("user %s sent %d turns; sessions have 4", user, len(rs))
+		}
+		for i := 1; i < len(rs); i++ {
+			if rs[i].ReceivedNs < rs[i-1].EndNs {
+				t.Errorf("user %s: turn %d arrived before turn %d was answered", user, i, i-1)
+			}
+			gaps = append(gaps, time.Duration(rs[i].ReceivedNs-rs[i-1].ReceivedNs))
+		}
+		held = append(held, interval{rs[0].ReceivedNs, rs[len(rs)-1].ReceivedNs + int64(gap+handover)})
+	}
+	// 20 req/s for 2 s, minus the last turns cut by the end of the phase.
+	if total < 28 || total > 42 {
+		t.Errorf("server saw %d requests; want about 20/s x 2 s", total)
+	}
+	sort.Slice(gaps, func(i, j int) bool { return gaps[i] < gaps[j] })
+	if len(gaps) < 10 {
+		t.Fatalf("only %d turn gaps", len(gaps))
+	}
+	if med := gaps[len(gaps)/2]; med < gap*9/10 || med > gap*13/10 {
+		t.Errorf("median gap between a user's turns %v; want about %v", med, gap)
+	}
+	if got := maxOverlap(flight); got > 4 {
+		t.Errorf("%d requests in flight at once; 4 users send one at a time", got)
+	}
+	checked, four := 0, 0
+	for off := 300 * time.Millisecond; off < 1700*time.Millisecond; off += 5 * time.Millisecond {
+		n := openAt(held, start+int64(off))
+		if n > 5 {
+			t.Errorf("%v into the phase: %d users held; want 4 (5 during a handover)", off, n)
+		}
+		checked++
+		if n >= 4 {
+			four++
+		}
+	}
+	if four*10 < checked*9 {
+		t.Errorf("4 users held at %d of %d instants; want 90%%", four, checked)
+	}
+}
+
+// TestWarmupOwnLoadAndMetrics: the warmup runs at its own concurrency
+// (one at a time, checked on the server), then profiling at its own; the
+// summary keeps them apart, with the warmup under warmup_metrics.
+func TestWarmupOwnLoadAndMetrics(t *testing.T) {
+	t.Parallel()
+	var dir string
+	rs := runOnMock(t, 5*time.Millisecond, time.Millisecond, func(cfg *config.Config) {
+		dir = cfg.Output.ArtifactDir
+		cfg.Load.Concurrency = ptr(4)
+		cfg.Load.RequestCount = ptr(12)
+		cfg.Warmup.RequestCount = ptr(5)
+		cfg.Shape.Warmup.Concurrency = ptr(1)
+	})
+	if len(rs) != 17 {
+		t.Fatalf("server saw %d requests; want 5 warmup + 12", len(rs))
+	}
+	sort.Slice(rs, func(i, j int) bool { return rs[i].ReceivedNs < rs[j].ReceivedNs })
+	var warm, prof []interval
+	for i, r := range rs {
+		if i < 5 {
+			warm = append(warm, interval{r.ReceivedNs, r.EndNs})
+		} else {
+			prof = append(prof, interval{r.ReceivedNs, r.EndNs})
+		}
+	}
+	if got := maxOverlap(warm); got != 1 {
+		t.Errorf("warmup had %d in flight at once; --warmup-concurrency is 1", got)
+	}
+	if got := maxOverlap(prof); got != 4 {
+		t.Errorf("profiling had %d in flight at once; --concurrency is 4", got)
+	}
+	doc := summary(t, filepath.Join(dir, "profile_export_aiperf.json"))
+	if got := avg(t, doc, "request_count"); got != 12 {
+		t.Errorf("request_count %v; want the 12 profiling requests", got)
+	}
+	var wm map[string]json.RawMessage
+	if err := json.Unmarshal(doc["warmup_metrics"], &wm); err != nil {
+		t.Fatalf("warmup_metrics: %v", err)
+	}
+	if got := avg(t, wm, "request_count"); got != 5 {
+		t.Errorf("warmup_metrics.request_count %v; want 5", got)
+	}
+}
