@@ -47,6 +47,7 @@ func (p *Plan) loadFileDataset() error {
 		if n := p.Config.Conversation.NumSessions; n != nil {
 			o.Conversations = *n
 		}
+		o.Keep = p.datasetKeep()
 		loaded, err = dataset.Load(o, p.Tokenizer)
 	}
 	if err != nil {

@@ -3,15 +3,19 @@ package benchmark
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 
 	"github.com/aiperf-go/aiperf/internal/config"
+	"github.com/aiperf-go/aiperf/internal/dataset"
 	"github.com/aiperf-go/aiperf/internal/mockserver"
 )
 
@@ -191,5 +195,45 @@ func TestRunConnectionReuseStrategies(t *testing.T) {
 				t.Errorf("%d connections for %d conversations of %d turns; want %s", len(addrs), convs, turns, tc.want)
 			}
 		})
+	}
+}
+
+// TestRunInputFileKeepsWhatIsSent: a run that sends 20 requests in order
+// from a 1,000-line --input-file keeps and records (inputs.json) only the
+// 20 conversations it sends; a shuffled one keeps them all.
+func TestRunInputFileKeepsWhatIsSent(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "in.jsonl")
+	var b strings.Builder
+	for i := range 1000 {
+		fmt.Fprintf(&b, "{\"text\":\"prompt %d\",\"output_length\":4}\n", i)
+	}
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	url, _ := mock(t, nil)
+	for _, tc := range []struct {
+		sampling config.SamplingStrategy
+		want     int
+	}{{"", 20}, {config.SamplingStrategy(dataset.SamplingShuffle), 1000}} {
+		cfg := baseConfig(t, url)
+		cfg.Dataset.InputFile = path
+		cfg.Dataset.SamplingStrategy = tc.sampling
+		cfg.Load.RequestCount = ptr(20)
+		if out, err := run(t, context.Background(), cfg); err != nil {
+			t.Fatalf("Run: %v\n%s", err, out)
+		}
+		var inputs struct {
+			Data []struct {
+				SessionID string `json:"session_id"`
+			} `json:"data"`
+		}
+		raw, err := os.ReadFile(filepath.Join(cfg.Output.ArtifactDir, "inputs.json"))
+		if err != nil || json.Unmarshal(raw, &inputs) != nil {
+			t.Fatalf("inputs.json: %v", err)
+		}
+		if len(inputs.Data) != tc.want {
+			t.Errorf("sampling %q: inputs.json has %d sessions; want %d", tc.sampling, len(inputs.Data), tc.want)
+		}
 	}
 }

@@ -26,29 +26,28 @@ func Detect(path string) (string, error) {
 			return "", err
 		}
 		if len(files) > 0 {
-			if data, err := readFile(files[0]); err == nil {
-				if first := firstLine(data); first != nil {
-					if r, err := parseRow(first); err == nil && isRawPayloadRow(r) {
-						return TypeRawPayload, nil
-					}
+			if first, err := firstLine(files[0]); err == nil && first != nil {
+				if r, err := parseRow(first); err == nil && isRawPayloadRow(r) {
+					return TypeRawPayload, nil
 				}
 			}
 		}
 		return TypeRandomPool, nil
 	}
-	data, err := readFile(path)
+	first, err := firstLine(path)
 	if err != nil {
 		return "", err
 	}
-	first := firstLine(data)
 	if first == nil {
 		return "", &InputError{File: path, Err: errors.New("the dataset is empty")}
 	}
 	r, err := parseRow(first)
 	if err != nil {
 		if strings.EqualFold(filepath.Ext(path), ".json") {
-			if top, err := parseRow(data); err == nil && isInputsJSON(top) {
-				return TypeInputsJSON, nil
+			if data, err := readFile(path); err == nil {
+				if top, err := parseRow(data); err == nil && isInputsJSON(top) {
+					return TypeInputsJSON, nil
+				}
 			}
 		}
 		if isBurstGPTHeader(first) {
@@ -89,15 +88,6 @@ func Detect(path string) (string, error) {
 		return matches[0], nil
 	}
 	return "", &InputError{File: path, Line: 1, Err: fmt.Errorf("the line fits several formats (%s)%s", strings.Join(matches, ", "), ask)}
-}
-
-func firstLine(data []byte) []byte {
-	var out []byte
-	lines(data, func(_ int, line []byte) error {
-		out = line
-		return errors.New("stop")
-	})
-	return out
 }
 
 func isInputsJSON(r row) bool {

@@ -236,27 +236,3 @@ func (r row) object(key string) ([]Field, bool, error) {
 	return fs, true, err
 }
 
-// lines calls f for each non-blank line of data with its 1-based number,
-// the line trimmed of surrounding white space. It stops at the first error
-// f returns.
-func lines(data []byte, f func(n int, line []byte) error) error {
-	n := 0
-	for len(data) > 0 {
-		n++
-		i := bytes.IndexByte(data, '\n')
-		var line []byte
-		if i < 0 {
-			line, data = data, nil
-		} else {
-			line, data = data[:i], data[i+1:]
-		}
-		line = bytes.TrimSpace(line)
-		if len(line) == 0 {
-			continue
-		}
-		if err := f(n, line); err != nil {
-			return err
-		}
-	}
-	return nil
-}

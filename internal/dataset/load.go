@@ -1,8 +1,6 @@
 package dataset
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -12,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/aiperf-go/aiperf/internal/tokenizer"
-	"github.com/aiperf-go/aiperf/internal/userfile"
 )
 
 // Custom dataset formats (--custom-dataset-type), AIPerf's names.
@@ -56,6 +53,13 @@ type LoadOptions struct {
 	// Conversations is how many conversations a random_pool is sampled
 	// into; 0 means DefaultPoolConversations.
 	Conversations int
+	// Keep, when > 0, keeps only the first Keep conversations of a file
+	// read in order (single_turn, multi_turn, raw_payload): a run that
+	// samples sequentially and stops after Keep conversations never sends
+	// the others. The rest of the file is still read and checked, line by
+	// line, but not held. Traces, pools, inputs.json and files whose first
+	// turn has a timestamp (replayed whole) ignore it.
+	Keep int
 	// Seed and SeedSet are the run's random seed (see SyntheticOptions).
 	Seed    uint64
 	SeedSet bool
@@ -195,15 +199,6 @@ func (l *loader) count(texts []string) int {
 	return l.tok.Count(strings.Join(texts, " "))
 }
 
-// readFile reads a user-supplied file safely (see userfile).
-func readFile(path string) ([]byte, error) {
-	data, err := userfile.ReadFile(path)
-	if err != nil {
-		return nil, &InputError{File: path, Err: err}
-	}
-	return data, nil
-}
-
 // dirFiles lists the regular files of directory dir, sorted by name,
 // keeping those whose name ends in one of exts (all when exts is empty).
 // The directory itself must not be reached through a symbolic link.
@@ -235,13 +230,6 @@ func isDir(path string) bool {
 	return err == nil && fi.IsDir()
 }
 
-// traceID scopes hash-id blocks to one file's content, as AIPerf does, so
-// the same hash id in two different traces yields different text.
-func traceID(data []byte) string {
-	h := sha256.Sum256(data)
-	return hex.EncodeToString(h[:8])
-}
-
 // problems gathers a file's input errors up to maxInputErrors.
 type problems struct {
 	errs []error
@@ -255,15 +243,3 @@ func (p *problems) add(err error) bool {
 }
 
 func (p *problems) err() error { return errors.Join(p.errs...) }
-
-// eachLine calls f for each non-blank line of file's data (see lines). An
-// error f returns is recorded as a problem at that line of file, and
-// reading stops once maxInputErrors problems are in.
-func (p *problems) eachLine(file string, data []byte, f func(n int, line []byte) error) {
-	lines(data, func(n int, line []byte) error {
-		if err := f(n, line); err != nil && !p.add(asInputErr(file, n, "", err)) {
-			return errors.New("too many problems")
-		}
-		return nil
-	})
-}

@@ -24,13 +24,8 @@ func (l *loader) randomPool() ([]Conversation, error) {
 	var pools [][]Turn
 	var p problems
 	for _, file := range files {
-		data, err := readFile(file)
-		if err != nil {
-			p.add(err)
-			continue
-		}
 		var pool []Turn
-		p.eachLine(file, data, func(_ int, line []byte) error {
+		p.eachLine(file, func(_ int, line []byte) error {
 			r, err := parseRow(line)
 			if err != nil {
 				return err

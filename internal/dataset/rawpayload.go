@@ -95,20 +95,18 @@ func (l *loader) rawPayload() ([]Conversation, error) {
 	var convs []Conversation
 	var p problems
 	for _, file := range files {
-		data, err := readFile(file)
-		if err != nil {
-			p.add(err)
-			continue
-		}
 		var turns []Turn
-		p.eachLine(file, data, func(_ int, line []byte) error {
+		p.eachLine(file, func(_ int, line []byte) error {
 			t, err := l.rawPayloadLine(line)
 			if err != nil {
 				return err
 			}
-			if dir {
+			switch {
+			case dir:
 				turns = append(turns, t)
-			} else {
+			case l.opts.Keep > 0 && len(convs) >= l.opts.Keep:
+				// checked, not kept: it would never be sent
+			default:
 				convs = append(convs, Conversation{ID: l.sessionID(), Turns: []Turn{t}})
 			}
 			return nil

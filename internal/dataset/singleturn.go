@@ -49,6 +49,9 @@ func (e *fieldErr) Unwrap() error { return e.err }
 // asInputErr turns a row error into an *InputError for file and line,
 // adding prefix (e.g. "turns[2].") to the field it names.
 func asInputErr(file string, line int, prefix string, err error) error {
+	if ie, ok := err.(*InputError); ok {
+		return ie // already placed
+	}
 	var fe *fieldErr
 	if errors.As(err, &fe) {
 		return &InputError{File: file, Line: line, Field: prefix + fe.field, Err: fe.err}
@@ -158,6 +161,7 @@ func parseTurnRow(r row, pool bool) (turnSpec, error) {
 type sessions struct {
 	order []string
 	turns map[string][]Turn
+	keep  int // > 0: sessions first seen after this many are dropped
 }
 
 func (s *sessions) add(id string, t ...Turn) {
@@ -165,9 +169,20 @@ func (s *sessions) add(id string, t ...Turn) {
 		s.turns = map[string][]Turn{}
 	}
 	if _, ok := s.turns[id]; !ok {
+		if s.keep > 0 && len(s.order) >= s.keep {
+			return
+		}
 		s.order = append(s.order, id)
 	}
 	s.turns[id] = append(s.turns[id], t...)
+}
+
+// noKeepIfTimed turns Keep off when the file's first turn has a
+// timestamp: such a file is replayed on its own schedule, every entry.
+func (s *sessions) noKeepIfTimed(t Turn) {
+	if len(s.order) == 0 && t.HasTimestamp {
+		s.keep = 0
+	}
 }
 
 func (s *sessions) conversations() []Conversation {
@@ -192,13 +207,9 @@ func (l *loader) countTurns(convs []Conversation) {
 // sharing a session_id form one conversation, in file order.
 func (l *loader) singleTurn() ([]Conversation, error) {
 	file := l.opts.Path
-	data, err := readFile(file)
-	if err != nil {
-		return nil, err
-	}
-	var s sessions
+	s := sessions{keep: l.opts.Keep}
 	var p problems
-	p.eachLine(file, data, func(_ int, line []byte) error {
+	p.eachLine(file, func(_ int, line []byte) error {
 		r, err := parseRow(line)
 		if err != nil {
 			return err
@@ -211,6 +222,7 @@ func (l *loader) singleTurn() ([]Conversation, error) {
 		if id == "" {
 			id = l.sessionID()
 		}
+		s.noKeepIfTimed(ts.turn)
 		s.add(id, ts.turn)
 		return nil
 	})
@@ -227,19 +239,18 @@ func (l *loader) singleTurn() ([]Conversation, error) {
 // session_id are one conversation, their turns in file order.
 func (l *loader) multiTurn() ([]Conversation, error) {
 	file := l.opts.Path
-	data, err := readFile(file)
-	if err != nil {
-		return nil, err
-	}
-	var s sessions
+	s := sessions{keep: l.opts.Keep}
 	var p problems
-	p.eachLine(file, data, func(_ int, line []byte) error {
+	p.eachLine(file, func(_ int, line []byte) error {
 		id, turns, err := parseMultiTurnRow(line)
 		if err != nil {
 			return err
 		}
 		if id == "" {
 			id = l.sessionID()
+		}
+		if len(turns) > 0 {
+			s.noKeepIfTimed(turns[0])
 		}
 		s.add(id, turns...)
 		return nil

@@ -1,7 +1,7 @@
 package dataset
 
 import (
-	"bytes"
+	"bufio"
 	"encoding/csv"
 	"errors"
 	"fmt"
@@ -25,7 +25,7 @@ type traceEntry struct {
 // finishTrace synthesizes the prompts the entries ask for and groups the
 // entries into conversations by session (generated IDs for entries with
 // none), in order of first appearance.
-func (l *loader) finishTrace(data []byte, entries []traceEntry, defaultBlock int) ([]Conversation, error) {
+func (l *loader) finishTrace(id string, entries []traceEntry, defaultBlock int) ([]Conversation, error) {
 	var reqs []promptRequest
 	var at []int
 	for i, e := range entries {
@@ -42,7 +42,7 @@ func (l *loader) finishTrace(data []byte, entries []traceEntry, defaultBlock int
 		if bs <= 0 {
 			bs = defaultBlock
 		}
-		h, err := newHashPrompts(l.tok, l.seed, traceID(data), bs)
+		h, err := newHashPrompts(l.tok, l.seed, id, bs)
 		if err != nil {
 			return nil, err
 		}
@@ -78,13 +78,9 @@ func (l *loader) finishTrace(data []byte, entries []traceEntry, defaultBlock int
 // and extra.
 func (l *loader) mooncake() ([]Conversation, error) {
 	file := l.opts.Path
-	data, err := readFile(file)
-	if err != nil {
-		return nil, err
-	}
 	var entries []traceEntry
 	var p problems
-	p.eachLine(file, data, func(n int, line []byte) error {
+	id := p.eachLine(file, func(n int, line []byte) error {
 		e, err := l.mooncakeLine(file, n, line)
 		if err != nil {
 			return err
@@ -95,7 +91,7 @@ func (l *loader) mooncake() ([]Conversation, error) {
 	if err := p.err(); err != nil {
 		return nil, err
 	}
-	return l.finishTrace(data, entries, DefaultMooncakeBlockSize)
+	return l.finishTrace(id, entries, DefaultMooncakeBlockSize)
 }
 
 func (l *loader) mooncakeLine(file string, n int, line []byte) (traceEntry, error) {
@@ -211,13 +207,9 @@ type bailianEntry struct {
 // one session, named after its root chat_id and ordered by turn.
 func (l *loader) bailian() ([]Conversation, error) {
 	file := l.opts.Path
-	data, err := readFile(file)
-	if err != nil {
-		return nil, err
-	}
 	var rows []bailianEntry
 	var p problems
-	p.eachLine(file, data, func(n int, line []byte) error {
+	id := p.eachLine(file, func(n int, line []byte) error {
 		b, err := bailianLine(file, n, line)
 		if err != nil {
 			return err
@@ -266,7 +258,7 @@ func (l *loader) bailian() ([]Conversation, error) {
 			entries = append(entries, r.entry)
 		}
 	}
-	return l.finishTrace(data, entries, DefaultBailianBlockSize)
+	return l.finishTrace(id, entries, DefaultBailianBlockSize)
 }
 
 func bailianLine(file string, n int, line []byte) (bailianEntry, error) {
@@ -343,14 +335,12 @@ var burstGPTColumns = []string{"Timestamp", "Request tokens", "Response tokens"}
 // tokens tokens and Response tokens as its output limit.
 func (l *loader) burstGPT() ([]Conversation, error) {
 	file := l.opts.Path
-	data, err := readFile(file)
+	t, err := openText(file)
 	if err != nil {
 		return nil, err
 	}
-	if !utf8.Valid(data) {
-		return nil, &InputError{File: file, Err: errors.New("not valid UTF-8")}
-	}
-	cr := csv.NewReader(bytes.NewReader(data))
+	defer t.close()
+	cr := csv.NewReader(bufio.NewReaderSize(t, 64<<10))
 	cr.FieldsPerRecord = -1
 	header, err := cr.Read()
 	if err != nil {
@@ -377,6 +367,11 @@ func (l *loader) burstGPT() ([]Conversation, error) {
 			break
 		}
 		if err != nil {
+			var ie *InputError
+			if errors.As(err, &ie) { // NUL byte or a line past the limit
+				p.add(ie)
+				break
+			}
 			line := 0
 			var pe *csv.ParseError
 			if errors.As(err, &pe) {
@@ -386,6 +381,12 @@ func (l *loader) burstGPT() ([]Conversation, error) {
 			break
 		}
 		line, _ := cr.FieldPos(0)
+		if !utf8Row(rec) {
+			if !p.add(&InputError{File: file, Line: line, Err: errors.New("not valid UTF-8")}) {
+				break
+			}
+			continue
+		}
 		e, err := burstGPTRow(file, line, rec, col)
 		if err != nil {
 			if !p.add(err) {
@@ -398,7 +399,7 @@ func (l *loader) burstGPT() ([]Conversation, error) {
 	if err := p.err(); err != nil {
 		return nil, err
 	}
-	return l.finishTrace(data, entries, DefaultMooncakeBlockSize)
+	return l.finishTrace(t.id(), entries, DefaultMooncakeBlockSize)
 }
 
 func burstGPTRow(file string, line int, rec []string, col map[string]int) (traceEntry, error) {
@@ -436,4 +437,14 @@ func burstGPTRow(file string, line int, rec []string, col map[string]int) (trace
 	e.turn = Turn{MaxTokens: ints[1], Timestamp: msDuration(stamp * 1000), HasTimestamp: true}
 	e.prompt = &promptRequest{length: ints[0], file: file, line: line}
 	return e, nil
+}
+
+// utf8Row reports whether every field of a CSV record is valid UTF-8.
+func utf8Row(rec []string) bool {
+	for _, f := range rec {
+		if !utf8.ValidString(f) {
+			return false
+		}
+	}
+	return true
 }

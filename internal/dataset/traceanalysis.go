@@ -66,33 +66,25 @@ func AnalyzeTrace(path string, blockSize int) (*TraceStats, error) {
 	if blockSize <= 0 {
 		blockSize = DefaultMooncakeBlockSize
 	}
-	data, err := readFile(path)
-	if err != nil {
-		return nil, err
-	}
 	var isls, osls []int
 	var hashes [][]int
 	var p problems
-	lines(data, func(n int, line []byte) error {
+	p.eachLine(path, func(n int, line []byte) error {
 		r, err := parseRow(line)
 		if err != nil {
-			p.add(asInputErr(path, n, "", err))
-			return nil
+			return err
 		}
 		in, _, err := r.int("input_length")
 		if err != nil {
-			p.add(&InputError{File: path, Line: n, Field: "input_length", Err: err})
-			return nil
+			return &InputError{File: path, Line: n, Field: "input_length", Err: err}
 		}
 		out, _, err := r.int("output_length")
 		if err != nil {
-			p.add(&InputError{File: path, Line: n, Field: "output_length", Err: err})
-			return nil
+			return &InputError{File: path, Line: n, Field: "output_length", Err: err}
 		}
 		ids, _, err := r.ints("hash_ids")
 		if err != nil {
-			p.add(&InputError{File: path, Line: n, Field: "hash_ids", Err: err})
-			return nil
+			return &InputError{File: path, Line: n, Field: "hash_ids", Err: err}
 		}
 		isls, osls, hashes = append(isls, in), append(osls, out), append(hashes, ids)
 		return nil

@@ -104,6 +104,39 @@ func ReadFile(path string) ([]byte, error) {
 	return b, nil
 }
 
+// OpenData opens a data file the user named (a dataset given with
+// --input-file). Unlike Open it follows symbolic links: a dataset under a
+// symlinked home or temporary directory, or a link to a shared copy, is
+// ordinary, and the file is read, never executed or written. It still must
+// be a regular file, so a FIFO, device or directory is refused before
+// anything blocks on it; the check is repeated on the open file.
+func OpenData(path string) (*os.File, error) {
+	if path == "" {
+		return nil, &Error{Path: path, Err: &fs.PathError{Op: "open", Path: path, Err: fs.ErrNotExist}}
+	}
+	checked, err := os.Stat(path)
+	if err != nil {
+		return nil, &Error{Path: path, Err: err}
+	}
+	if !checked.Mode().IsRegular() {
+		return nil, &Error{Path: path, Err: ErrNotRegular}
+	}
+	f, err := openNonBlocking(path)
+	if err != nil {
+		return nil, &Error{Path: path, Err: err}
+	}
+	opened, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, &Error{Path: path, Err: err}
+	}
+	if !opened.Mode().IsRegular() || !os.SameFile(checked, opened) {
+		f.Close()
+		return nil, &Error{Path: path, Err: ErrChanged}
+	}
+	return f, nil
+}
+
 // checkComponents Lstats every prefix of path, shortest first, and
 // returns the last one's information. A symbolic link anywhere is refused.
 func checkComponents(path string) (fs.FileInfo, error) {
