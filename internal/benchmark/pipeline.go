@@ -67,6 +67,9 @@ func (c *counters) noteSend(clk *clock.Clock) {
 // the last worker is done) and call wait to drain it.
 func startPipeline(p *Plan, clk *clock.Clock, records *export.RecordWriter, rawOut *export.RawWriter, log *slog.Logger, counts *[2]counters, guard *failureGuard) (*pipeline, error) {
 	n := max(1, runtime.GOMAXPROCS(0))
+	if rp := p.Config.Compat.RecordProcessors; rp != nil { // --record-processor-service-count
+		n = *rp
+	}
 	pl := &pipeline{
 		raw:       make(chan *record.Record, 4096),
 		processed: make(chan metrics.Processed, 4096),

@@ -73,6 +73,9 @@ func Run(ctx context.Context, cfg *config.Config, rio IO) error {
 	}
 	defer closeLog()
 	log.Info("aiperf-go starting", "version", rio.Version, "command", rio.CLICommand, "artifacts", plan.Paths.Dir)
+	for _, n := range compatNotes(cfg) {
+		log.Info(n)
+	}
 
 	if err := waitForModel(ctx, plan, rio.Stderr, log); err != nil {
 		log.Error("endpoint not ready", "error", err)
@@ -159,6 +162,9 @@ func execute(ctx context.Context, plan *Plan, rio IO, log *slog.Logger, board *l
 	defer client.Close()
 
 	observers := append([]live.Observer{newView(plan, rio, console)}, rio.Observers...)
+	if sl := newStatsLog(log, plan.Config.StatsInterval(rio.IsTTY)); sl != nil {
+		observers = append(observers, sl)
+	}
 	progress := newPublisher(observers, clk, &counts, pl.live, board)
 	runner := &phaseRunner{
 		plan: plan, clk: clk, client: client, sampler: sampler, pl: pl, log: log,

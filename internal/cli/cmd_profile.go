@@ -97,6 +97,9 @@ func (p *profileCommand) run(ctx context.Context, args []string) error {
 	if len(problems) == 0 {
 		problems = append(problems, p.expandSweep()...)
 	}
+	if len(problems) == 0 {
+		problems = append(problems, p.applyScenario()...)
+	}
 	if len(problems) > 0 {
 		return &usageError{command: "aiperf profile", problems: p.inUserWords(problems)}
 	}

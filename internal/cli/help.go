@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -19,7 +20,8 @@ const helpIndent = "      "
 
 // groupedHelp writes a command's help in AIPerf's layout: usage, the long
 // description, then one section per flag group (groups in the given
-// order), each flag as a line with all its names and its value placeholder,
+// order, then any group not in the list, in the order of its first flag),
+// each flag as a line with all its names and its value placeholder,
 // followed by its wrapped description with choices and default. Flags
 // without a group (cobra's --help) go to a final "Other" section.
 func groupedHelp(w io.Writer, cmd *cobra.Command, groups []string) error {
@@ -30,14 +32,18 @@ func groupedHelp(w io.Writer, cmd *cobra.Command, groups []string) error {
 		b.WriteString("\n")
 	}
 	byGroup := map[string][]*pflag.Flag{}
+	order := slices.Clone(groups)
 	cmd.Flags().VisitAll(func(f *pflag.Flag) {
 		g := "Other"
 		if v := f.Annotations[annGroup]; len(v) == 1 {
 			g = v[0]
 		}
+		if g != "Other" && !slices.Contains(order, g) {
+			order = append(order, g) // a group the list does not know yet
+		}
 		byGroup[g] = append(byGroup[g], f)
 	})
-	for _, g := range append(groups, "Other") {
+	for _, g := range append(order, "Other") {
 		flags := byGroup[g]
 		if len(flags) == 0 {
 			continue

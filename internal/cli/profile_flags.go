@@ -375,4 +375,6 @@ func registerProfileFlags(fs *pflag.FlagSet, cfg *config.Config, probs *problemL
 	// --extra-verbose before parsing (see prepareProfileArgs) and shown in
 	// help through this annotation.
 	f.Annotations[annAliases] = []string{"-vv"}
+
+	b.addCompatFlags(cfg)
 }

@@ -63,6 +63,11 @@ type Config struct {
 	// Load shapes (issue 16): prefill concurrency, ramps, rate series,
 	// user-centric rate, the warmup's own load, adaptive scale.
 	Shape LoadShape `json:"load_shape,omitzero"`
+
+	// Issue 14: the scenario lock and AIPerf's process-model options;
+	// outputs.json, the summary switch and user files.
+	Compat    Compat    `json:"compat,omitzero"`
+	Artifacts Artifacts `json:"artifacts,omitzero"`
 }
 
 // Endpoint is where requests go and how they are shaped (AIPerf's

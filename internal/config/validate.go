@@ -59,6 +59,8 @@ func (c *Config) Validate() error {
 	c.validateMedia(&p)
 	c.validateVisuals(&p)
 	c.validateReliability(&p)
+	c.validateCompat(&p)
+	c.validateArtifacts(&p)
 	return errors.Join(p...)
 }
 

@@ -295,4 +295,3 @@ func nearlyEqual(a, b float64) bool {
 	ia, ib := int64(math.Float64bits(a)), int64(math.Float64bits(b))
 	return max(ia-ib, ib-ia) <= maxULPs
 }
-
