@@ -3,6 +3,7 @@ package benchmark
 import (
 	"encoding/json"
 	"path/filepath"
+	"slices"
 	"sort"
 	"testing"
 	"time"
@@ -51,6 +52,18 @@ func openAt(iv []interval, t int64) int {
 		}
 	}
 	return n
+}
+
+// firstReaching is the first arrival that brings the open intervals to n.
+func firstReaching(iv []interval, n int) int64 {
+	sorted := slices.Clone(iv)
+	sort.Slice(sorted, func(i, j int) bool { return sorted[i].from < sorted[j].from })
+	for _, x := range sorted {
+		if openAt(iv, x.from) >= n {
+			return x.from
+		}
+	}
+	return 1 << 62
 }
 
 // firstToken is when the server began writing a request's first content
@@ -123,12 +136,18 @@ func TestConcurrencyRampOnTheWire(t *testing.T) {
 		cfg.Shape.ConcurrencyRamp = &config.Ramp{Duration: 0.9}
 	})
 	var flight []interval
-	start := int64(1 << 62)
 	for _, r := range rs {
 		flight = append(flight, interval{r.ReceivedNs, r.EndNs})
-		start = min(start, r.ReceivedNs)
 	}
-	limit := func(off time.Duration) int { return min(4, 1+int(off/(300*time.Millisecond))) }
+	// The phase start on the server's clock: every arrival is at or after
+	// its due time, so the first request and the first to reach each step's
+	// limit each bound it from above; take the tightest.
+	const step = 300 * time.Millisecond
+	start := firstReaching(flight, 1)
+	for k := 1; k < 4; k++ {
+		start = min(start, firstReaching(flight, k+1)-int64(k)*int64(step))
+	}
+	limit := func(off time.Duration) int { return min(4, 1+int(off/step)) }
 	const margin = 30 * time.Millisecond // which side of a step an instant is on
 	checked, followed := 0, 0
 	for off := 20 * time.Millisecond; off < 1400*time.Millisecond; off += 5 * time.Millisecond {
