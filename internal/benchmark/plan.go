@@ -326,11 +326,11 @@ func ArtifactDir(cfg *config.Config) string {
 	return cfg.Output.ArtifactDir
 }
 
-// SummaryPath is where Run writes the summary JSON
-// (profile_export_aiperf.json, or its --profile-export-prefix name) for cfg
-// when its artifacts go to dir.
-func SummaryPath(cfg *config.Config, dir string) string {
-	return export.NewPaths(dir, cfg.Output.ProfileExportPrefix, exportLevel(cfg)).JSON
+// ResultPaths are the files Run writes for cfg when its artifacts go to
+// dir: the summary JSON (profile_export_aiperf.json, or its
+// --profile-export-prefix name), the per-request JSONL, ...
+func ResultPaths(cfg *config.Config, dir string) export.Paths {
+	return export.NewPaths(dir, cfg.Output.ProfileExportPrefix, exportLevel(cfg))
 }
 
 func exportLevel(cfg *config.Config) export.Level {

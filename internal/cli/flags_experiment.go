@@ -49,6 +49,8 @@ func (b *flagBuilder) addExperimentFlags(cfg *config.Config) {
 		choices: strs(config.SweepTypes()),
 		usage:   "How several comma-separated sweep flags (--concurrency 8,16 --isl 128,512) combine: grid takes every combination, zip pairs them element by element (the lists must have the same length).",
 	})
+	b.addConvergenceFlags(cfg)
+	b.group = groupMultiRun
 	b.add(&boolValue{recorder: b.rec("no-sweep-table"), p: &e.NoSweepTable}, spec{
 		name:  "no-sweep-table",
 		usage: "Do not print the live sweep table (one row per finished variation). It is also left out when stdout is not a terminal, with the dashboard UI, and for a single variation.",

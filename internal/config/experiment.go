@@ -1,5 +1,7 @@
 package config
 
+import "strings"
+
 // Default values of the experiment options, as in AIPerf 0.13.
 const (
 	DefaultNumProfileRuns  = 1
@@ -22,6 +24,45 @@ const (
 
 // SweepTypes lists the --sweep-type choices in help order.
 func SweepTypes() []SweepType { return []SweepType{SweepGrid, SweepZip} }
+
+// ConvergenceMode is how --convergence-metric decides that repeated runs
+// agree (--convergence-mode). The empty value means "not given" (ci_width).
+type ConvergenceMode string
+
+// Convergence modes, AIPerf's criteria.
+const (
+	// ConvergeCIWidth stops when the Student-t confidence interval of the
+	// statistic, relative to its mean, is narrower than the threshold
+	// (default 0.10).
+	ConvergeCIWidth ConvergenceMode = "ci_width"
+	// ConvergeCV stops when the coefficient of variation across runs is
+	// below the threshold (default 0.05).
+	ConvergeCV ConvergenceMode = "cv"
+	// ConvergeDistribution stops when a two-sample Kolmogorov-Smirnov test
+	// finds the last run's per-request values indistinguishable from the
+	// earlier runs' (p-value above the threshold, default 0.05).
+	ConvergeDistribution ConvergenceMode = "distribution"
+)
+
+// ConvergenceModes lists the --convergence-mode choices in help order.
+func ConvergenceModes() []ConvergenceMode {
+	return []ConvergenceMode{ConvergeCIWidth, ConvergeCV, ConvergeDistribution}
+}
+
+// DefaultThreshold is the mode's threshold when none is given.
+func (m ConvergenceMode) DefaultThreshold() float64 {
+	if m == ConvergeCIWidth || m == "" {
+		return 0.10
+	}
+	return 0.05
+}
+
+// ConvergenceStats lists the --convergence-stat choices, AIPerf's.
+func ConvergenceStats() []string { return []string{"avg", "p50", "p90", "p95", "p99", "min", "max"} }
+
+// DefaultConvergenceMinRuns is AIPerf's convergence.min_runs default: the
+// criterion is first checked after this many runs.
+const DefaultConvergenceMinRuns = 2
 
 // SweepMode is the order in which a sweep's variations and its repeated
 // runs execute (--parameter-sweep-mode). The empty value means "not given"
@@ -78,6 +119,48 @@ type Experiment struct {
 	ParameterSweepMode SweepMode `json:"parameter_sweep_mode,omitempty"`
 	// NoSweepTable suppresses the live sweep table.
 	NoSweepTable bool `json:"no_sweep_table,omitempty"`
+
+	// VarySeedPerTrial gives each trial of a variation its own seed
+	// (SHA-256 of base seed, variation label and trial, as AIPerf) instead
+	// of sharing the variation's, so the spread includes the workload's.
+	VarySeedPerTrial bool `json:"vary_seed_per_trial,omitempty"`
+	// ConvergenceMetric, when set, stops repeating a variation once the
+	// runs agree on it (NumProfileRuns is then the most runs).
+	ConvergenceMetric string `json:"convergence_metric,omitempty"`
+	// ConvergenceStat is the statistic of the metric compared; "" = avg.
+	ConvergenceStat string `json:"convergence_stat,omitempty"`
+	// ConvergenceThreshold is the mode's threshold in (0, 1); nil = the
+	// mode's default.
+	ConvergenceThreshold *float64 `json:"convergence_threshold,omitempty"`
+	// ConvergenceMode is the criterion; "" = ci_width.
+	ConvergenceMode ConvergenceMode `json:"convergence_mode,omitempty"`
+	// ConvergenceMinRuns is how many runs precede the first check (>= 2);
+	// 0 = DefaultConvergenceMinRuns. YAML only (multi_run.convergence.min_runs).
+	ConvergenceMinRuns int `json:"convergence_min_runs,omitempty"`
+}
+
+// Converges reports whether repeated runs stop on convergence.
+func (c *Config) Converges() bool { return c.Experiment.ConvergenceMetric != "" }
+
+// ResolvedConvergence returns the convergence settings with their
+// defaults: mode, statistic, threshold and minimum runs.
+func (c *Config) ResolvedConvergence() (mode ConvergenceMode, stat string, threshold float64, minRuns int) {
+	e := &c.Experiment
+	mode, stat, minRuns = e.ConvergenceMode, e.ConvergenceStat, e.ConvergenceMinRuns
+	if mode == "" {
+		mode = ConvergeCIWidth
+	}
+	if stat == "" {
+		stat = "avg"
+	}
+	threshold = mode.DefaultThreshold()
+	if e.ConvergenceThreshold != nil {
+		threshold = *e.ConvergenceThreshold
+	}
+	if minRuns == 0 {
+		minRuns = DefaultConvergenceMinRuns
+	}
+	return mode, stat, threshold, minRuns
 }
 
 // defaultExperiment returns AIPerf's defaults: one run, 95 % intervals.
@@ -148,6 +231,7 @@ func (c *Config) validateExperiment(p *problems) {
 	if e.ParameterSweepMode != "" && !contains(SweepModes(), e.ParameterSweepMode) {
 		p.add("--parameter-sweep-mode", "invalid choice %q (choose from %s)", e.ParameterSweepMode, joinChoices(SweepModes()))
 	}
+	c.validateConvergence(p)
 	if e.NumProfileRuns <= 1 {
 		for _, f := range []struct {
 			flag  string
@@ -186,4 +270,34 @@ type Variation struct {
 type Param struct {
 	Path  string
 	Value any // int, float64, string or bool as written
+}
+
+// validateConvergence checks the convergence options as AIPerf does: they
+// need repeated runs, distribution mode needs the per-request records.
+func (c *Config) validateConvergence(p *problems) {
+	e := &c.Experiment
+	if e.ConvergenceMode != "" && !contains(ConvergenceModes(), e.ConvergenceMode) {
+		p.add("--convergence-mode", "invalid choice %q (choose from %s)", e.ConvergenceMode, joinChoices(ConvergenceModes()))
+	}
+	if e.ConvergenceStat != "" && !contains(ConvergenceStats(), e.ConvergenceStat) {
+		p.add("--convergence-stat", "invalid choice %q (choose from %s)", e.ConvergenceStat, strings.Join(ConvergenceStats(), ", "))
+	}
+	if t := e.ConvergenceThreshold; t != nil && !(*t > 0 && *t < 1) {
+		p.add("--convergence-threshold", "must be between 0 and 1 (exclusive), got %v", *t)
+	}
+	if !c.Converges() {
+		return
+	}
+	if e.NumProfileRuns <= 1 {
+		p.add("--convergence-metric", "requires --num-profile-runs > 1 (it is the most runs per variation); set --num-profile-runs to at least 2")
+	}
+	if e.ConvergenceMinRuns != 0 && e.ConvergenceMinRuns < 2 {
+		p.add("multi_run.convergence.min_runs", "must be at least 2, got %d", e.ConvergenceMinRuns)
+	}
+	if _, _, _, minRuns := c.ResolvedConvergence(); e.NumProfileRuns > 1 && minRuns > e.NumProfileRuns {
+		p.add("multi_run.convergence.min_runs", "(%d) must be <= --num-profile-runs (%d): lower min_runs or raise num_runs", minRuns, e.NumProfileRuns)
+	}
+	if e.ConvergenceMode == ConvergeDistribution && c.Output.ExportLevel == ExportSummary {
+		p.add("--convergence-mode", "distribution needs the per-request records, which --export-level summary does not write; use --export-level records or raw")
+	}
 }

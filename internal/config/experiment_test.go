@@ -38,6 +38,33 @@ func TestValidateExperiment(t *testing.T) {
 			c.Experiment.DisableWarmupAfterFirst = ptr(false)
 			c.Experiment.ProfileRunCooldownSeconds = ptr(1.0)
 		}, nil, ""},
+		{"convergence", func(c *Config) {
+			c.Experiment.NumProfileRuns = 5
+			c.Experiment.ConvergenceMetric = "time_to_first_token"
+			c.Experiment.ConvergenceMode = ConvergeDistribution
+			c.Experiment.ConvergenceStat = "p99"
+			c.Experiment.ConvergenceThreshold = ptr(0.01)
+			c.Experiment.VarySeedPerTrial = true
+		}, nil, ""},
+		{"convergence with one run", func(c *Config) { c.Experiment.ConvergenceMetric = "time_to_first_token" }, []string{"--convergence-metric"}, "requires --num-profile-runs > 1"},
+		{"bad convergence choices", func(c *Config) {
+			c.Experiment.NumProfileRuns = 3
+			c.Experiment.ConvergenceMetric = "x"
+			c.Experiment.ConvergenceMode = "ks"
+			c.Experiment.ConvergenceStat = "p42"
+			c.Experiment.ConvergenceThreshold = ptr(1.0)
+		}, []string{"--convergence-mode", "--convergence-stat", "--convergence-threshold"}, "ci_width, cv, distribution"},
+		{"min runs above num runs", func(c *Config) {
+			c.Experiment.NumProfileRuns = 3
+			c.Experiment.ConvergenceMetric = "x"
+			c.Experiment.ConvergenceMinRuns = 4
+		}, []string{"multi_run.convergence.min_runs"}, "(4) must be <= --num-profile-runs (3)"},
+		{"distribution without records", func(c *Config) {
+			c.Experiment.NumProfileRuns = 3
+			c.Experiment.ConvergenceMetric = "x"
+			c.Experiment.ConvergenceMode = ConvergeDistribution
+			c.Output.ExportLevel = ExportSummary
+		}, []string{"--convergence-mode"}, "per-request records"},
 		{"negative run cooldown", func(c *Config) {
 			c.Experiment.NumProfileRuns = 2
 			c.Experiment.ProfileRunCooldownSeconds = ptr(math.Inf(1))

@@ -27,6 +27,9 @@ type runResult struct {
 	Variation int    // index of the variation
 	Trial     int    // 0-based
 	Dir       string // the run's artifact directory
+	// Records is the run's profile_export.jsonl; "" when its export
+	// level writes none.
+	Records string
 	// Err is why the run failed; nil for a run whose results count.
 	Err     error
 	Summary *results.Summary // nil when Err is set

@@ -10,6 +10,7 @@ import (
 	"math"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -75,6 +76,13 @@ type experiment struct {
 	table   *sweepTable
 	live    bool   // the table is re-printed to stderr after each variation
 	sweepID string // run_info.sweep_id, shared by every run of a sweep
+	// conv stops a variation's runs early (--convergence-metric); nil
+	// runs every trial. done marks the variations it stopped.
+	conv *convergence
+	done []bool
+	// baseSeed is the experiment's base seed, for --vary-seed-per-trial;
+	// nil without one.
+	baseSeed *int64
 
 	// run executes one benchmark (Run; replaced in tests).
 	runOne func(ctx context.Context, cfg *config.Config, rio benchmark.IO) error
@@ -103,6 +111,9 @@ func newExperiment(vars []config.Variation, rio benchmark.IO) *experiment {
 		sleep:   clock.Sleep,
 	}
 	x.seeds = variationSeeds(first, len(vars))
+	x.baseSeed = baseSeed(first)
+	x.conv = newConvergence(first)
+	x.done = make([]bool, len(vars))
 	x.dirs = make([]string, len(vars))
 	for i := range vars {
 		x.dirs[i] = variationDirName(&vars[i])
@@ -118,19 +129,25 @@ func newExperiment(vars []config.Variation, rio benchmark.IO) *experiment {
 	return x
 }
 
+// baseSeed is an explicit --random-seed, or DefaultConsistentSeed with
+// --set-consistent-seed (the default); nil when runs draw their own.
+func baseSeed(cfg *config.Config) *int64 {
+	switch {
+	case cfg.Input.RandomSeed != nil:
+		v := *cfg.Input.RandomSeed
+		return &v
+	case cfg.SetConsistentSeed():
+		v := int64(config.DefaultConsistentSeed)
+		return &v
+	}
+	return nil
+}
+
 // variationSeeds gives each variation its seed: nil without a base seed,
 // the base seed for every variation with --parameter-sweep-same-seed or a
 // single variation, else base + index.
 func variationSeeds(cfg *config.Config, n int) []*int64 {
-	var base *int64
-	switch {
-	case cfg.Input.RandomSeed != nil:
-		v := *cfg.Input.RandomSeed
-		base = &v
-	case cfg.SetConsistentSeed():
-		v := int64(config.DefaultConsistentSeed)
-		base = &v
-	}
+	base := baseSeed(cfg)
 	seeds := make([]*int64, n)
 	for i := range seeds {
 		if base == nil {
@@ -304,7 +321,7 @@ func (x *experiment) loop(ctx context.Context, total int) error {
 					return err
 				}
 			}
-			for t := range x.trials {
+			for t := 0; t < x.trials && !x.done[v]; t++ {
 				if t > 0 {
 					if err := pause(runCooldown); err != nil {
 						return err
@@ -317,18 +334,23 @@ func (x *experiment) loop(ctx context.Context, total int) error {
 		}
 		return nil
 	}
-	for t := range x.trials {
+	for t := 0; t < x.trials && slices.Contains(x.done, false); t++ {
 		if t > 0 {
 			if err := pause(runCooldown); err != nil {
 				return err
 			}
 		}
+		ran := false
 		for v := range x.vars {
-			if v > 0 {
+			if x.done[v] { // converged: its later trials are not run
+				continue
+			}
+			if ran {
 				if err := pause(varCooldown); err != nil {
 					return err
 				}
 			}
+			ran = true
 			if err := step(v, t); err != nil {
 				return err
 			}
@@ -369,6 +391,10 @@ func (x *experiment) runTrial(ctx context.Context, v, t, n, total int) error {
 		seed := *s
 		cfg.Input.RandomSeed = &seed
 	}
+	if cfg.Experiment.VarySeedPerTrial && x.baseSeed != nil {
+		seed := trialSeed(*x.baseSeed, variationLabel(&x.vars[v]), t)
+		cfg.Input.RandomSeed = &seed
+	}
 	if t > 0 && cfg.DisableWarmupAfterFirst() {
 		cfg.Warmup = config.Warmup{}
 		cfg.Conversation.NumWarmupSessions = nil
@@ -380,9 +406,12 @@ func (x *experiment) runTrial(ctx context.Context, v, t, n, total int) error {
 	}
 	err := x.runOne(ctx, &cfg, rio)
 	res := runResult{Label: runLabel(t), Variation: v, Trial: t, Dir: dir, Err: err}
+	paths := benchmark.ResultPaths(&cfg, dir)
+	if paths.WritesRecords() {
+		res.Records = paths.JSONL
+	}
 	if err == nil {
-		path := benchmark.SummaryPath(&cfg, dir)
-		if s, rerr := results.ReadSummary(path); rerr != nil {
+		if s, rerr := results.ReadSummary(paths.JSON); rerr != nil {
 			res.Err = fmt.Errorf("reading the run's results: %w", rerr)
 		} else {
 			res.Summary = s
@@ -394,7 +423,15 @@ func (x *experiment) runTrial(ctx context.Context, v, t, n, total int) error {
 		status = "failed: " + res.Err.Error()
 	}
 	fmt.Fprintf(x.rio.Stderr, "Experiment: run %d/%d (%s, %s) %s\n", n, total, variationLabel(&x.vars[v]), res.Label, status)
-	if x.table != nil && len(x.results[v]) == x.trials {
+	if x.conv != nil {
+		if ok, why := x.conv.check(x.results[v]); ok {
+			x.done[v] = true
+			fmt.Fprintf(x.rio.Stderr, "Experiment: %s converged after %d run(s): %s\n", variationLabel(&x.vars[v]), len(x.results[v]), why)
+		} else if len(x.results[v]) == x.trials {
+			fmt.Fprintf(x.rio.Stderr, "Experiment: %s did not converge in %d runs: %s\n", variationLabel(&x.vars[v]), x.trials, why)
+		}
+	}
+	if x.table != nil && (len(x.results[v]) == x.trials || x.done[v]) {
 		x.table.add(&x.vars[v], x.results[v])
 		if x.live {
 			x.table.render(x.rio.Stderr)
@@ -448,6 +485,11 @@ func (x *experiment) writeAggregates() error {
 		}
 		if err := writeConfidenceAggregate(x.variationAggregateDir(v), x.rio.Version, a, meta); err != nil {
 			errs = append(errs, err)
+		}
+		if x.conv != nil {
+			if err := writeCollated(x.variationAggregateDir(v), rs, x.rio.Version, meta.CooldownSeconds); err != nil {
+				errs = append(errs, err)
+			}
 		}
 		if !x.sweep {
 			printAggregateSummary(x.rio.Stdout, a, x.level)

@@ -25,6 +25,8 @@ type Record struct {
 	Phase   string // metadata.benchmark_phase: "profiling" or "warmup"
 	Failed  bool   // the line carries an error
 	Metrics map[string]Value
+	// Tags are the metrics' tags in the line's order.
+	Tags []string
 }
 
 // Scalar returns the number metric tag holds, if it holds one.
@@ -85,11 +87,13 @@ type recordLine struct {
 	Metadata struct {
 		Phase string `json:"benchmark_phase"`
 	} `json:"metadata"`
-	Metrics map[string]struct {
-		Value json.RawMessage `json:"value"`
-		Unit  string          `json:"unit"`
-	} `json:"metrics"`
-	Error json.RawMessage `json:"error"`
+	Metrics json.RawMessage `json:"metrics"`
+	Error   json.RawMessage `json:"error"`
+}
+
+type recordMetric struct {
+	Value json.RawMessage `json:"value"`
+	Unit  string          `json:"unit"`
 }
 
 func parseRecord(b []byte) (*Record, error) {
@@ -97,10 +101,15 @@ func parseRecord(b []byte) (*Record, error) {
 	if err := json.Unmarshal(b, &l); err != nil {
 		return nil, fmt.Errorf("not a record line: %w", err)
 	}
-	rec := &Record{Phase: l.Metadata.Phase, Metrics: make(map[string]Value, len(l.Metrics))}
+	tags, raws, err := orderedObject(l.Metrics)
+	if err != nil {
+		return nil, fmt.Errorf("metrics: %w", err)
+	}
+	rec := &Record{Phase: l.Metadata.Phase, Metrics: make(map[string]Value, len(tags))}
 	rec.Failed = len(l.Error) > 0 && string(l.Error) != "null"
-	for tag, m := range l.Metrics {
-		if len(m.Value) == 0 {
+	for i, tag := range tags {
+		var m recordMetric
+		if json.Unmarshal(raws[i], &m) != nil || len(m.Value) == 0 || string(m.Value) == "null" {
 			continue
 		}
 		v := Value{Unit: m.Unit}
@@ -111,6 +120,9 @@ func parseRecord(b []byte) (*Record, error) {
 			v.IsList = true
 		} else if err := json.Unmarshal(m.Value, &v.Scalar); err != nil {
 			continue // a non-numeric value (none are written today) is not a metric here
+		}
+		if _, dup := rec.Metrics[tag]; !dup {
+			rec.Tags = append(rec.Tags, tag)
 		}
 		rec.Metrics[tag] = v
 	}
