@@ -29,7 +29,7 @@ var leaves = []string{"internal/record", "internal/clock", "internal/tokenizer",
 // bug cannot hide on both sides of the wire).
 var allowed = map[string][]string{
 	"cmd/aiperf":               {"internal/cli"},
-	"internal/cli":             {"internal/configfile", "internal/config", "internal/benchmark", "internal/experiment", "internal/compare", "internal/metricview", "internal/llmd", "internal/results", "internal/builtin", "internal/plugin", "internal/mockserver", "internal/ui", "internal/chattemplate"},
+	"internal/cli":             {"internal/configfile", "internal/config", "internal/benchmark", "internal/experiment", "internal/compare", "internal/metricview", "internal/llmd", "internal/results", "internal/builtin", "internal/plugin", "internal/mockserver", "internal/ui", "internal/chattemplate", "internal/report"},
 	"internal/benchmark":       {"internal/config", "internal/builtin", "internal/plugin", "internal/dataset", "internal/dataset/public", "internal/timing", "internal/worker", "internal/endpoint", "internal/transport", "internal/metrics", "internal/metrics/stats", "internal/export", "internal/ui", "internal/chattemplate", "internal/verdict", "internal/metricview", "internal/llmd"},
 	"internal/builtin":         {"internal/plugin", "internal/endpoint", "internal/endpoint/openai", "internal/dataset", "internal/timing", "internal/export"},
 	"internal/worker":          {"internal/timing", "internal/dataset", "internal/endpoint", "internal/transport"},
@@ -62,6 +62,9 @@ var allowed = map[string][]string{
 	"internal/verdict": {},
 	// ui draws live snapshots (a leaf) and nothing else.
 	"internal/ui": {},
+	// report draws finished runs from their artifacts (read by results),
+	// naming and orienting metrics with the metric registry.
+	"internal/report": {"internal/results", "internal/metrics", "internal/metrics/stats"},
 	// metricview computes peer latency definitions from per-request records.
 	"internal/metricview": {"internal/results", "internal/metrics/stats"},
 	// llmd writes a run's summary as an llm-d benchmark report.

@@ -27,6 +27,18 @@ type Record struct {
 	Metrics map[string]Value
 	// Tags are the metrics' tags in the line's order.
 	Tags []string
+	Meta RecordMeta
+}
+
+// RecordMeta is the request's identity and timing from the line's
+// metadata: wall-clock Unix nanoseconds (0 when absent) and ids.
+type RecordMeta struct {
+	StartNs, AckNs, EndNs, CreditIssuedNs int64
+	SessionNum                            int
+	ConversationID, XRequestID, WorkerID  string
+	TurnIndex                             int
+	Cancelled                             bool
+	ErrorType                             string // error.type when Failed
 }
 
 // Scalar returns the number metric tag holds, if it holds one.
@@ -85,7 +97,17 @@ func ScanRecords(r io.Reader, name string, fn func(*Record) error) error {
 
 type recordLine struct {
 	Metadata struct {
-		Phase string `json:"benchmark_phase"`
+		Phase          string `json:"benchmark_phase"`
+		StartNs        int64  `json:"request_start_ns"`
+		AckNs          int64  `json:"request_ack_ns"`
+		EndNs          int64  `json:"request_end_ns"`
+		CreditIssuedNs int64  `json:"credit_issued_ns"`
+		SessionNum     int    `json:"session_num"`
+		ConversationID string `json:"conversation_id"`
+		XRequestID     string `json:"x_request_id"`
+		WorkerID       string `json:"worker_id"`
+		TurnIndex      int    `json:"turn_index"`
+		Cancelled      bool   `json:"was_cancelled"`
 	} `json:"metadata"`
 	Metrics json.RawMessage `json:"metrics"`
 	Error   json.RawMessage `json:"error"`
@@ -105,8 +127,21 @@ func parseRecord(b []byte) (*Record, error) {
 	if err != nil {
 		return nil, fmt.Errorf("metrics: %w", err)
 	}
-	rec := &Record{Phase: l.Metadata.Phase, Metrics: make(map[string]Value, len(tags))}
+	md := &l.Metadata
+	rec := &Record{Phase: md.Phase, Metrics: make(map[string]Value, len(tags)), Meta: RecordMeta{
+		StartNs: md.StartNs, AckNs: md.AckNs, EndNs: md.EndNs, CreditIssuedNs: md.CreditIssuedNs,
+		SessionNum: md.SessionNum, ConversationID: md.ConversationID, XRequestID: md.XRequestID,
+		WorkerID: md.WorkerID, TurnIndex: md.TurnIndex, Cancelled: md.Cancelled,
+	}}
 	rec.Failed = len(l.Error) > 0 && string(l.Error) != "null"
+	if rec.Failed {
+		var e struct {
+			Type string `json:"type"`
+		}
+		if json.Unmarshal(l.Error, &e) == nil {
+			rec.Meta.ErrorType = e.Type
+		}
+	}
 	for i, tag := range tags {
 		var m recordMetric
 		if json.Unmarshal(raws[i], &m) != nil || len(m.Value) == 0 || string(m.Value) == "null" {

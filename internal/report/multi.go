@@ -1,0 +1,202 @@
+package report
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// point is one run's position on a multi-run plot.
+type point struct {
+	run   *Run
+	x, y  float64
+	label string
+}
+
+// groupedPoints places every run that has both metrics, grouped by the
+// spec's groups column (one group when none; experiment_type when a
+// classification is configured, as AIPerf), groups in name order. Runs
+// lacking a metric are listed in the returned note.
+func groupedPoints(s Spec, runs []*Run, classified bool) (names []string, groups [][]point, notes []string) {
+	groupBy := ""
+	if len(s.Groups) > 0 {
+		groupBy = s.Groups[0]
+	}
+	if classified {
+		groupBy = "experiment_type"
+	}
+	byName := map[string][]point{}
+	var missing []string
+	for _, r := range runs {
+		x, okx := r.Value(s.X.Metric, s.X.Stat)
+		y, oky := r.Value(s.Y.Metric, s.Y.Stat)
+		if !okx || !oky || !finite(x) || !finite(y) {
+			missing = append(missing, r.Label)
+			continue
+		}
+		p := point{run: r, x: x, y: y, label: pointLabel(s, r)}
+		g := ""
+		if groupBy != "" {
+			g = r.Field(groupBy)
+		}
+		byName[g] = append(byName[g], p)
+	}
+	names = sortedKeys(byName)
+	for _, n := range names {
+		pts := byName[n]
+		slices.SortStableFunc(pts, func(a, b point) int { return cmp.Compare(a.x, b.x) })
+		groups = append(groups, pts)
+	}
+	if len(missing) > 0 {
+		notes = append(notes, fmt.Sprintf("%d run(s) lack %s or %s and are not drawn: %s",
+			len(missing), statName(s.X), statName(s.Y), strings.Join(missing, ", ")))
+	}
+	return names, groups, notes
+}
+
+func statName(a Axis) string { return a.Metric + " " + cmp.Or(a.Stat, "avg") }
+
+// pointLabel is the run's labels column ("c=8" style for concurrency), or
+// its label.
+func pointLabel(s Spec, r *Run) string {
+	if len(s.Labels) > 0 {
+		if v := r.Field(s.Labels[0]); v != "" {
+			if s.Labels[0] == "concurrency" {
+				return "c=" + v
+			}
+			return s.Labels[0] + "=" + v
+		}
+	}
+	return r.Label
+}
+
+// groupTitle names a group's series.
+func groupTitle(groupBy []string, name string, classified bool) string {
+	switch {
+	case name == "":
+		return "runs"
+	case classified:
+		return name
+	case len(groupBy) > 0:
+		return groupBy[0] + " = " + name
+	}
+	return name
+}
+
+// multiChart builds a multi-run preset over runs.
+func multiChart(name string, s Spec, runs []*Run, classified bool) (*Chart, error) {
+	c := &Chart{Name: name, Type: s.Type, Title: cmp.Or(s.Title, titleCase(name)), Description: s.Description}
+	c.XLabel = axisLabel(s.X.Metric, s.X.Stat, unitAcross(runs, s.X.Metric))
+	c.YLabel = axisLabel(s.Y.Metric, s.Y.Stat, unitAcross(runs, s.Y.Metric))
+	s = perGPUFallback(s, runs, c)
+	names, groups, notes := groupedPoints(s, runs, classified)
+	c.Notes = append(c.Notes, notes...)
+	if len(groups) == 0 {
+		return nil, fmt.Errorf("%w: no run has both %s and %s", ErrNoData, statName(s.X), statName(s.Y))
+	}
+	for gi, pts := range groups {
+		title := groupTitle(s.Groups, names[gi], classified)
+		xs, ys, labels := make([]float64, len(pts)), make([]float64, len(pts)), make([]string, len(pts))
+		for i, p := range pts {
+			xs[i], ys[i], labels[i] = p.x, p.y, p.label
+		}
+		switch s.Type {
+		case TypeScatterLine:
+			c.Series = append(c.Series, Series{Name: title, Kind: Line, X: xs, Y: ys, Labels: labels, Group: gi})
+		case TypePareto:
+			c.Series = append(c.Series, Series{Name: title, Kind: Markers, X: xs, Y: ys, Labels: labels, Group: gi})
+			front := paretoFront(xs, ys, largerIsBetter(s.X.Metric), largerIsBetter(s.Y.Metric))
+			fx, fy := make([]float64, len(front)), make([]float64, len(front))
+			for i, k := range front {
+				fx[i], fy[i] = xs[k], ys[k]
+			}
+			c.Series = append(c.Series, Series{Name: title + " Pareto front", Kind: Line, X: fx, Y: fy, Group: gi})
+		case TypeUncertainty:
+			uncertaintySeries(c, s, title, gi, pts)
+		default:
+			return nil, fmt.Errorf("plot type %s is not a multi-run plot", s.Type)
+		}
+	}
+	if s.XLabel != "" {
+		c.XLabel = s.XLabel
+	}
+	if s.YLabel != "" {
+		c.YLabel = s.YLabel
+	}
+	return c, nil
+}
+
+// uncertaintySeries draws each point's joint confidence region: an
+// ellipse whose semi-axes are the two confidence-interval half-widths,
+// rotated by the correlation of the two metrics across the point's runs
+// when they are known, with the mean as a marker. Points from fewer than
+// three runs are drawn faint, as AIPerf draws them dashed.
+func uncertaintySeries(c *Chart, s Spec, title string, gi int, pts []point) {
+	level := s.CILevel
+	if level == 0 {
+		level = 0.95
+	}
+	xs, ys, labels := make([]float64, len(pts)), make([]float64, len(pts)), make([]string, len(pts))
+	withCI := 0
+	for i, p := range pts {
+		xs[i], ys[i], labels[i] = p.x, p.y, p.label
+		xlo, xhi, nx, okx := p.run.Interval(s.X.Metric, cmp.Or(s.X.Stat, "avg"), level)
+		ylo, yhi, ny, oky := p.run.Interval(s.Y.Metric, cmp.Or(s.Y.Stat, "avg"), level)
+		if !okx || !oky || !finite(xlo+xhi+ylo+yhi) {
+			continue
+		}
+		withCI++
+		rho := correlation(p.run.trialValues(s.X.Metric, cmp.Or(s.X.Stat, "avg")), p.run.trialValues(s.Y.Metric, cmp.Or(s.Y.Stat, "avg")))
+		ex, ey := ellipse(p.x, p.y, (xhi-xlo)/2, (yhi-ylo)/2, rho, 64)
+		n := min(nx, ny)
+		c.Series = append(c.Series, Series{
+			Name: fmt.Sprintf("%s %s %.0f%% CI (n=%d)", title, p.label, level*100, n), Kind: Polygon,
+			X: ex, Y: ey, Group: gi, Faint: n < 3, NoLegend: true,
+		})
+	}
+	c.Series = append(c.Series, Series{Name: title, Kind: Markers, X: xs, Y: ys, Labels: labels, Group: gi})
+	if withCI < len(pts) {
+		c.Notes = append(c.Notes, fmt.Sprintf("%s: %d of %d point(s) have no confidence interval (one run each; use --num-profile-runs)", title, len(pts)-withCI, len(pts)))
+	}
+}
+
+// unitAcross is a metric's unit in the first run that knows it.
+func unitAcross(runs []*Run, metric string) string {
+	for _, r := range runs {
+		if u := r.Unit(metric); u != "" {
+			return u
+		}
+	}
+	return ""
+}
+
+// perGPUFallback replaces a *_per_gpu axis with its total when no run has
+// GPU telemetry (so no GPU count): AIPerf cannot draw those presets then;
+// this draws the total and says so.
+func perGPUFallback(s Spec, runs []*Run, c *Chart) Spec {
+	for _, ax := range []*Axis{&s.X, &s.Y} {
+		base, ok := strings.CutSuffix(ax.Metric, "_per_gpu")
+		if !ok {
+			continue
+		}
+		any := false
+		for _, r := range runs {
+			if _, has := r.Value(ax.Metric, ax.Stat); has {
+				any = true
+			}
+		}
+		if any {
+			continue
+		}
+		c.Notes = append(c.Notes, "no GPU telemetry, so no GPU count: "+ax.Metric+" is drawn as the total "+base)
+		label := axisLabel(base, ax.Stat, unitAcross(runs, base))
+		if ax == &s.X {
+			c.XLabel = label
+		} else {
+			c.YLabel = label
+		}
+		ax.Metric = base
+	}
+	return s
+}

@@ -1,0 +1,405 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"image/color"
+	"image/png"
+	"math"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/go-analyze/charts"
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+)
+
+// PNG size, AIPerf's plot size (1600 x 800).
+const (
+	PNGWidth  = 1600
+	PNGHeight = 800
+	pngDPI    = 96
+)
+
+// Theme is the colour scheme of the PNGs and the HTML report.
+type Theme struct {
+	Name       string // "light" or "dark"
+	Background color.Color
+	Foreground color.Color
+	Grid       color.Color
+	Series     []color.Color
+}
+
+// nvidiaPalette starts with NVIDIA green, as AIPerf's plots.
+var nvidiaPalette = []string{"#76B900", "#1F77B4", "#FF7F0E", "#9467BD", "#D62728", "#17BECF", "#8C564B", "#E377C2", "#7F7F7F", "#BCBD22"}
+
+// Themes by name.
+var (
+	LightTheme = Theme{Name: "light", Background: color.White, Foreground: color.Gray{Y: 0x20}, Grid: color.Gray{Y: 0xE0}, Series: hexColors(nvidiaPalette)}
+	DarkTheme  = Theme{Name: "dark", Background: color.RGBA{0x1A, 0x1A, 0x1A, 0xFF}, Foreground: color.Gray{Y: 0xE0}, Grid: color.Gray{Y: 0x40}, Series: hexColors(nvidiaPalette)}
+)
+
+// ThemeNamed returns the theme for --theme.
+func ThemeNamed(name string) (Theme, error) {
+	switch strings.ToLower(name) {
+	case "", "light":
+		return LightTheme, nil
+	case "dark":
+		return DarkTheme, nil
+	}
+	return Theme{}, fmt.Errorf("--theme %q: choose light or dark", name)
+}
+
+func hexColors(hex []string) []color.Color {
+	out := make([]color.Color, len(hex))
+	for i, h := range hex {
+		var r, g, b uint8
+		fmt.Sscanf(h, "#%02x%02x%02x", &r, &g, &b)
+		out[i] = color.RGBA{r, g, b, 0xFF}
+	}
+	return out
+}
+
+func (t Theme) color(group int) color.Color {
+	return t.Series[((group%len(t.Series))+len(t.Series))%len(t.Series)]
+}
+
+// withAlpha returns c at opacity a (0-255), premultiplied as image/color
+// expects.
+func withAlpha(c color.Color, a uint8) color.Color {
+	r, g, b, _ := c.RGBA()
+	f := float64(a) / 255
+	return color.RGBA64{uint16(float64(r) * f), uint16(float64(g) * f), uint16(float64(b) * f), uint16(a) * 0x101}
+}
+
+var fontOnce sync.Once
+
+// RenderPNG draws the chart as a PNGWidth x PNGHeight PNG: dual-axis
+// charts with go-analyze/charts (which has a second value axis), every
+// other type with gonum/plot (numeric axes, polygons, segments, bands).
+func RenderPNG(c *Chart, t Theme) ([]byte, error) {
+	if c.Type == TypeDualAxis {
+		return dualAxisPNG(c, t)
+	}
+	fontOnce.Do(func() { plot.DefaultFont.Variant, plotter.DefaultFont.Variant = "Sans", "Sans" })
+	p := plot.New()
+	p.BackgroundColor = t.Background
+	p.Title.Padding = vg.Points(10)
+	p.Title.Text = c.Title
+	p.Title.TextStyle.Color = t.Foreground
+	p.Title.TextStyle.Font.Size = vg.Points(16)
+	for _, ax := range []*plot.Axis{&p.X, &p.Y} {
+		ax.Color = t.Foreground
+		ax.Label.TextStyle.Color = t.Foreground
+		ax.Tick.Color = t.Foreground
+		ax.Tick.Label.Color = t.Foreground
+		ax.Label.TextStyle.Font.Size = vg.Points(12)
+		ax.Tick.Label.Font.Size = vg.Points(10)
+	}
+	p.X.Label.Text, p.Y.Label.Text = c.XLabel, c.YLabel
+	p.Legend.TextStyle.Color = t.Foreground
+	p.Legend.Top = true
+	grid := plotter.NewGrid()
+	grid.Vertical.Color, grid.Horizontal.Color = t.Grid, t.Grid
+	p.Add(grid)
+
+	nBars := 0
+	for _, s := range c.Series {
+		if s.Kind == Bars {
+			nBars++
+		}
+	}
+	bar := 0
+	legends := 0
+	for i := range c.Series {
+		s := &c.Series[i]
+		if !s.NoLegend && s.Name != "" {
+			legends++
+		}
+	}
+	for i := range c.Series {
+		s := &c.Series[i]
+		if legends < 2 {
+			s = &Series{}
+			*s = c.Series[i]
+			s.NoLegend = true // one series: the title says what it is
+		}
+		if err := addSeries(p, s, t, nBars, &bar); err != nil {
+			return nil, fmt.Errorf("%s: series %q: %w", c.Name, s.Name, err)
+		}
+	}
+	if nBars > 0 || c.Type == TypeArea {
+		// Bars and areas stand on zero, with headroom above the highest.
+		p.Y.Min = 0
+		p.Y.Max *= 1.08
+	}
+	if len(c.XCategories) > 0 {
+		p.NominalX(thinLabels(c.XCategories, 24)...)
+		p.X.Tick.Label.Rotation = math.Pi / 6
+		p.X.Tick.Label.XAlign, p.X.Tick.Label.YAlign = draw.XRight, draw.YCenter
+	}
+	if len(c.Notes) > 0 {
+		p.X.Label.Text += "\n" + strings.Join(c.Notes, "\n")
+	}
+	img := vgimg.NewWith(vgimg.UseWH(vg.Length(PNGWidth)*vg.Inch/pngDPI, vg.Length(PNGHeight)*vg.Inch/pngDPI), vgimg.UseDPI(pngDPI))
+	p.Draw(draw.New(img))
+	var buf bytes.Buffer
+	enc := png.Encoder{CompressionLevel: png.BestSpeed} // charts compress well anyway
+	if err := enc.Encode(&buf, img.Image()); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+func xys(x, y []float64) plotter.XYs {
+	out := make(plotter.XYs, 0, len(x))
+	for i := range x {
+		if finite(x[i]) && finite(y[i]) {
+			out = append(out, plotter.XY{X: x[i], Y: y[i]})
+		}
+	}
+	return out
+}
+
+func addSeries(p *plot.Plot, s *Series, t Theme, nBars int, bar *int) error {
+	col := t.color(s.Group)
+	legend := func(th plot.Thumbnailer) {
+		if !s.NoLegend && s.Name != "" {
+			p.Legend.Add(s.Name, th)
+		}
+	}
+	switch s.Kind {
+	case Markers:
+		pts := xys(s.X, s.Y)
+		if len(pts) == 0 {
+			return nil
+		}
+		sc, err := plotter.NewScatter(pts)
+		if err != nil {
+			return err
+		}
+		sc.GlyphStyle.Color, sc.GlyphStyle.Radius, sc.GlyphStyle.Shape = col, vg.Points(2.5), draw.CircleGlyph{}
+		if len(pts) <= 60 {
+			sc.GlyphStyle.Radius = vg.Points(5)
+		}
+		p.Add(sc)
+		legend(sc)
+		return addLabels(p, s, t)
+	case Line, Step, Area:
+		pts := xys(s.X, s.Y)
+		if len(pts) == 0 {
+			return nil
+		}
+		l, err := plotter.NewLine(pts)
+		if err != nil {
+			return err
+		}
+		l.Color, l.Width = col, vg.Points(2)
+		if s.Kind == Step {
+			l.StepStyle = plotter.PostStep
+		}
+		if s.Kind == Area {
+			l.StepStyle = plotter.PostStep
+			l.FillColor = withAlpha(col, 0x50)
+		}
+		p.Add(l)
+		legend(l)
+		return addLabels(p, s, t)
+	case Bars:
+		vals := make(plotter.Values, len(s.Y))
+		for i, v := range s.Y {
+			if finite(v) {
+				vals[i] = v
+			}
+		}
+		w := vg.Points(max(2, 900/float64(max(len(vals), 1)*max(nBars, 1))))
+		b, err := plotter.NewBarChart(vals, w)
+		if err != nil {
+			return err
+		}
+		b.Color, b.LineStyle.Color = col, col
+		if nBars > 1 {
+			b.Offset = w * vg.Length(*bar-nBars/2)
+		}
+		*bar++
+		p.Add(b)
+		legend(b)
+	case Polygon:
+		pts := xys(s.X, s.Y)
+		if len(pts) < 3 {
+			return nil
+		}
+		pg, err := plotter.NewPolygon(pts)
+		if err != nil {
+			return err
+		}
+		alpha := uint8(0x40)
+		pg.LineStyle.Color, pg.LineStyle.Width = col, vg.Points(1.5)
+		if s.Faint {
+			alpha = 0x18
+			pg.LineStyle.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
+		}
+		pg.Color = withAlpha(col, alpha)
+		p.Add(pg)
+		legend(pg)
+	case Segments:
+		first := true
+		for i := 0; i+1 < len(s.X); i += 2 {
+			l, err := plotter.NewLine(plotter.XYs{{X: s.X[i], Y: s.Y[i]}, {X: s.X[i+1], Y: s.Y[i+1]}})
+			if err != nil {
+				return err
+			}
+			l.Color, l.Width = col, vg.Points(2)
+			p.Add(l)
+			if first {
+				legend(l)
+				first = false
+			}
+		}
+	case Band:
+		var ring plotter.XYs
+		for i := range s.X {
+			if finite(s.Lo[i]) && finite(s.Hi[i]) {
+				ring = append(ring, plotter.XY{X: s.X[i], Y: s.Hi[i]})
+			}
+		}
+		for i := len(s.X) - 1; i >= 0; i-- {
+			if finite(s.Lo[i]) && finite(s.Hi[i]) {
+				ring = append(ring, plotter.XY{X: s.X[i], Y: s.Lo[i]})
+			}
+		}
+		if len(ring) < 3 {
+			return nil
+		}
+		pg, err := plotter.NewPolygon(ring)
+		if err != nil {
+			return err
+		}
+		alpha := uint8(0x60)
+		if s.Faint {
+			alpha = 0x30
+		}
+		pg.Color, pg.LineStyle.Width = withAlpha(col, alpha), 0
+		p.Add(pg)
+		legend(pg)
+	}
+	return nil
+}
+
+// addLabels writes each point's label beside it.
+func addLabels(p *plot.Plot, s *Series, t Theme) error {
+	if len(s.Labels) != len(s.X) {
+		return nil
+	}
+	var d plotter.XYLabels
+	for i := range s.X {
+		if finite(s.X[i]) && finite(s.Y[i]) && s.Labels[i] != "" {
+			d.XYs = append(d.XYs, plotter.XY{X: s.X[i], Y: s.Y[i]})
+			d.Labels = append(d.Labels, s.Labels[i])
+		}
+	}
+	if len(d.XYs) == 0 {
+		return nil
+	}
+	l, err := plotter.NewLabels(d)
+	if err != nil {
+		return err
+	}
+	for i := range l.TextStyle {
+		l.TextStyle[i].Color = t.Foreground
+		l.TextStyle[i].Font.Size = vg.Points(9)
+	}
+	l.Offset = vg.Point{X: vg.Points(6), Y: vg.Points(4)}
+	p.Add(l)
+	return nil
+}
+
+// thinLabels keeps at most n evenly spaced category labels readable,
+// blanking the rest.
+func thinLabels(labels []string, n int) []string {
+	if len(labels) <= n {
+		return labels
+	}
+	step := int(math.Ceil(float64(len(labels)) / float64(n)))
+	out := slices.Clone(labels)
+	for i := range out {
+		if i%step != 0 {
+			out[i] = ""
+		}
+	}
+	return out
+}
+
+// dualAxisPNG draws a two-axis time chart with go-analyze/charts. Both
+// series are sampled on one grid of 120 times (a step function holds its
+// value between samples), the charts library's category x axis.
+func dualAxisPNG(c *Chart, t Theme) ([]byte, error) {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, s := range c.Series {
+		for _, x := range s.X {
+			if finite(x) {
+				lo, hi = min(lo, x), max(hi, x)
+			}
+		}
+	}
+	if !(hi > lo) {
+		hi = lo + 1
+	}
+	const n = 120
+	grid := make([]float64, n)
+	labels := make([]string, n)
+	for i := range grid {
+		grid[i] = lo + (hi-lo)*float64(i)/float64(n-1)
+		labels[i] = fmt.Sprintf("%.3g", grid[i])
+	}
+	values := make([][]float64, len(c.Series))
+	names := make([]string, len(c.Series))
+	for k, s := range c.Series {
+		values[k] = sampleStep(s.X, s.Y, grid)
+		names[k] = s.Name
+	}
+	opt := charts.NewLineChartOptionWithData(values)
+	theme := charts.GetTheme(charts.ThemeLight)
+	if t.Name == "dark" {
+		theme = charts.GetTheme(charts.ThemeDark)
+	}
+	opt.Theme = theme
+	opt.Title.Text = c.Title
+	opt.XAxis = charts.XAxisOption{Labels: thinLabels(labels, 16), Title: c.XLabel}
+	opt.Legend = charts.LegendOption{SeriesNames: names}
+	opt.Symbol = charts.Symbol{Shape: charts.SymbolNone}
+	opt.YAxis = []charts.YAxisOption{{Title: c.YLabel}, {Title: c.Y2Label}}
+	for k, s := range c.Series {
+		if s.OnY2 {
+			opt.SeriesList[k].YAxisIndex = 1
+		}
+	}
+	opt.YAxis[0].Theme = theme.WithYAxisSeriesColor(0)
+	opt.YAxis[1].Theme = theme.WithYAxisSeriesColor(1)
+	p := charts.NewPainter(charts.PainterOptions{OutputFormat: charts.ChartOutputPNG, Width: PNGWidth, Height: PNGHeight})
+	if err := p.LineChart(opt); err != nil {
+		return nil, fmt.Errorf("%s: %w", c.Name, err)
+	}
+	return p.Bytes()
+}
+
+// sampleStep evaluates the step function (x, y) — each y holding until
+// the next x — at the sorted times grid; 0 before the first x.
+func sampleStep(x, y, grid []float64) []float64 {
+	out := make([]float64, len(grid))
+	j, cur := 0, 0.0
+	for i, g := range grid {
+		for j < len(x) && x[j] <= g {
+			if finite(y[j]) {
+				cur = y[j]
+			}
+			j++
+		}
+		out[i] = cur
+	}
+	return out
+}
