@@ -7,7 +7,6 @@ import (
 	"github.com/aiperf-go/aiperf/internal/config"
 	"github.com/aiperf-go/aiperf/internal/dataset"
 	"github.com/aiperf-go/aiperf/internal/dataset/public"
-	"github.com/aiperf-go/aiperf/internal/endpoint"
 )
 
 // loadFileDataset reads the --input-file or --public-dataset dataset into
@@ -60,24 +59,5 @@ func (p *Plan) loadFileDataset() error {
 	if d.SamplingStrategy != "" {
 		p.Sampling = string(d.SamplingStrategy)
 	}
-	ds := p.Dataset
-	p.Payloads = make([][][]byte, len(ds.Conversations))
-	for c := range ds.Conversations {
-		conv := &ds.Conversations[c]
-		p.Payloads[c] = make([][]byte, len(conv.Turns))
-		for t := range conv.Turns {
-			turn := &conv.Turns[t]
-			if turn.RawPayload != nil {
-				p.Payloads[c][t] = turn.RawPayload
-				continue
-			}
-			body, err := p.Endpoint.AppendPayload(nil, turn, endpoint.WithTurnExtra(&p.EOptions, turn))
-			if err != nil {
-				return usageError(fmt.Errorf("building the request body of %s turn %d: %w", conv.ID, t, err))
-			}
-			p.Payloads[c][t] = body
-		}
-	}
-	p.countTemplatedISL()
-	return nil
+	return p.formatPayloads()
 }

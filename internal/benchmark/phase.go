@@ -127,6 +127,7 @@ func (r *phaseRunner) run(stop context.Context, spec *PhaseSpec, seed uint64) (p
 	if r.plan.Sessions.MultiTurn {
 		wo.Endpoint, wo.EOptions = r.plan.Endpoint, &r.plan.EOptions
 	}
+	r.plan.workerRequestOptions(&wo)
 	if capNS, ok := r.plan.Config.InterTurnDelayCap(); ok {
 		wo.CapDelays, wo.DelayCap = true, time.Duration(capNS)
 	}

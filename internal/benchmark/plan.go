@@ -118,12 +118,14 @@ func NewPlan(cfg *config.Config, reg *builtin.Registries) (*Plan, error) {
 	p := &Plan{Config: cfg, Models: cfg.Endpoint.ModelNames, Sampling: dataset.SamplingSequential}
 	var problems []error
 
-	factory, err := reg.Endpoints.Lookup(string(cfg.Endpoint.Type))
+	plugin, err := reg.Endpoints.Lookup(string(cfg.Endpoint.Type))
 	if err != nil {
 		problems = append(problems, fmt.Errorf("--endpoint-type: %w", err))
 	} else {
-		p.Endpoint = factory()
-		p.Meta = p.Endpoint.Metadata()
+		p.Meta = plugin.Meta
+		if p.Endpoint, err = buildEndpoint(cfg, plugin); err != nil {
+			problems = append(problems, err)
+		}
 	}
 
 	tok, err := tokenizer.Open(cfg.Tokenizer.Name, firstModel(cfg), tokenizer.Options{
@@ -137,13 +139,15 @@ func NewPlan(cfg *config.Config, reg *builtin.Registries) (*Plan, error) {
 	}
 
 	p.Registry = metrics.Builtin()
-	if p.Endpoint != nil {
+	if p.Meta.Type != "" {
 		p.Metrics = p.Registry.Select(metrics.Selection{
 			Streaming:           cfg.Endpoint.Streaming && p.Meta.SupportsStreaming,
 			ProducesTokens:      p.Meta.ProducesTokens,
 			TokenizesInput:      p.Meta.TokenizesInput,
 			SupportsImages:      p.Meta.SupportsImages,
 			SupportsAudio:       p.Meta.SupportsAudio,
+			SupportsVideos:      p.Meta.SupportsVideos,
+			ProducesVideos:      p.Meta.ProducesVideos,
 			UseServerTokenCount: cfg.Endpoint.UseServerTokenCount,
 			Goodput:             len(cfg.Input.Goodput) > 0,
 		})
@@ -159,21 +163,15 @@ func NewPlan(cfg *config.Config, reg *builtin.Registries) (*Plan, error) {
 	}
 
 	p.EOptions = endpoint.Options{
-		Model:              firstModel(cfg),
-		Streaming:          cfg.Endpoint.Streaming && p.Meta.SupportsStreaming,
-		UseLegacyMaxTokens: cfg.Endpoint.UseLegacyMaxTokens,
+		Model:               firstModel(cfg),
+		Streaming:           cfg.Endpoint.Streaming && p.Meta.SupportsStreaming,
+		UseLegacyMaxTokens:  cfg.Endpoint.UseLegacyMaxTokens,
+		PerChunkUsage:       cfg.Endpoint.PerChunkUsage,
+		UseServerTokenCount: cfg.Endpoint.UseServerTokenCount,
+		Extra:               extraInputs(cfg),
 	}
-	for _, e := range cfg.Input.Extra {
-		p.EOptions.Extra = append(p.EOptions.Extra, endpoint.ExtraInput{Key: e.Key, Value: e.Value})
-	}
-	path := p.Meta.Path
-	if cfg.Endpoint.CustomEndpoint != "" {
-		path = cfg.Endpoint.CustomEndpoint
-	}
-	for _, u := range cfg.Endpoint.URLs {
-		p.URLs = append(p.URLs, config.NormalizeURL(u)+path)
-	}
-	p.Header = requestHeader(cfg)
+	p.URLs = endpointURLs(cfg, p.Meta, p.EOptions.Streaming)
+	p.Header = requestHeader(cfg, p.Endpoint, p.EOptions.Streaming)
 
 	if cfg.Input.RandomSeed != nil {
 		p.Seed, p.SeedSet = uint64(*cfg.Input.RandomSeed), true
@@ -201,6 +199,9 @@ func (p *Plan) BuildDataset() error {
 		p.setUpChatTemplate()
 		return p.loadFileDataset()
 	}
+	if p.Config.Endpoint.Type.IsRankings() {
+		return p.buildRankingsDataset()
+	}
 	in := p.Config.Input
 	o := dataset.SyntheticOptions{
 		ISLMean:   in.InputTokens.Mean,
@@ -224,17 +225,8 @@ func (p *Plan) BuildDataset() error {
 		return err
 	}
 	p.Dataset = ds
-	p.Payloads = make([][][]byte, len(ds.Conversations))
-	for c := range ds.Conversations {
-		conv := &ds.Conversations[c]
-		p.Payloads[c] = make([][]byte, len(conv.Turns))
-		for t := range conv.Turns {
-			body, err := p.Endpoint.AppendPayload(nil, &conv.Turns[t], &p.EOptions)
-			if err != nil {
-				return usageError(fmt.Errorf("building the request body of %s turn %d: %w", conv.ID, t, err))
-			}
-			p.Payloads[c][t] = body
-		}
+	if err := p.formatPayloads(); err != nil {
+		return err
 	}
 	p.countTemplatedISL()
 	return nil
@@ -281,22 +273,6 @@ func profilingSpec(cfg *config.Config) PhaseSpec {
 	return s
 }
 
-// requestHeader builds the headers every request carries: JSON content
-// type, a User-Agent, the bearer token for --api-key, then each -H header
-// in order (a later one replaces an earlier one of the same name).
-func requestHeader(cfg *config.Config) http.Header {
-	h := http.Header{}
-	h.Set("Content-Type", "application/json")
-	h.Set("User-Agent", "aiperf-go")
-	if cfg.Endpoint.APIKey != "" {
-		h.Set("Authorization", "Bearer "+string(cfg.Endpoint.APIKey))
-	}
-	for _, x := range cfg.Input.Headers {
-		h.Set(x.Name, x.Value)
-	}
-	return h
-}
-
 // artifactDir is --output-artifact-dir, plus AIPerf's per-run sub-directory
 // (model-service-endpoint-stimulus) when the directory was not given.
 func artifactDir(cfg *config.Config, meta endpoint.Metadata) string {
@@ -321,7 +297,7 @@ func artifactDir(cfg *config.Config, meta endpoint.Metadata) string {
 // artifacts there and puts the runs below it.
 func ArtifactDir(cfg *config.Config) string {
 	if f, err := builtin.New().Endpoints.Lookup(string(cfg.Endpoint.Type)); err == nil {
-		return artifactDir(cfg, f().Metadata())
+		return artifactDir(cfg, f.Meta)
 	}
 	return cfg.Output.ArtifactDir
 }

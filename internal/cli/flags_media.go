@@ -32,8 +32,8 @@ func (b *flagBuilder) addMediaFlags(cfg *config.Config) {
 	})
 	b.add(&choiceValue[config.AudioFormat]{recorder: b.rec("audio-format"), p: &m.AudioFormat, normalize: normalizeChoice[config.AudioFormat]}, spec{
 		name: "audio-format", meta: "<format>", def: string(config.DefaultAudioFormat),
-		choices: []string{string(config.AudioWAV)},
-		usage:   "Container of the synthetic clips: wav is uncompressed PCM. AIPerf's mp3 is recognised but not supported yet.",
+		choices: strs(config.AudioFormats()),
+		usage:   "Container of the synthetic clips: wav is uncompressed PCM; mp3 is encoded by ffmpeg (which must be on PATH) at 8, 11.025, 12, 16, 22.05, 24, 32, 44.1 or 48 kHz.",
 	})
 	b.add(intList(b.rec("audio-depths"), &m.AudioDepths), spec{
 		name: "audio-depths", meta: "<bits>", def: "[16]",
@@ -74,11 +74,28 @@ func (b *flagBuilder) addMediaFlags(cfg *config.Config) {
 		choices: strs(config.ImageFormats()),
 		usage:   "Encoding of the synthetic images: png (lossless, larger), jpeg (lossy, smaller) or random (png or jpeg per image).",
 	})
-	b.add(&choiceValue[config.ImageSource]{recorder: b.rec("image-source"), p: &m.ImageSource, normalize: normalizeChoice[config.ImageSource]}, spec{
+	b.add(&choiceValue[config.ImageSource]{recorder: b.rec("image-source"), p: &m.ImageSource, normalize: normalizeImageSource}, spec{
 		name: "image-source", meta: "<source>", def: string(config.ImageNoise),
-		choices: []string{string(config.ImageNoise)},
-		usage:   "Where image pixels come from: noise = random pixels generated at the drawn size (servers cannot deduplicate them). AIPerf's assets and directory sources are not supported yet.",
+		choices: []string{string(config.ImageNoise), string(config.ImageAssets), "<directory>"},
+		usage:   "Where image pixels come from: noise = random pixels generated at the drawn size (incompressible; servers cannot deduplicate them); assets = four built-in source pictures, resized; a directory = its PNG, JPEG and GIF files, resized.",
 	})
+	b.add(&choiceValue[config.ImageSourceSampling]{recorder: b.rec("image-source-sampling"), p: &m.ImageSourceSampling, normalize: func(s string) config.ImageSourceSampling {
+		return config.ImageSourceSampling(strings.ReplaceAll(strings.ToLower(strings.TrimSpace(s)), "_", "-"))
+	}}, spec{
+		name: "image-source-sampling", meta: "<strategy>", def: string(config.SampleRandomWithReplacement),
+		choices: strs(config.ImageSourceSamplings()),
+		usage:   "How images are picked from assets or a directory: random-with-replacement = independently each time; shuffle-cycle = each once per shuffled round; sequential-cycle = in file-name order, wrapping. Noise allows only the first.",
+	})
+}
+
+// normalizeImageSource canonicalises noise and assets in any case; any
+// other value is a directory path, kept as given.
+func normalizeImageSource(s string) config.ImageSource {
+	switch c := config.ImageSource(config.NormalizeChoice(s)); c {
+	case config.ImageNoise, config.ImageAssets:
+		return c
+	}
+	return config.ImageSource(s)
 }
 
 // numListValue sets a list of numbers, comma-separated or by repeating the

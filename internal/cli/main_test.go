@@ -409,7 +409,7 @@ func TestUsageErrorsAllListedExit2(t *testing.T) {
 	t.Parallel()
 	r := runMain(t, context.Background(), nil, "profile",
 		"--concurrency", "8,x", "--bogus-flag", "3", "--isl", "x", "--request_count", "0",
-		"--arrival-pattern", "gamma", "--benchmark-grace-period", "4", "--endpoint-type", "embeddings",
+		"--arrival-pattern", "gamma", "--benchmark-grace-period", "4", "--endpoint-type", "bogus",
 		"--streaming=maybe", "stray", "-Z", "--arrival-smoothness", "2", "--random-seed", "-1",
 		"--goodput", "ttft", "--extra-inputs", "novalue", "-H", "nocolon", "--export-level", "all",
 		"--requst-count", "5", "--osl")
@@ -433,7 +433,7 @@ func TestUsageErrorsAllListedExit2(t *testing.T) {
 		`  --extra-inputs: "novalue" is not key:value or a JSON object`,
 		`  -H (--header): "nocolon" is not Name:Value or a JSON object`,
 		"  --model-names: at least one model name is required (-m NAME)",
-		`  --endpoint-type: "embeddings" is not supported yet (supported: chat, completions)`,
+		`  --endpoint-type: invalid choice "bogus" (choose from audio_transcription, chat, cohere_rankings, completions, responses, messages, chat_embeddings, embeddings, hf_tei_rankings, huggingface_generate, image_generation, image_edit, video_generation, image_retrieval, nim_embeddings, nim_rankings, solido_rag, raw, template)`,
 		"  --random-seed: must be >= 0, got -1",
 		"  --request_count (--request-count): must be >= 1, got 0",
 		"  --benchmark-grace-period: requires --benchmark-duration: the grace period only follows a duration-bounded run",

@@ -33,7 +33,7 @@ const (
 // profileGroups lists the help groups in print order.
 func profileGroups() []string {
 	return []string{
-		groupEndpoint, groupInput, groupConv, groupTok, groupISL, groupOSL, groupPrompt, groupPrefix, groupAudio, groupImage,
+		groupEndpoint, groupInput, groupConv, groupTok, groupISL, groupOSL, groupPrompt, groupPrefix, groupRankings, groupAudio, groupImage, groupVideo,
 		groupLoad, groupFixed, groupWarmup, groupUserCentric, groupGoodput, groupOutput, groupUI, groupService, groupMultiRun, groupAnalysis,
 	}
 }
@@ -141,12 +141,12 @@ func registerProfileFlags(fs *pflag.FlagSet, cfg *config.Config, probs *problemL
 	})
 	b.add(&stringValue{recorder: b.rec("custom-endpoint"), p: &e.CustomEndpoint}, spec{
 		name: "custom-endpoint", aliases: []string{"endpoint"}, meta: "<path>",
-		usage: "Request path to use instead of the endpoint type's standard one (/v1/chat/completions for chat, /v1/completions for completions), for servers that mount the API elsewhere.",
+		usage: "Request path to use instead of the endpoint type's standard one (/v1/chat/completions for chat, /v1/embeddings for embeddings, ...), for servers that mount the API elsewhere.",
 	})
 	b.add(&choiceValue[config.EndpointType]{recorder: b.rec("endpoint-type"), p: &e.Type, normalize: normalizeChoice[config.EndpointType]}, spec{
 		name: "endpoint-type", meta: "<type>", def: string(config.DefaultEndpointType),
 		choices: strs(config.SupportedEndpointTypes()),
-		usage:   "API to benchmark; it decides the request and response format. AIPerf's other endpoint types are recognised but not supported yet.",
+		usage:   "API to benchmark; it decides the request and response format, the URL path and which metrics apply (aiperf plugins endpoint lists them).",
 	})
 	b.add(&boolValue{recorder: b.rec("streaming"), p: &e.Streaming}, spec{
 		name:  "streaming",
@@ -180,7 +180,7 @@ func registerProfileFlags(fs *pflag.FlagSet, cfg *config.Config, probs *problemL
 	})
 	b.add(&secretValue{recorder: b.rec("api-key"), p: &e.APIKey}, spec{
 		name: "api-key", meta: "<key>",
-		usage: "API key, sent as \"Authorization: Bearer <key>\". Redacted from every artifact.",
+		usage: "API key, sent as \"Authorization: Bearer <key>\" (as x-api-key for --endpoint-type messages). Redacted from every artifact.",
 	})
 	b.add(&boolValue{recorder: b.rec("use-legacy-max-tokens"), p: &e.UseLegacyMaxTokens}, spec{
 		name:  "use-legacy-max-tokens",
@@ -259,6 +259,7 @@ func registerProfileFlags(fs *pflag.FlagSet, cfg *config.Config, probs *problemL
 	})
 
 	b.addMediaFlags(cfg)
+	b.addEndpointFlags(cfg) // issue 13: rest of Endpoint, Rankings, Video Input
 
 	b.group = groupLoad
 	b.add(&floatPtrValue{recorder: b.rec("benchmark-duration"), p: &l.BenchmarkDuration, magic: true}, spec{

@@ -6,9 +6,7 @@ import "strings"
 // are AIPerf's snake_case enum values.
 type EndpointType string
 
-// Endpoint types. Only Chat and Completions are implemented; the others are
-// AIPerf's remaining choices, accepted by the parser so that Validate can say
-// "not supported yet" instead of "invalid choice".
+// Endpoint types: every one AIPerf 0.13 accepts.
 const (
 	EndpointChat               EndpointType = "chat"
 	EndpointCompletions        EndpointType = "completions"
@@ -32,13 +30,11 @@ const (
 )
 
 // SupportedEndpointTypes lists the endpoint types this implementation can
-// benchmark, in help order.
-func SupportedEndpointTypes() []EndpointType {
-	return []EndpointType{EndpointChat, EndpointCompletions}
-}
+// benchmark, in help order: all of AIPerfEndpointTypes.
+func SupportedEndpointTypes() []EndpointType { return AIPerfEndpointTypes() }
 
 // AIPerfEndpointTypes lists every endpoint type AIPerf 0.13 accepts, in
-// AIPerf's help order. It is a superset of SupportedEndpointTypes.
+// AIPerf's help order.
 func AIPerfEndpointTypes() []EndpointType {
 	return []EndpointType{
 		EndpointAudioTranscription, EndpointChat, EndpointCohereRankings,

@@ -56,6 +56,8 @@ type Config struct {
 	Conversation Conversation `json:"conversation,omitzero"`
 	Prompt       Prompt       `json:"prompt,omitzero"`
 	Media        Media        `json:"media,omitzero"`
+	Rankings     Rankings     `json:"rankings,omitzero"` // issue 13
+	Video        Video        `json:"video,omitzero"`    // issue 13
 	Experiment   Experiment   `json:"experiment,omitzero"`
 	Analysis     Analysis     `json:"analysis,omitzero"`
 	Visuals      Visuals      `json:"visuals,omitzero"` // issue 17: timeslices, auto-plot
@@ -105,7 +107,8 @@ type Endpoint struct {
 	ConnectionReuse ConnectionReuse `json:"connection_reuse_strategy,omitempty"`
 	// MockServer starts the embedded mock server on a free loopback port and
 	// benchmarks it instead of URLs (not an AIPerf option).
-	MockServer bool `json:"mock_server,omitempty"`
+	MockServer      bool `json:"mock_server,omitempty"`
+	EndpointOptions      // issue 13: model selection, transport, content type, ... (endpoint_options.go)
 }
 
 // Input is what goes into each request besides the prompt, and how the

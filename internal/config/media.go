@@ -19,8 +19,7 @@ func ImageFormats() []ImageFormat { return []ImageFormat{ImagePNG, ImageJPEG, Im
 // AudioFormat is the container of synthetic audio (--audio-format).
 type AudioFormat string
 
-// Audio formats, AIPerf's AudioFormat values. Only WAV is implemented; MP3
-// is accepted by the parser so that Validate can say "not supported yet".
+// Audio formats, AIPerf's AudioFormat values. MP3 is encoded with ffmpeg.
 const (
 	AudioWAV AudioFormat = "wav"
 	AudioMP3 AudioFormat = "mp3"
@@ -29,12 +28,37 @@ const (
 // AudioFormats lists AIPerf's --audio-format values in help order.
 func AudioFormats() []AudioFormat { return []AudioFormat{AudioWAV, AudioMP3} }
 
-// ImageSource is where synthetic images come from (--image-source).
+// ImageSource is where synthetic images come from (--image-source): one
+// of the constants, or a directory of source images.
 type ImageSource string
 
-// ImageNoise, AIPerf's default source, generates random-noise pixels. Its
-// other sources (bundled assets, a directory) are not implemented.
-const ImageNoise ImageSource = "noise"
+// Image sources. Noise, AIPerf's default, generates random pixels at the
+// drawn size (incompressible, and never the same twice); Assets resizes
+// built-in source pictures; any other value is a directory whose images
+// are resized.
+const (
+	ImageNoise  ImageSource = "noise"
+	ImageAssets ImageSource = "assets"
+)
+
+// IsDirectory reports whether the source names a directory.
+func (s ImageSource) IsDirectory() bool { return s != "" && s != ImageNoise && s != ImageAssets }
+
+// ImageSourceSampling is how images are picked from a finite source
+// (--image-source-sampling).
+type ImageSourceSampling string
+
+// Image source sampling strategies, AIPerf's values.
+const (
+	SampleRandomWithReplacement ImageSourceSampling = "random-with-replacement"
+	SampleShuffleCycle          ImageSourceSampling = "shuffle-cycle"
+	SampleSequentialCycle       ImageSourceSampling = "sequential-cycle"
+)
+
+// ImageSourceSamplings lists the valid values in help order.
+func ImageSourceSamplings() []ImageSourceSampling {
+	return []ImageSourceSampling{SampleRandomWithReplacement, SampleShuffleCycle, SampleSequentialCycle}
+}
 
 // Effective defaults of a modality that is switched on. AIPerf 0.13 turns
 // its --image-*/--audio-* flags into a dataset section in which only the
@@ -53,6 +77,12 @@ const (
 	maxAudioSampleRateKHz = 96.0
 )
 
+// MP3SampleRatesHz lists the sample rates MP3 can hold (MPEG-1, 2 and 2.5
+// layer III), which AIPerf enforces for --audio-format mp3.
+func MP3SampleRatesHz() []int {
+	return []int{8000, 11025, 12000, 16000, 22050, 24000, 32000, 44100, 48000}
+}
+
 // AudioDepths lists the bit depths synthetic WAV audio supports.
 func AudioDepths() []int { return []int{8, 16, 24, 32} }
 
@@ -70,6 +100,9 @@ type Media struct {
 	ImageBatchSize    *int        `json:"image_batch_size,omitempty"`
 	ImageFormat       ImageFormat `json:"image_format,omitempty"` // "" = not given
 	ImageSource       ImageSource `json:"image_source,omitempty"` // "" = not given (noise)
+	// ImageSourceSampling picks images from a finite source; "" = not given
+	// (random-with-replacement).
+	ImageSourceSampling ImageSourceSampling `json:"image_source_sampling,omitempty"`
 
 	AudioLengthMean   *float64    `json:"audio_length_mean,omitempty"`
 	AudioLengthStddev *float64    `json:"audio_length_stddev,omitempty"`
@@ -216,17 +249,24 @@ func (c *Config) validateMedia(p *problems) {
 	if m.ImageFormat != "" && !contains(ImageFormats(), m.ImageFormat) {
 		p.add("--image-format", "invalid choice %q (choose from %s)", m.ImageFormat, joinChoices(ImageFormats()))
 	}
-	switch m.ImageSource {
-	case "", ImageNoise:
-	case "assets":
-		p.add("--image-source", "%q is not supported yet (supported: %s)", m.ImageSource, ImageNoise)
-	default:
-		p.add("--image-source", "%q is not supported yet: only %s images are generated (a directory of source images is not read)", m.ImageSource, ImageNoise)
+	if m.ImageSourceSampling != "" {
+		if !contains(ImageSourceSamplings(), m.ImageSourceSampling) {
+			p.add("--image-source-sampling", "invalid choice %q (choose from %s)", m.ImageSourceSampling, joinChoices(ImageSourceSamplings()))
+		} else if m.ImageSourceSampling != SampleRandomWithReplacement && (m.ImageSource == "" || m.ImageSource == ImageNoise) {
+			p.add("--image-source-sampling", "%s needs a finite image source (--image-source assets or a directory); noise images are all different", m.ImageSourceSampling)
+		}
 	}
-	switch {
-	case m.AudioFormat == "" || m.AudioFormat == AudioWAV:
-	case m.AudioFormat == AudioMP3:
-		p.add("--audio-format", "%q is not supported yet (supported: %s)", m.AudioFormat, AudioWAV)
+	switch m.AudioFormat {
+	case "", AudioWAV:
+	case AudioMP3:
+		if s, on := m.Audio(); on {
+			for _, r := range s.SampleRatesKHz {
+				if !contains(MP3SampleRatesHz(), int(r*1000+0.5)) || math.Abs(r*1000-math.Round(r*1000)) > 1e-6 {
+					p.add("--audio-sample-rates", "mp3 supports only these sample rates (Hz): %v; got %v kHz", MP3SampleRatesHz(), r)
+					break
+				}
+			}
+		}
 	default:
 		p.add("--audio-format", "invalid choice %q (choose from %s)", m.AudioFormat, joinChoices(AudioFormats()))
 	}

@@ -61,6 +61,9 @@ func (c *Config) Validate() error {
 	c.validateReliability(&p)
 	c.validateCompat(&p)
 	c.validateArtifacts(&p)
+	c.validateEndpointOptions(&p) // issue 13
+	c.validateRankings(&p)
+	c.validateVideo(&p)
 	return errors.Join(p...)
 }
 
@@ -89,13 +92,8 @@ func (c *Config) validateEndpoint(p *problems) {
 			}
 		}
 	}
-	switch {
-	case e.Type.Supported():
-	case e.Type.Known():
-		p.add("--endpoint-type", "%q is not supported yet (supported: %s)",
-			e.Type, joinChoices(SupportedEndpointTypes()))
-	default:
-		p.add("--endpoint-type", "invalid choice %q (supported: %s)",
+	if !e.Type.Supported() {
+		p.add("--endpoint-type", "invalid choice %q (choose from %s)",
 			e.Type, joinChoices(SupportedEndpointTypes()))
 	}
 	if strings.ContainsAny(e.CustomEndpoint, " \t\r\n") {

@@ -69,7 +69,7 @@ func TestValidateRules(t *testing.T) {
 			c.Endpoint.URLs = []string{"http://h:1"}
 		}, "--mock-server", "cannot be combined with --url"},
 		{"completions", func(c *Config) { c.Endpoint.Type = EndpointCompletions }, "", ""},
-		{"embeddings not yet", func(c *Config) { c.Endpoint.Type = EndpointEmbeddings }, "--endpoint-type", "not supported yet"},
+		{"embeddings", func(c *Config) { c.Endpoint.Type = EndpointEmbeddings }, "", ""},
 		{"unknown endpoint", func(c *Config) { c.Endpoint.Type = "bogus" }, "--endpoint-type", "invalid choice"},
 		{"custom endpoint space", func(c *Config) { c.Endpoint.CustomEndpoint = "/a b" }, "--custom-endpoint", "whitespace"},
 		{"timeout zero", func(c *Config) { c.Endpoint.TimeoutSeconds = 0 }, "--request-timeout-seconds", "> 0"},

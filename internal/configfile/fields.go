@@ -48,7 +48,7 @@ func fields() []field {
 
 		// Models and endpoint.
 		{path: "benchmark.models", flag: "model-names", bind: func(t target) any { return &t.cfg.Endpoint.ModelNames }, conv: &modelsConv,
-			doc: "Model(s) to benchmark: a name, a list of names, or {items: [{name: ...}]}."},
+			doc: "Model(s) to benchmark: a name, a list of names, or {strategy: round_robin|random, items: [{name: ...}]}."},
 		{path: "benchmark.endpoint.urls", flag: "url", bind: func(t target) any { return &t.cfg.Endpoint.URLs }, conv: &urlsConv,
 			doc: "Base URL(s) of the server; requests are spread over them round-robin."},
 		{path: "benchmark.endpoint.type", flag: "endpoint-type", bind: func(t target) any { return &t.cfg.Endpoint.Type }, conv: &choiceConv,
@@ -72,9 +72,23 @@ func fields() []field {
 		{path: "benchmark.endpoint.session_header", flag: "session-header", bind: func(t target) any { return &t.cfg.Conversation.SessionHeader }},
 		{path: "benchmark.endpoint.connection_reuse", flag: "connection-reuse-strategy", bind: func(t target) any { return &t.cfg.Endpoint.ConnectionReuse },
 			doc: "pooled (one shared keep-alive pool), never (a connection per request) or sticky-user-sessions (a connection per conversation)."},
-		{path: "benchmark.endpoint.url_strategy", unsupported: true},
-		{path: "benchmark.endpoint.transport", unsupported: true},
-		{path: "benchmark.endpoint.template", unsupported: true},
+		// Issue 13: the rest of the endpoint section. models.strategy is
+		// moved here by normalizeBody.
+		{path: "benchmark.endpoint.model_selection_strategy", flag: "model-selection-strategy", bind: func(t target) any { return &t.cfg.Endpoint.ModelSelection }, conv: &choiceConv,
+			doc: "How requests are assigned to several models: round_robin or random (AIPerf's models.strategy)."},
+		{path: "benchmark.endpoint.url_strategy", flag: "url-strategy", bind: func(t target) any { return &t.cfg.Endpoint.URLStrategy }, conv: &choiceConv,
+			doc: "How requests are spread over the URLs: round_robin."},
+		{path: "benchmark.endpoint.transport", flag: "transport", bind: func(t target) any { return &t.cfg.Endpoint.Transport }, conv: &choiceConv,
+			doc: "Transport plugin: http (chosen by the URL scheme when absent)."},
+		{path: "benchmark.endpoint.per_chunk_usage", flag: "per-chunk-usage", bind: func(t target) any { return &t.cfg.Endpoint.PerChunkUsage }},
+		{path: "benchmark.endpoint.download_video_content", flag: "download-video-content", bind: func(t target) any { return &t.cfg.Endpoint.DownloadVideoContent }},
+		{path: "benchmark.endpoint.request_content_type", flag: "request-content-type", bind: func(t target) any { return &t.cfg.Endpoint.RequestContentType },
+			doc: "application/json or multipart/form-data (the default of the endpoints that upload files)."},
+		{path: "benchmark.endpoint.uuid_and_strip", flag: "uuid-and-strip", bind: func(t target) any { return &t.cfg.Endpoint.UUIDAndStrip }},
+		{path: "benchmark.endpoint.template.body", bind: func(t target) any { return &templateOf(t).Body },
+			doc: "Template endpoint: a named template (nv-embedqa), a template file, or the Jinja template itself; sets type template when the type is not given."},
+		{path: "benchmark.endpoint.template.response_field", bind: func(t target) any { return &templateOf(t).ResponseField },
+			doc: "Template endpoint: JMESPath expression picking the response text; \"text\" (the default) auto-detects."},
 
 		// Dataset (exactly one).
 		{path: "benchmark.datasets.0.name", doc: "Dataset name; sweep paths may use it (datasets.<name>.prompts.isl)."},
@@ -138,8 +152,26 @@ func fields() []field {
 		{path: "benchmark.datasets.0.audio.sample_rates", flag: "audio-sample-rates", bind: func(t target) any { return &t.cfg.Media.AudioSampleRates }},
 		{path: "benchmark.datasets.0.audio.depths", flag: "audio-depths", bind: func(t target) any { return &t.cfg.Media.AudioDepths }},
 		{path: "benchmark.datasets.0.audio.channels", flag: "audio-num-channels", bind: func(t target) any { return &t.cfg.Media.AudioNumChannels }},
-		{path: "benchmark.datasets.0.video", unsupported: true},
-		{path: "benchmark.datasets.0.rankings", unsupported: true},
+		{path: "benchmark.datasets.0.images.source_sampling", flag: "image-source-sampling", bind: func(t target) any { return &t.cfg.Media.ImageSourceSampling }},
+		{path: "benchmark.datasets.0.video.batch_size", flag: "video-batch-size", bind: func(t target) any { return &t.cfg.Video.BatchSize }},
+		{path: "benchmark.datasets.0.video.duration", flag: "video-duration", bind: func(t target) any { return &t.cfg.Video.Duration }},
+		{path: "benchmark.datasets.0.video.fps", flag: "video-fps", bind: func(t target) any { return &t.cfg.Video.FPS }},
+		{path: "benchmark.datasets.0.video.width", flag: "video-width", bind: func(t target) any { return &t.cfg.Video.Width }},
+		{path: "benchmark.datasets.0.video.height", flag: "video-height", bind: func(t target) any { return &t.cfg.Video.Height }},
+		{path: "benchmark.datasets.0.video.synth_type", flag: "video-synth-type", bind: func(t target) any { return &t.cfg.Video.SynthType }, conv: &choiceConv},
+		{path: "benchmark.datasets.0.video.format", flag: "video-format", bind: func(t target) any { return &t.cfg.Video.Format }, conv: &choiceConv},
+		{path: "benchmark.datasets.0.video.codec", flag: "video-codec", bind: func(t target) any { return &t.cfg.Video.Codec }},
+		{path: "benchmark.datasets.0.video.audio.sample_rate", flag: "video-audio-sample-rate", bind: func(t target) any { return &t.cfg.Video.AudioSampleRate }},
+		{path: "benchmark.datasets.0.video.audio.channels", flag: "video-audio-num-channels", bind: func(t target) any { return &t.cfg.Video.AudioChannels }},
+		{path: "benchmark.datasets.0.video.audio.codec", flag: "video-audio-codec", bind: func(t target) any { return &t.cfg.Video.AudioCodec }, conv: &choiceConv},
+		{path: "benchmark.datasets.0.video.audio.depth", flag: "video-audio-depth", bind: func(t target) any { return &t.cfg.Video.AudioDepth }},
+		{path: "benchmark.datasets.0.rankings.passages.mean", flag: "rankings-passages-mean", bind: func(t target) any { return &t.cfg.Rankings.PassagesMean },
+			doc: "Passages per rankings request; passages, passage_tokens and query_tokens may also be numbers."},
+		{path: "benchmark.datasets.0.rankings.passages.stddev", flag: "rankings-passages-stddev", bind: func(t target) any { return &t.cfg.Rankings.PassagesStddev }},
+		{path: "benchmark.datasets.0.rankings.passage_tokens.mean", flag: "rankings-passages-prompt-token-mean", bind: func(t target) any { return &t.cfg.Rankings.PassageTokensMean }},
+		{path: "benchmark.datasets.0.rankings.passage_tokens.stddev", flag: "rankings-passages-prompt-token-stddev", bind: func(t target) any { return &t.cfg.Rankings.PassageTokensStddev }},
+		{path: "benchmark.datasets.0.rankings.query_tokens.mean", flag: "rankings-query-prompt-token-mean", bind: func(t target) any { return &t.cfg.Rankings.QueryTokensMean }},
+		{path: "benchmark.datasets.0.rankings.query_tokens.stddev", flag: "rankings-query-prompt-token-stddev", bind: func(t target) any { return &t.cfg.Rankings.QueryTokensStddev }},
 		{path: "benchmark.datasets.0.synthesis", unsupported: true},
 
 		// Profiling phase.
@@ -263,4 +295,13 @@ func fields() []field {
 			doc: "repeated (trials outer, the default) or independent."},
 		{path: "no_sweep_table", flag: "no-sweep-table", bind: func(t target) any { return &t.cfg.Experiment.NoSweepTable }},
 	}
+}
+
+// templateOf returns the config's endpoint template section, creating it
+// (a config file naming endpoint.template wants the template endpoint).
+func templateOf(t target) *config.TemplateConfig {
+	if t.cfg.Endpoint.Template == nil {
+		t.cfg.Endpoint.Template = &config.TemplateConfig{}
+	}
+	return t.cfg.Endpoint.Template
 }

@@ -101,6 +101,21 @@ func normalizeBody(b *Node, ps *problems) {
 		b.Set(to, v)
 	}
 	rename("model", "models")
+	if m := b.Get("models"); m != nil && m.Kind == Map && m.Get("strategy") != nil {
+		// AIPerf's models.strategy is the model selection strategy.
+		e := b.Get("endpoint")
+		if e == nil {
+			e = newMap(m.Pos)
+			b.Set("endpoint", e)
+		}
+		if e.Kind == Map {
+			e.Set("model_selection_strategy", m.Delete("strategy"))
+		}
+	}
+	if e := b.Get("endpoint"); e != nil && e.Kind == Map && e.Get("template") != nil && e.Get("type") == nil {
+		// As in AIPerf, a template implies the template endpoint.
+		e.Set("type", &Node{Kind: Scalar, Value: "template", Pos: e.KeyPos("template")})
+	}
 	if e := b.Get("endpoint"); e != nil && e.Kind == Map && e.Get("url") != nil {
 		if e.Get("urls") != nil {
 			ps.add(e.KeyPos("url"), "benchmark.endpoint.url", "cannot be used together with \"urls\"; keep one")
@@ -212,6 +227,7 @@ func normalizeDistributions(b *Node, ps *problems) {
 		normalizeDist(d, []string{"turns", "turn_delay"}, base, ps)
 		normalizeDist(d.Get("images"), []string{"width", "height"}, base+".images", ps)
 		normalizeDist(d.Get("audio"), []string{"length"}, base+".audio", ps)
+		normalizeDist(d.Get("rankings"), []string{"passages", "passage_tokens", "query_tokens"}, base+".rankings", ps)
 	}
 }
 

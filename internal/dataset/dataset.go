@@ -40,6 +40,10 @@ const (
 type Turn struct {
 	Role  string   // message role; "user" when empty
 	Texts []string // prompt texts; AIPerf's ISL counts strings.Join(Texts, " ")
+	// TextNames names each entry of Texts (AIPerf's Text.name), parallel
+	// to it; nil or "" entries are unnamed. Rankings read the texts named
+	// "query" and "passages"; the template endpoint exposes texts_by_name.
+	TextNames []string
 	// InputTokens is the client tokenizer's count of strings.Join(Texts, " "),
 	// computed once when the dataset is built; -1 when unknown.
 	InputTokens int
@@ -61,9 +65,13 @@ type Turn struct {
 	// or data URLs ("data:image/png;base64,...", "data:audio/wav;base64,...").
 	Images []string
 	Audios []string
-	// Videos are video inputs sent as video_url content parts: URLs or data
-	// URLs ("data:video/mp4;base64,...").
+	// Videos are video inputs (chat video_url parts): URLs or data URLs
+	// ("data:video/webm;base64,...").
 	Videos []string
+	// ImageUUIDs are cache identifiers of Images, parallel to it ("" =
+	// none): chat sends them as the part's "uuid", and an image whose
+	// bytes were stripped (--uuid-and-strip) is sent as the UUID alone.
+	ImageUUIDs []string
 	// AudioSeconds is the duration of the first audio clip in seconds
 	// (AIPerf's audio_duration_seconds), feeding audio_duration and RTFx;
 	// 0 when unknown. Audios entries are "wav,<base64>" (AIPerf's form) or

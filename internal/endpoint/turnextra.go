@@ -17,7 +17,7 @@ func WithTurnExtra(o *Options, t *dataset.Turn) *Options {
 	c.Extra = make([]ExtraInput, 0, len(o.Extra)+len(t.Extra))
 	c.Extra = append(c.Extra, o.Extra...)
 	for _, f := range t.Extra {
-		c.Extra = append(c.Extra, ExtraInput{Key: f.Key, Value: f.Value})
+		c.Extra = append(c.Extra, ExtraInput{Key: f.Key, Value: f.Value, Turn: true})
 	}
 	return &c
 }

@@ -56,6 +56,7 @@ func BuiltinMetrics() []*Metric {
 	all = append(all, lagMetrics()...)
 	all = append(all, mediaMetrics()...)
 	all = append(all, replayMetrics()...)
+	all = append(all, videoMetrics()...)
 	return all
 }
 

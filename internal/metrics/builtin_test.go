@@ -171,6 +171,8 @@ func TestSelectReferenceRun(t *testing.T) {
 		"time_to_first_output_token", "time_to_first_token", "time_to_second_token", "total_error_isl",
 		"total_isl", "total_osl", "total_output_tokens", "total_reasoning_tokens", "total_token_throughput",
 		"total_usage_completion_tokens", "total_usage_prompt_cache_read_tokens", "total_usage_prompt_tokens",
+		"total_usage_prompt_cache_write_tokens", "total_usage_prompt_cache_miss_tokens",
+		"usage_prompt_cache_write_tokens", "usage_prompt_cache_miss_tokens",
 		"total_usage_reasoning_tokens", "total_usage_total_tokens", "usage_completion_tokens",
 		"usage_completion_tokens_diff_pct", "usage_discrepancy_count", "usage_prompt_cache_read_tokens",
 		"usage_prompt_tokens", "usage_prompt_tokens_diff_pct", "usage_reasoning_tokens",

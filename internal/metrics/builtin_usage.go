@@ -16,6 +16,12 @@ func usageMetrics() []*Metric {
 			FlagTokenizesInputOnly|FlagLargerIsBetter, func(u *record.Usage) record.Count { return u.PromptTokens }),
 		usageField(tagUsageCacheRead, "Usage Prompt Cache Read Tokens", "Usage Prompt Cache Read", 1010,
 			FlagLargerIsBetter, func(u *record.Usage) record.Count { return u.CachedPromptTokens }),
+		// Cache writes (Anthropic's cache_creation_input_tokens) and misses
+		// (DeepSeek's prompt_cache_miss_tokens), for the vendors that report them.
+		usageField("usage_prompt_cache_write_tokens", "Usage Prompt Cache Write Tokens", "Usage Prompt Cache Write", 1015,
+			FlagNone, func(u *record.Usage) record.Count { return u.CacheWriteTokens }),
+		usageField("usage_prompt_cache_miss_tokens", "Usage Prompt Cache Miss Tokens", "Usage Prompt Cache Miss", 1017,
+			FlagNone, func(u *record.Usage) record.Count { return u.CacheMissTokens }),
 		usageField(tagUsageCompletion, "Usage Completion Tokens", "Usage Completion", 1100,
 			FlagProducesTokensOnly|FlagLargerIsBetter, func(u *record.Usage) record.Count { return u.CompletionTokens }),
 		usageField(tagUsageReasoning, "Usage Reasoning Tokens", "Usage Reasoning", 1110,
@@ -27,6 +33,10 @@ func usageMetrics() []*Metric {
 			FlagTokenizesInputOnly|FlagLargerIsBetter, GroupUsage, 2000),
 		sumOf(tagTotalUsageCacheRead, "Total Usage Prompt Cache Read Tokens", "Total Usage Prompt Cache Read",
 			tagUsageCacheRead, FlagLargerIsBetter, GroupUsage, 2010),
+		sumOf("total_usage_prompt_cache_write_tokens", "Total Usage Prompt Cache Write Tokens", "Total Usage Prompt Cache Write",
+			"usage_prompt_cache_write_tokens", FlagNone, GroupUsage, 2015),
+		sumOf("total_usage_prompt_cache_miss_tokens", "Total Usage Prompt Cache Miss Tokens", "Total Usage Prompt Cache Miss",
+			"usage_prompt_cache_miss_tokens", FlagNone, GroupUsage, 2017),
 		sumOf("total_usage_completion_tokens", "Total Usage Completion Tokens", "Total Usage Completion",
 			tagUsageCompletion, FlagProducesTokensOnly|FlagLargerIsBetter, GroupUsage, 2100),
 		sumOf("total_usage_reasoning_tokens", "Total Usage Reasoning Tokens", "Total Usage Reasoning",

@@ -42,7 +42,8 @@ type recordContext struct {
 	reg     *Registry
 	rec     *record.Record
 	content []content
-	usage   *record.Usage // from the last chunk that had a non-empty usage
+	usage   *record.Usage     // from the last chunk that had a non-empty usage
+	video   record.VideoStats // each figure from the first response that reported it
 	tokens  tokenCounts
 	startNs int64 // wall-clock Unix ns of rec.Sent
 

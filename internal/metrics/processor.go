@@ -22,6 +22,13 @@ type Parser interface {
 	ParseResponse(data []byte) (record.Parsed, error)
 }
 
+// StreamParser is implemented by parsers whose reading of a chunk depends
+// on the chunks before it in the same response (endpoint.Streamer): each
+// record is parsed with a fresh NewStream, in chunk order.
+type StreamParser interface {
+	NewStream() record.ChunkParser
+}
+
 // ProcessorOptions configure a Processor.
 type ProcessorOptions struct {
 	// ID is the processor's identity, exported as record_processor_id.
@@ -235,12 +242,16 @@ func (p *Processor) wallNanos(offset time.Duration) int64 {
 // failed one, or nil. Chunks with no data (SSE comments, keep-alives) carry
 // nothing to parse and are skipped, as AIPerf skips empty bodies.
 func (p *Processor) parse(c *recordContext, text, reasoning *strings.Builder) *record.ErrorDetails {
+	var parser record.ChunkParser = p.opts.Parser
+	if s, ok := parser.(StreamParser); ok {
+		parser = s.NewStream()
+	}
 	for i := range c.rec.Chunks {
 		ch := &c.rec.Chunks[i]
 		if len(bytes.TrimSpace(ch.Data)) == 0 {
 			continue
 		}
-		parsed, err := p.opts.Parser.ParseResponse(ch.Data)
+		parsed, err := parser.ParseResponse(ch.Data)
 		if parsed.Error != nil {
 			e := *parsed.Error
 			return &e
@@ -258,16 +269,19 @@ func (p *Processor) parse(c *recordContext, text, reasoning *strings.Builder) *r
 			text.WriteString(parsed.Text)
 			reasoning.WriteString(parsed.Reasoning)
 		}
-		if parsed.Usage != nil && !usageEmpty(parsed.Usage) {
+		if parsed.Usage != nil && !parsed.Usage.Empty() {
 			c.usage = parsed.Usage
+		}
+		if v := parsed.Video; v != nil {
+			if !c.video.InferenceSeconds.OK {
+				c.video.InferenceSeconds = v.InferenceSeconds
+			}
+			if !c.video.PeakMemoryMB.OK {
+				c.video.PeakMemoryMB = v.PeakMemoryMB
+			}
 		}
 	}
 	return nil
-}
-
-func usageEmpty(u *record.Usage) bool {
-	return !u.PromptTokens.OK && !u.CompletionTokens.OK && !u.TotalTokens.OK &&
-		!u.ReasoningTokens.OK && !u.CachedPromptTokens.OK
 }
 
 // sseErrorCode is the status AIPerf gives an SSE "error" event.

@@ -14,7 +14,9 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"runtime"
+	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -51,6 +53,8 @@ type Server struct {
 
 	wordJSON []string // JSON string of " "+word for each vocabulary word
 	words    []string // " "+word for each vocabulary word
+
+	videos videoJobs // submitted video generation jobs (api_video.go)
 }
 
 var _ http.Handler = (*Server)(nil)
@@ -118,6 +122,15 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		method = http.MethodPost
 		handle = s.control
 	default:
+		if spec, ok := apiRoutes[r.URL.Path]; ok {
+			method = http.MethodPost
+			handle = func(w http.ResponseWriter, r *http.Request) { s.serveAPI(w, r, spec, arrival) }
+			break
+		}
+		if strings.HasPrefix(r.URL.Path, "/v1/videos/") {
+			handle = s.videoJobRoute
+			break
+		}
 		style, prom, ok := s.metricsRoute(r.URL.Path)
 		if !ok {
 			writeError(w, http.StatusNotFound, "not_found_error", "no route for "+r.URL.Path)
@@ -169,10 +182,42 @@ func (s *Server) info(w http.ResponseWriter, _ *http.Request) {
 		Config    configView `json:"config"`
 	}{
 		"AIPerf Mock Server (Go)",
-		[]string{"POST /v1/chat/completions", "POST /v1/completions", "GET /v1/models", "GET /health", "GET /",
-			"GET /metrics", "GET /<style>/metrics", "POST " + controlResetPrefixCache, "POST " + controlStartProfile, "POST " + controlStopProfile},
+		append(endpointList(), "GET /metrics", "GET /<style>/metrics",
+			"POST "+controlResetPrefixCache, "POST "+controlStartProfile, "POST "+controlStopProfile),
 		s.cfg.view(),
 	})
+}
+
+// apiRoutes are the POST routes of the APIs beyond chat and completions,
+// one per endpoint type AIPerf benchmarks (api_text.go, api_media.go,
+// api_video.go).
+var apiRoutes = map[string]*apiSpec{
+	"/v1/responses":            responsesAPI,
+	"/v1/messages":             messagesAPI,
+	"/generate":                tgiAPI(false),
+	"/generate_stream":         tgiAPI(true),
+	"/rag/api/prompt":          solidoAPI,
+	"/v1/embeddings":           embeddingsAPI,
+	"/v1/ranking":              rankingsAPI("nim"),
+	"/rerank":                  rankingsAPI("tei"),
+	"/v2/rerank":               rankingsAPI("cohere"),
+	"/v1/images/generations":   imagesAPI(false),
+	"/v1/images/edits":         imagesAPI(true),
+	"/v1/videos":               videoSubmitAPI,
+	"/v1/audio/transcriptions": transcriptionAPI,
+	"/v1/infer":                retrievalAPI,
+}
+
+// endpointList is what / lists.
+func endpointList() []string {
+	list := []string{"POST /v1/chat/completions", "POST /v1/completions"}
+	var more []string
+	for path := range apiRoutes {
+		more = append(more, "POST "+path)
+	}
+	sort.Strings(more)
+	list = append(list, more...)
+	return append(list, "GET /v1/videos/{id}", "GET /v1/videos/{id}/content", "GET /v1/models", "GET /health", "GET /")
 }
 
 // apiError is the OpenAI error envelope.

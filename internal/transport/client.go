@@ -134,6 +134,9 @@ func (c *Client) Close() {
 // default "Go-http-client/1.1".) Do neither modifies nor retains Header or
 // Body after it returns.
 type Request struct {
+	// Method is the HTTP method; "" is POST, what inference requests use
+	// (a video job is polled with GET).
+	Method string
 	URL    string
 	Body   []byte
 	Header http.Header

@@ -147,7 +147,15 @@ func (c *Client) Do(ctx context.Context, clk *clock.Clock, req *Request, rec *re
 // req.Header (Do must not modify the caller's) plus the nil-valued
 // idempotency key that lets net/http resend it after a stale connection.
 func newHTTPRequest(ctx context.Context, req *Request) (*http.Request, error) {
-	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, req.URL, bytes.NewReader(req.Body))
+	method := req.Method
+	if method == "" {
+		method = http.MethodPost
+	}
+	var body io.Reader = http.NoBody
+	if len(req.Body) > 0 || method == http.MethodPost {
+		body = bytes.NewReader(req.Body)
+	}
+	hreq, err := http.NewRequestWithContext(ctx, method, req.URL, body)
 	if err != nil {
 		return nil, err
 	}

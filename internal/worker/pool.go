@@ -102,6 +102,20 @@ type Options struct {
 	// from the worker's goroutine: a live count of requests, which with
 	// multi-turn conversations differs from the count of credits.
 	OnSend func()
+
+	// AffinityHeaders are sent with the session's correlation id besides
+	// SessionHeader (AIPerf's X-Session-Affinity, on by default, and the
+	// optional X-Session-ID, X-SMG-Routing-Key, X-Dynamo-Session-ID).
+	AffinityHeaders []string
+	// Multipart encodes each JSON payload as multipart/form-data on the
+	// way out (endpoints that upload files); Payloads stay JSON.
+	Multipart bool
+	// Polling, when set, runs each request as an asynchronous job
+	// (video generation): see Polling.
+	Polling *Polling
+	// CountImages counts the image parts of a body for Record.Images; nil
+	// counts OpenAI image_url parts.
+	CountImages func(body []byte) int
 }
 
 type job struct {

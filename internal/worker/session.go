@@ -133,7 +133,23 @@ func (p *Pool) session(workerID string, j job) {
 		}
 		header.Set("X-Request-ID", rec.XRequestID)
 		header.Set(p.o.SessionHeader, correlation)
-		req := &transport.Request{URL: p.o.URLs[rec.URLIndex], Body: body, Header: header, Session: correlation}
+		for _, h := range p.o.AffinityHeaders {
+			header.Set(h, correlation)
+		}
+		wire := body
+		if p.o.Multipart {
+			var ctype string
+			var err error
+			if wire, ctype, err = endpoint.Multipart(body); err != nil {
+				now := p.o.Clock.Now()
+				rec.Sent, rec.End = now, now
+				rec.Error = &record.ErrorDetails{Type: "RequestBuildError", Message: err.Error()}
+				p.o.Out <- rec
+				return
+			}
+			header.Set("Content-Type", ctype)
+		}
+		req := &transport.Request{URL: p.o.URLs[rec.URLIndex], Body: wire, Header: header, Session: correlation}
 		release, ok := p.prefillSlot(req)
 		if !ok {
 			return
@@ -143,7 +159,10 @@ func (p *Pool) session(workerID string, j job) {
 		}
 		p.o.Sender.Do(p.ctx, p.o.Clock, req, rec)
 		release()
-		rec.Images, rec.AudioSeconds = endpoint.CountImageParts(body), turn.AudioSeconds
+		if p.o.Polling != nil {
+			p.pollJob(req, rec)
+		}
+		rec.Images, rec.AudioSeconds = p.countImages(body), turn.AudioSeconds
 		failed := rec.Error != nil
 		last := t == turns-1
 		if !failed && !last && p.o.Endpoint != nil {
@@ -256,13 +275,26 @@ func (p *Pool) bodyWithHistory(turn *dataset.Turn, history []endpoint.Message) (
 	return body, nil
 }
 
+// countImages counts the image parts of a request body.
+func (p *Pool) countImages(body []byte) int {
+	if p.o.CountImages != nil {
+		return p.o.CountImages(body)
+	}
+	return endpoint.CountImageParts(body)
+}
+
 // replyText is the response's output text as the endpoint parses it:
-// every chunk's Text concatenated (reasoning is not part of the reply).
+// every chunk's Text concatenated (reasoning is not part of the reply),
+// read as one stream when the endpoint's chunks depend on each other.
 // Unparseable chunks contribute nothing.
 func (p *Pool) replyText(rec *record.Record) string {
 	var b strings.Builder
+	var parser record.ChunkParser = p.o.Endpoint
+	if s, ok := p.o.Endpoint.(endpoint.Streamer); ok {
+		parser = s.NewStream()
+	}
 	for _, c := range rec.Chunks {
-		parsed, err := p.o.Endpoint.ParseResponse(c.Data)
+		parsed, err := parser.ParseResponse(c.Data)
 		if err != nil {
 			continue
 		}

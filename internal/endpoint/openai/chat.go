@@ -26,15 +26,21 @@ func NewChat() endpoint.Endpoint { return Chat{} }
 // Metadata describes the chat endpoint as AIPerf's plugin metadata does.
 func (Chat) Metadata() endpoint.Metadata {
 	return endpoint.Metadata{
-		Type:              "chat",
-		Path:              "/v1/chat/completions",
-		ServiceKind:       "openai",
-		MetricsTitle:      "LLM Metrics",
-		SupportsStreaming: true,
-		ProducesTokens:    true,
-		TokenizesInput:    true,
-		SupportsImages:    true,
-		SupportsAudio:     true,
+		Type: "chat",
+		Description: "OpenAI Chat Completions endpoint. Supports multi-modal inputs (text, images, audio, video) " +
+			"and both streaming and non-streaming responses. Uses /v1/chat/completions path.",
+		Path:                  "/v1/chat/completions",
+		ServiceKind:           "openai",
+		MetricsTitle:          "LLM Metrics",
+		SupportsStreaming:     true,
+		ProducesTokens:        true,
+		TokenizesInput:        true,
+		SupportsImages:        true,
+		SupportsAudio:         true,
+		SupportsVideos:        true,
+		ConsumesSystemMessage: true,
+		SupportsCacheBust:     true,
+		ImagePart:             "image_url",
 	}
 }
 
@@ -49,7 +55,7 @@ func (Chat) Metadata() endpoint.Metadata {
 // merged body streams. The error is non-nil only for an extra input whose
 // value is not valid JSON.
 func (Chat) AppendPayload(dst []byte, t *dataset.Turn, o *endpoint.Options) ([]byte, error) {
-	if err := checkMedia(t); err != nil {
+	if err := chatParts.Check(t); err != nil {
 		return dst, err
 	}
 	base := [...]member{
@@ -72,7 +78,7 @@ func (Chat) AppendPayload(dst []byte, t *dataset.Turn, o *endpoint.Options) ([]b
 		base[n] = member{key: key, kind: kindMaxTokens}
 		n++
 	}
-	return appendBody(dst, base[:n], t, o)
+	return appendBody(dst, base[:n], t, o, o.PerChunkUsage)
 }
 
 // ParseResponse parses one chat.completion body or chat.completion.chunk
@@ -88,7 +94,7 @@ func (Chat) AppendPayload(dst []byte, t *dataset.Turn, o *endpoint.Options) ([]b
 // error; "[DONE]" is Done.
 func (Chat) ParseResponse(data []byte) (record.Parsed, error) {
 	var r chatResponse
-	if done, err := decodeEvent(data, &r); err != nil {
+	if done, err := endpoint.DecodeEvent(data, &r); err != nil {
 		return record.Parsed{}, fmt.Errorf("openai chat response: %w", err)
 	} else if done {
 		return record.Parsed{Done: true}, nil
@@ -103,12 +109,12 @@ func (Chat) ParseResponse(data []byte) (record.Parsed, error) {
 	default:
 		return p, nil
 	}
-	content := msg.Content.s
+	content := msg.Content.S
 	switch {
-	case msg.ReasoningContent.s != "":
-		p.Reasoning, p.Text = msg.ReasoningContent.s, content
-	case msg.Reasoning.s != "":
-		p.Reasoning, p.Text = msg.Reasoning.s, content
+	case msg.ReasoningContent.S != "":
+		p.Reasoning, p.Text = msg.ReasoningContent.S, content
+	case msg.Reasoning.S != "":
+		p.Reasoning, p.Text = msg.Reasoning.S, content
 	case msg.ToolCalls.text != "":
 		p.Text = content + msg.ToolCalls.text
 	default:
@@ -134,8 +140,8 @@ type chatChoice struct {
 // chatMessage is a message or a delta. Fields of an unexpected JSON type
 // are treated as absent.
 type chatMessage struct {
-	Content          lenientString `json:"content"`
-	ReasoningContent lenientString `json:"reasoning_content"`
-	Reasoning        lenientString `json:"reasoning"`
-	ToolCalls        toolCallText  `json:"tool_calls"`
+	Content          endpoint.String `json:"content"`
+	ReasoningContent endpoint.String `json:"reasoning_content"`
+	Reasoning        endpoint.String `json:"reasoning"`
+	ToolCalls        toolCallText    `json:"tool_calls"`
 }

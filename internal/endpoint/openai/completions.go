@@ -21,7 +21,9 @@ func NewCompletions() endpoint.Endpoint { return Completions{} }
 // does.
 func (Completions) Metadata() endpoint.Metadata {
 	return endpoint.Metadata{
-		Type:              "completions",
+		Type: "completions",
+		Description: "OpenAI Completions endpoint. Supports text completions with streaming for legacy " +
+			"completion-based models. Uses /v1/completions path.",
 		Path:              "/v1/completions",
 		ServiceKind:       "openai",
 		MetricsTitle:      "LLM Metrics",
@@ -52,7 +54,7 @@ func (Completions) AppendPayload(dst []byte, t *dataset.Turn, o *endpoint.Option
 		base[n] = member{key: "max_tokens", kind: kindMaxTokens}
 		n++
 	}
-	return appendBody(dst, base[:n], t, o)
+	return appendBody(dst, base[:n], t, o, false)
 }
 
 // ParseResponse parses one completion body or streamed event: Text is
@@ -61,14 +63,14 @@ func (Completions) AppendPayload(dst []byte, t *dataset.Turn, o *endpoint.Option
 // input are handled as for chat.
 func (Completions) ParseResponse(data []byte) (record.Parsed, error) {
 	var r completionResponse
-	if done, err := decodeEvent(data, &r); err != nil {
+	if done, err := endpoint.DecodeEvent(data, &r); err != nil {
 		return record.Parsed{}, fmt.Errorf("openai completions response: %w", err)
 	} else if done {
 		return record.Parsed{Done: true}, nil
 	}
 	p := r.common.parsed(r.Object)
 	if r.Object == objCompletion {
-		p.Text = r.Choices.first.Text.s
+		p.Text = r.Choices.first.Text.S
 	}
 	return p, nil
 }
@@ -81,5 +83,5 @@ type completionResponse struct {
 }
 
 type completionChoice struct {
-	Text lenientString `json:"text"`
+	Text endpoint.String `json:"text"`
 }

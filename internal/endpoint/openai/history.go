@@ -70,9 +70,9 @@ func appendConversation(dst []byte, h []endpoint.Message, t *dataset.Turn) []byt
 // appendRole writes {"role":role,"content":text}.
 func appendRole(dst []byte, role, text string) []byte {
 	dst = append(dst, `{"role":`...)
-	dst = appendString(dst, role)
+	dst = endpoint.AppendString(dst, role)
 	dst = append(dst, `,"content":`...)
-	dst = appendString(dst, text)
+	dst = endpoint.AppendString(dst, text)
 	return append(dst, '}')
 }
 

@@ -7,6 +7,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/aiperf-go/aiperf/internal/dataset"
+	"github.com/aiperf-go/aiperf/internal/endpoint"
 )
 
 // hasLeadingMessages reports whether t's conversation starts with a system
@@ -23,12 +24,12 @@ func hasLeadingMessages(t *dataset.Turn) bool { return t.System != "" || t.UserC
 func appendLeadingMessages(dst []byte, t *dataset.Turn) []byte {
 	if t.System != "" {
 		dst = append(dst, `{"role":"system","content":`...)
-		dst = appendString(dst, t.System)
+		dst = endpoint.AppendString(dst, t.System)
 		dst = append(dst, "},"...)
 	}
 	if t.UserContext != "" {
 		dst = append(dst, `{"role":"user","content":`...)
-		dst = appendString(dst, t.UserContext)
+		dst = endpoint.AppendString(dst, t.UserContext)
 		dst = append(dst, "},"...)
 	}
 	return dst

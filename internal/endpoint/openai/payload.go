@@ -46,17 +46,17 @@ const maxMembers = 16
 // Members refer to extra values by index and are passed by value between
 // the helpers below (never appended through a pointer), so the member
 // array stays on the stack.
-func appendBody(dst []byte, base []member, t *dataset.Turn, o *endpoint.Options) ([]byte, error) {
+func appendBody(dst []byte, base []member, t *dataset.Turn, o *endpoint.Options, continuous bool) ([]byte, error) {
 	var storage [maxMembers]member
 	ms := append(storage[:0], base...)
 	for i := range o.Extra {
 		ms = setMember(ms, member{key: o.Extra[i].Key, kind: kindExtra, extra: i})
 	}
-	ms, merged, err := addStreamOptions(ms, o)
+	ms, merged, err := addStreamOptions(ms, o, continuous)
 	if err != nil {
 		return dst, err
 	}
-	return appendMembers(dst, ms, merged, t, o)
+	return appendMembers(dst, ms, merged, t, o, continuous)
 }
 
 func index(ms []member, key string) int {
@@ -87,16 +87,18 @@ func streaming(ms []member, o *endpoint.Options) (bool, error) {
 	if ms[i].kind == kindStream {
 		return o.Streaming, nil
 	}
-	return truthy(o.Extra[ms[i].extra].Value)
+	return endpoint.Truthy(o.Extra[ms[i].extra].Value)
 }
 
 // addStreamOptions asks a streaming server for a trailing usage chunk, as
-// AIPerf does for every streaming chat and completions request: a missing
-// or null stream_options becomes {"include_usage":true}; an object without
-// include_usage gets it appended (returned as merged, for a
-// kindMergedOptions member); any other value is the author's choice and is
-// left alone.
-func addStreamOptions(ms []member, o *endpoint.Options) (_ []member, merged []byte, _ error) {
+// AIPerf does for every streaming chat and completions request, and with
+// continuous (chat --per-chunk-usage) for cumulative usage on every chunk
+// too: a missing or null stream_options becomes {"include_usage":true}
+// (plus "continuous_usage_stats":true); an object lacking those members
+// gets them appended (returned as merged, for a kindMergedOptions member),
+// the author's own values kept; any other value is the author's choice
+// and is left alone.
+func addStreamOptions(ms []member, o *endpoint.Options, continuous bool) (_ []member, merged []byte, _ error) {
 	on, err := streaming(ms, o)
 	if err != nil || !on {
 		return ms, nil, err
@@ -113,20 +115,33 @@ func addStreamOptions(ms []member, o *endpoint.Options) (_ []member, merged []by
 	case string(raw) == "null":
 		ms[i] = member{key: "stream_options", kind: kindStreamOptions}
 	case len(raw) > 0 && raw[0] == '{':
-		has, err := hasMember(raw, "include_usage")
-		if err != nil {
-			return ms, nil, fmt.Errorf("extra input stream_options: %w", err)
+		want := []string{"include_usage"}
+		if continuous {
+			want = append(want, "continuous_usage_stats")
 		}
-		if !has {
+		var missing []string
+		for _, k := range want {
+			has, err := hasMember(raw, k)
+			if err != nil {
+				return ms, nil, fmt.Errorf("extra input stream_options: %w", err)
+			}
+			if !has {
+				missing = append(missing, k)
+			}
+		}
+		if len(missing) > 0 {
 			merged, err = jsontext.AppendFormat(nil, raw)
 			if err != nil {
 				return ms, nil, fmt.Errorf("extra input stream_options: %w", err)
 			}
 			merged = merged[:len(merged)-1] // drop '}'
-			if len(merged) > 1 {
-				merged = append(merged, ',')
+			for _, k := range missing {
+				if len(merged) > 1 {
+					merged = append(merged, ',')
+				}
+				merged = append(merged, `"`+k+`":true`...)
 			}
-			merged = append(merged, `"include_usage":true}`...)
+			merged = append(merged, '}')
 			ms[i].kind = kindMergedOptions
 		}
 	}
@@ -134,13 +149,13 @@ func addStreamOptions(ms []member, o *endpoint.Options) (_ []member, merged []by
 }
 
 // appendMembers writes the object; t and o supply the built-in values.
-func appendMembers(dst []byte, ms []member, merged []byte, t *dataset.Turn, o *endpoint.Options) ([]byte, error) {
+func appendMembers(dst []byte, ms []member, merged []byte, t *dataset.Turn, o *endpoint.Options, continuous bool) ([]byte, error) {
 	dst = append(dst, '{')
 	for i, m := range ms {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		dst = appendString(dst, m.key)
+		dst = endpoint.AppendString(dst, m.key)
 		dst = append(dst, ':')
 		switch m.kind {
 		case kindMessages:
@@ -148,7 +163,7 @@ func appendMembers(dst []byte, ms []member, merged []byte, t *dataset.Turn, o *e
 		case kindPrompt:
 			dst = appendPrompt(dst, t.Texts)
 		case kindModel:
-			dst = appendString(dst, model(t, o))
+			dst = endpoint.AppendString(dst, model(t, o))
 		case kindStream:
 			dst = strconv.AppendBool(dst, o.Streaming)
 		case kindMaxTokens:
@@ -156,7 +171,11 @@ func appendMembers(dst []byte, ms []member, merged []byte, t *dataset.Turn, o *e
 		case kindTools:
 			dst = append(dst, t.Tools...)
 		case kindStreamOptions:
-			dst = append(dst, `{"include_usage":true}`...)
+			if continuous {
+				dst = append(dst, `{"include_usage":true,"continuous_usage_stats":true}`...)
+			} else {
+				dst = append(dst, `{"include_usage":true}`...)
+			}
 		case kindMergedOptions:
 			dst = append(dst, merged...)
 		case kindExtra:
@@ -189,9 +208,9 @@ func appendMessages(dst []byte, t *dataset.Turn) []byte {
 		role = "user"
 	}
 	dst = append(dst, `[{"role":`...)
-	dst = appendString(dst, role)
+	dst = endpoint.AppendString(dst, role)
 	dst = append(dst, `,"content":`...)
-	dst = appendContent(dst, t)
+	dst = chatParts.AppendContent(dst, t)
 	return append(dst, "}]"...)
 }
 
@@ -207,7 +226,7 @@ func appendPrompt(dst []byte, texts []string) []byte {
 		}
 	}
 	if n == 1 {
-		return appendString(dst, only)
+		return endpoint.AppendString(dst, only)
 	}
 	dst = append(dst, '[')
 	first := true
@@ -219,42 +238,9 @@ func appendPrompt(dst []byte, texts []string) []byte {
 			dst = append(dst, ',')
 		}
 		first = false
-		dst = appendString(dst, s)
+		dst = endpoint.AppendString(dst, s)
 	}
 	return append(dst, ']')
-}
-
-// appendString appends s as a JSON string. Invalid UTF-8 becomes U+FFFD
-// (the error AppendQuote reports for it is therefore not a failure);
-// U+2028 and U+2029 stay raw, as in AIPerf's orjson output, which is valid
-// JSON.
-func appendString(dst []byte, s string) []byte {
-	dst, _ = jsontext.AppendQuote(dst, s)
-	return dst
-}
-
-// truthy evaluates a JSON value as Python would after json.loads: false,
-// null, 0, "", [] and {} are false.
-func truthy(raw []byte) (bool, error) {
-	v := jsontext.Value(bytes.TrimSpace(raw))
-	if !v.IsValid() {
-		return false, fmt.Errorf("invalid JSON value %q", raw)
-	}
-	switch v.Kind() {
-	case 't':
-		return true, nil
-	case 'f', 'n':
-		return false, nil
-	case '"':
-		return len(v) > 2, nil // `""` is the only empty string literal
-	case '0':
-		f, err := strconv.ParseFloat(string(v), 64)
-		return f != 0, err
-	case '[', '{':
-		compact, err := jsontext.AppendFormat(nil, v)
-		return len(compact) > 2, err
-	}
-	return false, fmt.Errorf("invalid JSON value %q", raw)
 }
 
 // hasMember reports whether the JSON object obj has the top-level key.

@@ -196,35 +196,6 @@ func TestAppendPayloadErrors(t *testing.T) {
 	}
 }
 
-func TestTruthy(t *testing.T) {
-	t.Parallel()
-	for raw, want := range map[string]bool{
-		"true": true, "false": false, "null": false, "0": false, "0.0": false, "-0": false, "1": true,
-		"1e-9": true, `""`: false, `"0"`: true, `"false"`: true, "[]": false, "[ ]": false, "[0]": true,
-		"{}": false, "{ }": false, `{"a":0}`: true, " true ": true,
-	} {
-		got, err := truthy([]byte(raw))
-		if err != nil || got != want {
-			t.Errorf("truthy(%s) = %v, %v; want %v", raw, got, err, want)
-		}
-	}
-}
-
-func TestMetadata(t *testing.T) {
-	t.Parallel()
-	for _, tt := range []struct {
-		ep   endpoint.Endpoint
-		want endpoint.Metadata
-	}{
-		{NewChat(), endpoint.Metadata{Type: "chat", Path: "/v1/chat/completions", ServiceKind: "openai", MetricsTitle: "LLM Metrics", SupportsStreaming: true, ProducesTokens: true, TokenizesInput: true, SupportsImages: true, SupportsAudio: true}},
-		{NewCompletions(), endpoint.Metadata{Type: "completions", Path: "/v1/completions", ServiceKind: "openai", MetricsTitle: "LLM Metrics", SupportsStreaming: true, ProducesTokens: true, TokenizesInput: true}},
-	} {
-		if got := tt.ep.Metadata(); got != tt.want {
-			t.Errorf("Metadata() = %+v; want %+v", got, tt.want)
-		}
-	}
-}
-
 // FuzzAppendPayload checks that any text and model produce a strictly valid
 // body whose content decodes back to the text (invalid UTF-8 bytes each
 // becoming U+FFFD), and that the chat parser reads such a text back intact.
@@ -271,7 +242,7 @@ func FuzzAppendPayload(f *testing.F) {
 				t.Fatalf("%s: text %q came back as %q", ep.Metadata().Type, valid, back)
 			}
 		}
-		chunk := append([]byte(`{"object":"chat.completion.chunk","choices":[{"delta":{"content":`), appendString(nil, text)...)
+		chunk := append([]byte(`{"object":"chat.completion.chunk","choices":[{"delta":{"content":`), endpoint.AppendString(nil, text)...)
 		chunk = append(chunk, "}}]}"...)
 		p, err := NewChat().ParseResponse(chunk)
 		if err != nil || p.Text != valid {

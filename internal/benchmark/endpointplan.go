@@ -1,0 +1,201 @@
+package benchmark
+
+import (
+	"fmt"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/aiperf-go/aiperf/internal/builtin"
+	"github.com/aiperf-go/aiperf/internal/config"
+	"github.com/aiperf-go/aiperf/internal/dataset"
+	"github.com/aiperf-go/aiperf/internal/endpoint"
+	"github.com/aiperf-go/aiperf/internal/userfile"
+	"github.com/aiperf-go/aiperf/internal/worker"
+)
+
+// buildEndpoint builds the run's endpoint from its registered plugin: the
+// template and raw endpoints read their template and JMESPath
+// response_field from the extra inputs or the config file's
+// endpoint.template.
+func buildEndpoint(cfg *config.Config, ep builtin.EndpointPlugin) (endpoint.Endpoint, error) {
+	s := endpoint.Settings{Extra: extraInputs(cfg), ReadFile: userfile.ReadFile}
+	if t := cfg.Endpoint.Template; t != nil {
+		s.TemplateBody, s.TemplateResponseField = t.Body, t.ResponseField
+	}
+	e, err := ep.New(s)
+	if err != nil {
+		return nil, fmt.Errorf("--endpoint-type %s: %w", ep.Meta.Type, err)
+	}
+	return e, nil
+}
+
+// extraInputs converts --extra-inputs for the endpoint.
+func extraInputs(cfg *config.Config) []endpoint.ExtraInput {
+	var out []endpoint.ExtraInput
+	for _, e := range cfg.Input.Extra {
+		out = append(out, endpoint.ExtraInput{Key: e.Key, Value: e.Value})
+	}
+	return out
+}
+
+// endpointURLs are the full request URLs: each base URL joined with the
+// endpoint's path as AIPerf joins them (see endpoint.JoinURL), the
+// streaming path when the run streams and the endpoint has one, and
+// --custom-endpoint instead of either when given.
+func endpointURLs(cfg *config.Config, meta endpoint.Metadata, streaming bool) []string {
+	path := meta.Path
+	if streaming && meta.StreamingPath != "" {
+		path = meta.StreamingPath
+	}
+	if cfg.Endpoint.CustomEndpoint != "" {
+		path = cfg.Endpoint.CustomEndpoint
+	}
+	urls := make([]string, 0, len(cfg.Endpoint.URLs))
+	for _, u := range cfg.Endpoint.URLs {
+		urls = append(urls, endpoint.JoinURL(config.NormalizeURL(u), path))
+	}
+	return urls
+}
+
+// requestHeader builds the headers every request carries, in AIPerf's
+// order of precedence: a User-Agent, then each -H header in order (a later
+// one replaces an earlier one of the same name), then the API key (a
+// bearer token, or the endpoint's own scheme such as Anthropic's
+// x-api-key), then Accept (the event stream when streaming) and the
+// Content-Type, which the worker replaces with a multipart boundary for
+// endpoints that upload files.
+func requestHeader(cfg *config.Config, ep endpoint.Endpoint, streaming bool) http.Header {
+	h := http.Header{}
+	h.Set("User-Agent", "aiperf-go")
+	for _, x := range cfg.Input.Headers {
+		h.Set(x.Name, x.Value)
+	}
+	key := string(cfg.Endpoint.APIKey)
+	if hs, ok := ep.(endpoint.HeaderSetter); ok {
+		hs.SetHeaders(h, key)
+	} else if key != "" {
+		h.Set("Authorization", "Bearer "+key)
+	}
+	accept := "application/json"
+	if streaming {
+		accept = "text/event-stream"
+	}
+	h.Set("Accept", accept)
+	h.Set("Content-Type", "application/json")
+	return h
+}
+
+// affinityHeaders are the session-affinity headers sent with the
+// correlation id besides --session-header, each switched by AIPerf's
+// environment variable of the same purpose: X-Session-Affinity (on unless
+// AIPERF_HTTP_X_SESSION_AFFINITY_FROM_CORRELATION_ID is false),
+// X-Session-ID, X-SMG-Routing-Key and X-Dynamo-Session-ID (off unless
+// theirs is true).
+func affinityHeaders(getenv func(string) string) []string {
+	var out []string
+	for _, h := range []struct {
+		env, header string
+		def         bool
+	}{
+		{"AIPERF_HTTP_X_SESSION_ID_FROM_CORRELATION_ID", "X-Session-ID", false},
+		{"AIPERF_HTTP_X_SESSION_AFFINITY_FROM_CORRELATION_ID", "X-Session-Affinity", true},
+		{"AIPERF_HTTP_X_SMG_ROUTING_KEY_FROM_CORRELATION_ID", "X-SMG-Routing-Key", false},
+		{"AIPERF_HTTP_X_DYNAMO_SESSION_ID_FROM_CORRELATION_ID", "X-Dynamo-Session-ID", false},
+	} {
+		if envBool(getenv(h.env), h.def) {
+			out = append(out, h.header)
+		}
+	}
+	return out
+}
+
+// envBool reads a pydantic-style boolean ("true"/"1"/"yes"/"on", any
+// case); anything else, or nothing, is def.
+func envBool(v string, def bool) bool {
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "1", "true", "yes", "on", "y", "t":
+		return true
+	case "0", "false", "no", "off", "n", "f":
+		return false
+	}
+	return def
+}
+
+// DefaultVideoPollInterval is AIPerf's AIPERF_HTTP_VIDEO_POLL_INTERVAL.
+const DefaultVideoPollInterval = 100 * time.Millisecond
+
+// workerRequestOptions fills the worker options that depend on the
+// endpoint: multipart encoding, job polling, how images are counted, and
+// the affinity headers.
+func (p *Plan) workerRequestOptions(wo *worker.Options) {
+	wo.AffinityHeaders = affinityHeaders(os.Getenv)
+	wo.Multipart = p.Config.RequestContentTypeFor(p.Meta.RequiresFormData) == config.ContentMultipart
+	part := p.Meta.ImagePart
+	wo.CountImages = func(body []byte) int { return endpoint.CountParts(body, part) }
+	if poller, ok := p.Endpoint.(endpoint.Poller); ok && p.Meta.RequiresPolling {
+		interval := DefaultVideoPollInterval
+		if s := os.Getenv("AIPERF_HTTP_VIDEO_POLL_INTERVAL"); s != "" {
+			if f, err := strconv.ParseFloat(s, 64); err == nil && f >= 0.001 && f <= 10 {
+				interval = time.Duration(f * float64(time.Second))
+			}
+		}
+		wo.Polling = &worker.Polling{
+			Poller:   poller,
+			Interval: interval,
+			Timeout:  seconds(p.Config.Endpoint.TimeoutSeconds),
+			Download: p.Config.Endpoint.DownloadVideoContent,
+		}
+	}
+}
+
+// formatPayloads assigns models to the dataset's turns (when -m names
+// several) and builds every request body: a turn's RawPayload is sent as
+// it is, every other turn goes through the endpoint with its own extra
+// fields merged last.
+func (p *Plan) formatPayloads() error {
+	ds := p.Dataset
+	if err := assignModels(ds, p.Models, p.Config.ResolvedModelSelection(), p.Seed); err != nil {
+		return usageError(err)
+	}
+	p.Payloads = make([][][]byte, len(ds.Conversations))
+	for c := range ds.Conversations {
+		conv := &ds.Conversations[c]
+		p.Payloads[c] = make([][]byte, len(conv.Turns))
+		for t := range conv.Turns {
+			turn := &conv.Turns[t]
+			if turn.RawPayload != nil {
+				p.Payloads[c][t] = turn.RawPayload
+				continue
+			}
+			body, err := p.Endpoint.AppendPayload(nil, turn, endpoint.WithTurnExtra(&p.EOptions, turn))
+			if err != nil {
+				return usageError(fmt.Errorf("building the request body of %s turn %d: %w", conv.ID, t, err))
+			}
+			p.Payloads[c][t] = body
+		}
+	}
+	p.countTemplatedISL()
+	return nil
+}
+
+// buildRankingsDataset generates the rankings endpoints' synthetic data:
+// one query and its passages per request (AIPerf's synthetic_rankings
+// composer).
+func (p *Plan) buildRankingsDataset() error {
+	r := p.Config.Rankings.Spec()
+	ds, err := dataset.SyntheticRankings(dataset.RankingsOptions{
+		Entries:      p.Config.DatasetEntries(),
+		PassagesMean: r.PassagesMean, PassagesStddev: r.PassagesStddev,
+		PassageTokensMean: r.PassageTokensMean, PassageTokensStddev: r.PassageTokensStddev,
+		QueryTokensMean: r.QueryTokensMean, QueryTokensStddev: r.QueryTokensStddev,
+		Seed: p.Seed, SeedSet: p.SeedSet,
+	}, p.Tokenizer)
+	if err != nil {
+		return usageError(fmt.Errorf("synthetic rankings dataset: %w", err))
+	}
+	p.Dataset = ds
+	return p.formatPayloads()
+}
