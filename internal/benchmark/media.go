@@ -12,7 +12,7 @@ import (
 // audio of --image-*/--audio-*, when the endpoint sends them (chat); for
 // other endpoints they would never reach the wire, so none are generated.
 func (p *Plan) addSyntheticMedia(ds *dataset.Dataset) error {
-	o := mediaOptions(&p.Config.Media, p.Meta)
+	o := mediaOptions(&p.Config.Media, &p.Config.Video, p.Meta)
 	if err := dataset.AddMedia(ds, o, p.Seed); err != nil {
 		return usageError(fmt.Errorf("synthetic media: %w", err))
 	}
@@ -20,14 +20,24 @@ func (p *Plan) addSyntheticMedia(ds *dataset.Dataset) error {
 }
 
 // mediaOptions resolves the media configuration for an endpoint.
-func mediaOptions(m *config.Media, meta endpoint.Metadata) dataset.MediaOptions {
+func mediaOptions(m *config.Media, v *config.Video, meta endpoint.Metadata) dataset.MediaOptions {
 	var o dataset.MediaOptions
+	if vs, on := v.Spec(); on && meta.SupportsVideos {
+		o.Video = dataset.VideoOptions{
+			BatchSize: vs.BatchSize, Duration: vs.Duration, FPS: vs.FPS, Width: vs.Width, Height: vs.Height,
+			SynthType: string(vs.SynthType), Format: string(vs.Format), Codec: vs.Codec,
+			AudioSampleRateKHz: vs.AudioSampleRateKHz, AudioChannels: vs.AudioChannels,
+			AudioCodec: string(vs.AudioCodec), AudioDepth: vs.AudioDepth,
+		}
+	}
 	if img, on := m.Images(); on && meta.SupportsImages {
 		o.Images = dataset.ImageOptions{
 			BatchSize: img.BatchSize,
 			WidthMean: img.WidthMean, WidthStddev: img.WidthStddev,
 			HeightMean: img.HeightMean, HeightStddev: img.HeightStddev,
-			Format: string(img.Format),
+			Format:   string(img.Format),
+			Source:   string(m.ImageSource),
+			Sampling: string(m.ImageSourceSampling),
 		}
 	}
 	if aud, on := m.Audio(); on && meta.SupportsAudio {

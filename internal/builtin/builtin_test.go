@@ -125,3 +125,68 @@ func TestEndpointMetadataMatchesAIPerf(t *testing.T) {
 		}
 	}
 }
+
+// TestCatalogMatchesAIPerf: every category and plugin name of the
+// catalogue is AIPerf 0.13's (testdata/aiperf_plugin_names.json, from its
+// plugins.yaml), so `aiperf plugins` answers the same names, and the
+// lists follow what actually runs: the endpoint registry, config's
+// dataset formats, arrival patterns and UI types.
+func TestCatalogMatchesAIPerf(t *testing.T) {
+	t.Parallel()
+	raw, err := os.ReadFile("testdata/aiperf_plugin_names.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ref map[string][]string
+	if err := json.Unmarshal(raw, &ref); err != nil {
+		t.Fatal(err)
+	}
+	cat := Catalog()
+	names := func(category string) []string {
+		var out []string
+		for _, e := range cat.Entries(category) {
+			out = append(out, e.Name)
+		}
+		return out
+	}
+	for _, c := range cat.Categories() {
+		known, ok := ref[c.Name]
+		if !ok {
+			t.Errorf("category %q is not an AIPerf category", c.Name)
+			continue
+		}
+		for _, e := range cat.Entries(c.Name) {
+			if !slices.Contains(known, e.Name) {
+				t.Errorf("%s plugin %q is not one of AIPerf's (%v)", c.Name, e.Name, known)
+			}
+			if e.Description == "" {
+				t.Errorf("%s:%s has no description", c.Name, e.Name)
+			}
+		}
+	}
+	if got, want := names("endpoint"), EndpointOrder(); !slices.Equal(got, want) {
+		t.Errorf("endpoint entries = %v; want the registry's %v", got, want)
+	}
+	sortedStrs := func(list []string) []string { s := slices.Clone(list); slices.Sort(s); return s }
+	var loaders, patterns, uis []string
+	for _, d := range config.SupportedCustomDatasetTypes() {
+		loaders = append(loaders, string(d))
+	}
+	for _, a := range config.ArrivalPatterns() {
+		patterns = append(patterns, string(a))
+	}
+	if got := sortedStrs(names("custom_dataset_loader")); !slices.Equal(got, sortedStrs(loaders)) {
+		t.Errorf("custom_dataset_loader entries = %v; config supports %v", got, loaders)
+	}
+	if got := sortedStrs(names("arrival_pattern")); !slices.Equal(got, sortedStrs(patterns)) {
+		t.Errorf("arrival_pattern entries = %v; config has %v", got, patterns)
+	}
+	for _, u := range config.UITypes() {
+		uis = append(uis, string(u))
+	}
+	for _, u := range names("ui") {
+		if !slices.Contains(uis, u) {
+			t.Errorf("ui entry %q is not a --ui-type value", u)
+		}
+	}
+}

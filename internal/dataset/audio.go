@@ -10,9 +10,12 @@ import (
 	"slices"
 )
 
-// AudioWAV is the only synthetic audio format implemented (AIPerf also
-// offers mp3).
-const AudioWAV = "wav"
+// Synthetic audio formats (AIPerf's): WAV is written here, MP3 is the WAV
+// encoded by ffmpeg.
+const (
+	AudioWAV = "wav"
+	AudioMP3 = "mp3"
+)
 
 // minAudioSeconds is AIPerf's shortest synthetic clip.
 const minAudioSeconds = 0.01
@@ -35,7 +38,7 @@ type AudioOptions struct {
 	// LengthMean and LengthStddev (seconds) give each clip's duration: a
 	// normal draw redrawn until it is at least 0.01 s.
 	LengthMean, LengthStddev float64
-	// Format is AudioWAV.
+	// Format is AudioWAV or AudioMP3.
 	Format string
 	// SampleRatesKHz and Depths (bits: 8, 16, 24 or 32) are picked from
 	// uniformly for each clip.
@@ -59,8 +62,14 @@ func (o AudioOptions) validate() error {
 	if !(o.LengthStddev >= 0) || math.IsInf(o.LengthStddev, 0) {
 		errs = append(errs, fmt.Errorf("audio length stddev must be a finite number >= 0, got %v", o.LengthStddev))
 	}
-	if o.Format != AudioWAV {
-		errs = append(errs, fmt.Errorf("audio format must be wav, got %q", o.Format))
+	switch o.Format {
+	case AudioWAV:
+	case AudioMP3:
+		if _, err := FFmpegPath(); err != nil {
+			errs = append(errs, fmt.Errorf("mp3 audio: %w", err))
+		}
+	default:
+		errs = append(errs, fmt.Errorf("audio format must be wav or mp3, got %q", o.Format))
 	}
 	if len(o.SampleRatesKHz) == 0 {
 		errs = append(errs, errors.New("audio needs at least one sample rate"))
@@ -118,9 +127,17 @@ func (g *audioGen) next() (string, float64, error) {
 		return "", 0, fmt.Errorf("synthetic audio clip of %v s at %d Hz is too large (over %d bytes)", secs, rate, maxAudioBytes)
 	}
 	data := g.wav(int(frames), rate, depth)
-	out := make([]byte, len(AudioWAV)+1+base64.StdEncoding.EncodedLen(len(data)))
-	copy(out, AudioWAV+",")
-	base64.StdEncoding.Encode(out[len(AudioWAV)+1:], data)
+	if g.o.Format == AudioMP3 {
+		mp3, err := encodeMP3(data)
+		if err != nil {
+			return "", 0, err
+		}
+		data = mp3
+	}
+	format := g.o.Format
+	out := make([]byte, len(format)+1+base64.StdEncoding.EncodedLen(len(data)))
+	copy(out, format+",")
+	base64.StdEncoding.Encode(out[len(format)+1:], data)
 	return string(out), secs, nil
 }
 

@@ -36,7 +36,18 @@ type ImageOptions struct {
 	HeightMean, HeightStddev float64
 	// Format is ImagePNG, ImageJPEG or ImageRandom.
 	Format string
+	// Source is where the pixels come from: ImageSourceNoise (or ""),
+	// ImageSourceAssets, or a directory of source images, resized to the
+	// drawn size.
+	Source string
+	// Sampling picks source images from assets or a directory:
+	// SampleRandomWithReplacement ("" too), SampleShuffleCycle or
+	// SampleSequentialCycle.
+	Sampling string
 }
+
+// finiteSource reports whether images are resized from a pool.
+func (o ImageOptions) finiteSource() bool { return o.Source != "" && o.Source != ImageSourceNoise }
 
 // Enabled reports whether turns get images.
 func (o ImageOptions) Enabled() bool {
@@ -64,6 +75,15 @@ func (o ImageOptions) validate() error {
 	default:
 		errs = append(errs, fmt.Errorf("image format must be png, jpeg or random, got %q", o.Format))
 	}
+	switch o.Sampling {
+	case "", SampleRandomWithReplacement:
+	case SampleShuffleCycle, SampleSequentialCycle:
+		if !o.finiteSource() {
+			errs = append(errs, fmt.Errorf("image source sampling %s needs a finite source (assets or a directory)", o.Sampling))
+		}
+	default:
+		errs = append(errs, fmt.Errorf("unknown image source sampling %q", o.Sampling))
+	}
 	return errors.Join(errs...)
 }
 
@@ -73,11 +93,18 @@ type imageGen struct {
 	rng *rand.Rand // sizes and formats
 	px  *rand.ChaCha8
 	buf bytes.Buffer
+	// pool, when set, is the finite source images are resized from; k is
+	// the dataset-wide index of the next image, srcRNG the stream of
+	// random-with-replacement picks.
+	pool   *sourcePool
+	k      int
+	srcRNG *rand.Rand
 }
 
 // next returns one image as a data URL ("data:image/png;base64,...").
 //
-// Pixels are uniform random RGB bytes, AIPerf's default "noise" source.
+// Pixels are uniform random RGB bytes, AIPerf's default "noise" source, or
+// a source image resized to the drawn size.
 // PNG is encoded at zlib's default level (6, as AIPerf sets it); JPEG at
 // quality 85 with full-resolution chroma (encodeJPEG444), as AIPerf's PIL
 // settings, so that payload sizes match AIPerf's.
@@ -91,8 +118,14 @@ func (g *imageGen) next() (string, error) {
 	if w*h > maxImagePixels {
 		return "", fmt.Errorf("synthetic image of %dx%d pixels is too large (at most %d pixels)", w, h, maxImagePixels)
 	}
-	rgb := make([]byte, 3*w*h)
-	g.px.Read(rgb)
+	var rgb []byte
+	if g.pool != nil {
+		rgb = resizeRGB(g.pool.images[g.pool.pick(g.k, g.srcRNG)], w, h)
+		g.k++
+	} else {
+		rgb = make([]byte, 3*w*h)
+		g.px.Read(rgb)
+	}
 	g.buf.Reset()
 	if format == ImagePNG {
 		img := image.NewRGBA(image.Rect(0, 0, w, h))

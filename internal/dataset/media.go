@@ -23,15 +23,18 @@ const (
 type MediaOptions struct {
 	Images ImageOptions
 	Audio  AudioOptions
+	Video  VideoOptions
 }
 
 // Enabled reports whether any media is added.
-func (o MediaOptions) Enabled() bool { return o.Images.Enabled() || o.Audio.Enabled() }
+func (o MediaOptions) Enabled() bool {
+	return o.Images.Enabled() || o.Audio.Enabled() || o.Video.Enabled()
+}
 
 // Validate reports every problem with o at once. Disabled modalities are
 // not checked.
 func (o MediaOptions) Validate() error {
-	return errors.Join(o.Images.validate(), o.Audio.validate())
+	return errors.Join(o.Images.validate(), o.Audio.validate(), o.Video.validate())
 }
 
 // AddMedia gives every turn of ds that has no raw payload
@@ -49,15 +52,35 @@ func AddMedia(ds *Dataset, o MediaOptions, seed uint64) error {
 	if err := o.Validate(); err != nil {
 		return err
 	}
+	var pool *sourcePool
+	offsets := make([]int, len(ds.Conversations))
+	if o.Images.Enabled() && o.Images.finiteSource() {
+		var err error
+		if pool, err = loadSourcePool(o.Images.Source, o.Images.Sampling, seed); err != nil {
+			return err
+		}
+		// The dataset-wide index of each conversation's first image, so
+		// that the cycles are the same however conversations interleave.
+		n := 0
+		for c := range ds.Conversations {
+			offsets[c] = n
+			for _, t := range ds.Conversations[c].Turns {
+				if t.RawPayload == nil {
+					n += o.Images.BatchSize
+				}
+			}
+		}
+	}
 	errs := make([]error, len(ds.Conversations))
 	forEachParallel(len(ds.Conversations), func(c int) {
-		errs[c] = addConversationMedia(&ds.Conversations[c], o, seed, c)
+		errs[c] = addConversationMedia(&ds.Conversations[c], o, seed, c, pool, offsets[c])
 	})
 	return errors.Join(errs...)
 }
 
-// addConversationMedia fills the turns of conversation number c.
-func addConversationMedia(conv *Conversation, o MediaOptions, seed uint64, c int) error {
+// addConversationMedia fills the turns of conversation number c; its
+// first image is the dataset's firstImage-th (for source cycles).
+func addConversationMedia(conv *Conversation, o MediaOptions, seed uint64, c int, pool *sourcePool, firstImage int) error {
 	suffix := "/" + strconv.Itoa(c)
 	var img *imageGen
 	if o.Images.Enabled() {
@@ -66,10 +89,17 @@ func addConversationMedia(conv *Conversation, o MediaOptions, seed uint64, c int
 			rng: newStream(seed, streamImage+suffix),
 			px:  newChaCha(seed, streamImageNoise+suffix),
 		}
+		if pool != nil {
+			img.pool, img.k, img.srcRNG = pool, firstImage, newStream(seed, streamImageSource+suffix)
+		}
 	}
 	var aud *audioGen
 	if o.Audio.Enabled() {
 		aud = &audioGen{o: o.Audio, rng: newStream(seed, streamAudio+suffix)}
+	}
+	var vid *videoGen
+	if o.Video.Enabled() {
+		vid = &videoGen{o: o.Video, noise: newChaCha(seed, streamVideoNoise+suffix), audio: newStream(seed, streamVideoAudio+suffix)}
 	}
 	for t := range conv.Turns {
 		turn := &conv.Turns[t]
@@ -98,6 +128,16 @@ func addConversationMedia(conv *Conversation, o MediaOptions, seed uint64, c int
 			if i == 0 {
 				turn.AudioSeconds = secs
 			}
+		}
+		for range o.Video.BatchSize {
+			if vid == nil {
+				break
+			}
+			url, err := vid.next()
+			if err != nil {
+				return fmt.Errorf("conversation %s turn %d: %w", conv.ID, t, err)
+			}
+			turn.Videos = append(turn.Videos, url)
 		}
 	}
 	return nil

@@ -265,7 +265,7 @@ func TestAddMediaSkipsRawPayloadsAndDisabled(t *testing.T) {
 func TestMediaValidateReportsEverything(t *testing.T) {
 	o := MediaOptions{
 		Images: ImageOptions{BatchSize: 1, WidthMean: 4, HeightMean: 4, WidthStddev: math.Inf(1), Format: "gif"},
-		Audio:  AudioOptions{BatchSize: 1, LengthMean: 0.001, Format: "mp3", Depths: []int{12}, Channels: 3},
+		Audio:  AudioOptions{BatchSize: 1, LengthMean: 0.001, Format: "ogg", Depths: []int{12}, Channels: 3},
 	}
 	err := AddMedia(&Dataset{Conversations: []Conversation{{Turns: []Turn{{}}}}}, o, 1)
 	if err == nil {

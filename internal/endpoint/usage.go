@@ -28,13 +28,13 @@ type Usage struct {
 // precedence order within each group.
 type usageFields struct {
 	// Prompt tokens.
-	PromptTokens      Int `json:"prompt_tokens"`      // OpenAI, vLLM, DeepSeek, Mistral, ...
-	InputTokens       Int `json:"input_tokens"`       // Anthropic, Cohere, DashScope
-	PromptTokenCount  Int `json:"promptTokenCount"`   // Gemini
-	InputTokensCamel  Int `json:"inputTokens"`        // AWS Bedrock
-	InputTokenCount   Int `json:"input_token_count"`  // IBM watsonx
-	CompletionTokens  Int `json:"completion_tokens"`  // OpenAI and most others
-	OutputTokens      Int `json:"output_tokens"`      // Anthropic, Cohere, DashScope
+	PromptTokens      Int `json:"prompt_tokens"`     // OpenAI, vLLM, DeepSeek, Mistral, ...
+	InputTokens       Int `json:"input_tokens"`      // Anthropic, Cohere, DashScope
+	PromptTokenCount  Int `json:"promptTokenCount"`  // Gemini
+	InputTokensCamel  Int `json:"inputTokens"`       // AWS Bedrock
+	InputTokenCount   Int `json:"input_token_count"` // IBM watsonx
+	CompletionTokens  Int `json:"completion_tokens"` // OpenAI and most others
+	OutputTokens      Int `json:"output_tokens"`     // Anthropic, Cohere, DashScope
 	CandidatesTokens  Int `json:"candidatesTokenCount"`
 	OutputTokensCamel Int `json:"outputTokens"`
 	GeneratedTokens   Int `json:"generated_token_count"`

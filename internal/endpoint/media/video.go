@@ -61,11 +61,11 @@ func (VideoGeneration) AppendPayload(dst []byte, t *dataset.Turn, o *endpoint.Op
 // videoJob is the VideoResponse of the submit and poll calls.
 type videoJob struct {
 	endpoint.Envelope `json:",inline"`
-	ID                endpoint.String      `json:"id"`
-	Status            endpoint.String      `json:"status"`
-	URL               endpoint.String      `json:"url"`
-	InferenceTime     endpoint.Float       `json:"inference_time_s"`
-	PeakMemory        endpoint.Float       `json:"peak_memory_mb"`
+	ID                endpoint.String `json:"id"`
+	Status            endpoint.String `json:"status"`
+	URL               endpoint.String `json:"url"`
+	InferenceTime     endpoint.Float  `json:"inference_time_s"`
+	PeakMemory        endpoint.Float  `json:"peak_memory_mb"`
 }
 
 func decodeJob(data []byte) (videoJob, error) {

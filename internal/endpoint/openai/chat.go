@@ -27,8 +27,9 @@ func NewChat() endpoint.Endpoint { return Chat{} }
 func (Chat) Metadata() endpoint.Metadata {
 	return endpoint.Metadata{
 		Type: "chat",
-		Description: "OpenAI Chat Completions endpoint. Supports multi-modal inputs (text, images, audio, video) " +
-			"and both streaming and non-streaming responses. Uses /v1/chat/completions path.",
+		Description: "OpenAI Chat Completions (/v1/chat/completions), what vLLM, SGLang, TensorRT-LLM, NIM and OpenAI " +
+			"serve: messages with text, image, audio and video parts; streamed chunks carry content, reasoning " +
+			"and tool-call deltas, and the final usage.",
 		Path:                  "/v1/chat/completions",
 		ServiceKind:           "openai",
 		MetricsTitle:          "LLM Metrics",

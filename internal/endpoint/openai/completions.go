@@ -22,8 +22,8 @@ func NewCompletions() endpoint.Endpoint { return Completions{} }
 func (Completions) Metadata() endpoint.Metadata {
 	return endpoint.Metadata{
 		Type: "completions",
-		Description: "OpenAI Completions endpoint. Supports text completions with streaming for legacy " +
-			"completion-based models. Uses /v1/completions path.",
+		Description: "OpenAI (legacy) Completions (/v1/completions): a text prompt continued as text, streamed " +
+			"or whole; for base models and servers without chat templates.",
 		Path:              "/v1/completions",
 		ServiceKind:       "openai",
 		MetricsTitle:      "LLM Metrics",

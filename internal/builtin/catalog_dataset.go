@@ -1,0 +1,49 @@
+package builtin
+
+import "github.com/aiperf-go/aiperf/internal/plugin"
+
+// Dataset categories (issues 4 and 15 add to them).
+var (
+	categoryDatasetComposer = plugin.Category{Name: "dataset_composer", Description: "Dataset composers build the run's " +
+		"conversations: synthetic prompts, rankings queries and passages, a custom file, or a public dataset. One per run."}
+	categoryCustomDatasetLoader = plugin.Category{Name: "custom_dataset_loader", Description: "Loaders read an --input-file " +
+		"of one format (--custom-dataset-type, or detected from the file). One per run."}
+	categoryPublicDatasetLoader = plugin.Category{Name: "public_dataset_loader", Description: "Loaders fetch and read a " +
+		"public dataset (--public-dataset). One per run."}
+	categoryDatasetSampler = plugin.Category{Name: "dataset_sampler", Description: "Samplers choose the order in which " +
+		"conversations are handed out (--dataset-sampling-strategy). One per run."}
+)
+
+func datasetComposerEntries() []plugin.Entry {
+	return []plugin.Entry{
+		entry("custom", "Conversations read from --input-file by a custom dataset loader."),
+		entry("synthetic", "Prompts cut from the embedded Shakespeare corpus to the drawn token lengths, with optional images, audio and video."),
+		entry("synthetic_rankings", "Rankings endpoints' data: per request one query and a drawn number of passages (the Rankings options)."),
+		entry("public", "A public dataset fetched from the Hugging Face hub (--public-dataset)."),
+	}
+}
+
+func customDatasetLoaderEntries() []plugin.Entry {
+	return []plugin.Entry{
+		entry("burst_gpt_trace", "BurstGPT request traces: timestamps and token counts."),
+		entry("bailian_trace", "Alibaba Bailian traces with hash ids for prefix reuse."),
+		entry("mooncake_trace", "Mooncake traces: timestamps, lengths and hash_ids blocks."),
+		entry("raw_payload", "Request bodies sent verbatim, one JSON object per line."),
+		entry("inputs_json", "An AIPerf inputs.json: its payloads replayed as they are."),
+		entry("multi_turn", "Conversations of several turns, each with its texts, media and delays."),
+		entry("random_pool", "A pool of entries sampled at random for each request."),
+		entry("single_turn", "One request per line: text(s), image(s), audio, timestamp or delay, session_id."),
+	}
+}
+
+func publicDatasetLoaderEntries() []plugin.Entry {
+	return []plugin.Entry{entry("sharegpt", "ShareGPT conversations (the first human turn of each), from the hub or a local file.")}
+}
+
+func datasetSamplerEntries() []plugin.Entry {
+	return []plugin.Entry{
+		entry("random", "Draws conversations uniformly, with replacement."),
+		entry("sequential", "Hands conversations out in order, wrapping around."),
+		entry("shuffle", "Shuffles the conversations, then hands them out in that order, reshuffling after each pass."),
+	}
+}

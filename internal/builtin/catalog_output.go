@@ -1,0 +1,55 @@
+package builtin
+
+import "github.com/aiperf-go/aiperf/internal/plugin"
+
+// Record processing and output categories (issue 17 adds to them).
+var (
+	categoryRecordProcessor = plugin.Category{Name: "record_processor", Description: "Record processors turn each " +
+		"response into per-record metric values."}
+	categoryAccumulator = plugin.Category{Name: "accumulator", Description: "Accumulators gather processed records " +
+		"into the run's results."}
+	categoryDataExporter = plugin.Category{Name: "data_exporter", Description: "Data exporters write the run's results " +
+		"to files. All that apply run."}
+	categoryConsoleExporter = plugin.Category{Name: "console_exporter", Description: "Console exporters print the " +
+		"results' tables. All that apply run."}
+	categoryStreamExporter = plugin.Category{Name: "stream_exporter", Description: "Stream exporters write records as " +
+		"they complete."}
+	categoryUI   = plugin.Category{Name: "ui", Description: "The progress display while a run goes (--ui-type). One per run."}
+	categoryPlot = plugin.Category{Name: "plot", Description: "Plot types of aiperf plot."}
+)
+
+func recordProcessorEntries() []plugin.Entry {
+	return []plugin.Entry{entry("metric_record", "Parses each response with the endpoint, counts tokens and computes the record metrics.")}
+}
+
+func accumulatorEntries() []plugin.Entry {
+	return []plugin.Entry{entry("metric_results", "Column store of every record's metrics; numpy-linear percentiles and the derived metrics.")}
+}
+
+func dataExporterEntries() []plugin.Entry {
+	return []plugin.Entry{
+		entry("csv", "profile_export_aiperf.csv: the summary as CSV."),
+		entry("json", "profile_export_aiperf.json: the summary, the input configuration and the error summary."),
+		entry("raw_record_aggregator", "profile_export_raw.jsonl (--export-level raw): requests and responses as sent and received."),
+	}
+}
+
+func consoleExporterEntries() []plugin.Entry {
+	return []plugin.Entry{
+		entry("errors", "The Error Summary table of failed requests by code, type and message."),
+		entry("metrics", "The metrics tables, titled by the endpoint's metrics title."),
+	}
+}
+
+func streamExporterEntries() []plugin.Entry {
+	return []plugin.Entry{entry("record_export", "profile_export.jsonl: one line per request as it completes.")}
+}
+
+func uiEntries() []plugin.Entry {
+	return []plugin.Entry{
+		entry("none", "No progress display."),
+		entry("simple", "A progress line: requests sent and done, errors, rate and schedule lag."),
+	}
+}
+
+func plotEntries() []plugin.Entry { return nil }

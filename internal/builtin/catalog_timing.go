@@ -1,0 +1,30 @@
+package builtin
+
+import "github.com/aiperf-go/aiperf/internal/plugin"
+
+// Timing categories (issue 16 adds to them).
+var (
+	categoryTimingStrategy = plugin.Category{Name: "timing_strategy", Description: "Timing strategies decide when credits " +
+		"(requests) are issued. One per run."}
+	categoryArrivalPattern = plugin.Category{Name: "arrival_pattern", Description: "Arrival patterns space requests in " +
+		"request-rate mode (--arrival-pattern). One per run."}
+	categoryRamp = plugin.Category{Name: "ramp", Description: "Ramps raise concurrency or rate over time."}
+)
+
+func timingStrategyEntries() []plugin.Entry {
+	return []plugin.Entry{
+		entry("fixed_schedule", "Replays the dataset's timestamps on absolute deadlines (--fixed-schedule)."),
+		entry("request_rate", "Requests at --request-rate on absolute deadlines, or as fast as --concurrency allows."),
+	}
+}
+
+func arrivalPatternEntries() []plugin.Entry {
+	return []plugin.Entry{
+		entry("concurrency_burst", "No rate: a new request as soon as one finishes, up to --concurrency."),
+		entry("constant", "Evenly spaced arrivals."),
+		entry("gamma", "Gamma-distributed gaps; --arrival-smoothness sets the shape (1 = poisson)."),
+		entry("poisson", "Exponentially distributed gaps (a Poisson process)."),
+	}
+}
+
+func rampEntries() []plugin.Entry { return nil }
