@@ -1,6 +1,9 @@
 package builtin
 
-import "github.com/aiperf-go/aiperf/internal/plugin"
+import (
+	"github.com/aiperf-go/aiperf/internal/dataset/public"
+	"github.com/aiperf-go/aiperf/internal/plugin"
+)
 
 // Dataset categories (issues 4 and 15 add to them).
 var (
@@ -33,11 +36,28 @@ func customDatasetLoaderEntries() []plugin.Entry {
 		entry("multi_turn", "Conversations of several turns, each with its texts, media and delays."),
 		entry("random_pool", "A pool of entries sampled at random for each request."),
 		entry("single_turn", "One request per line: text(s), image(s), audio, timestamp or delay, session_id."),
+		entry("weka_trace", "SemiAnalysis Weka agent traces: hash-id deltas replayed as growing conversations."),
 	}
 }
 
+// publicDatasetLoaderEntries lists --public-dataset's registry, with each
+// dataset's source.
 func publicDatasetLoaderEntries() []plugin.Entry {
-	return []plugin.Entry{entry("sharegpt", "ShareGPT conversations (the first human turn of each), from the hub or a local file.")}
+	var out []plugin.Entry
+	for _, s := range public.Catalog() {
+		md := []plugin.Field{{Name: "loader", Value: string(s.Kind)}}
+		if s.Repo != "" {
+			md = append(md, plugin.Field{Name: "hf_dataset_name", Value: s.Repo})
+		}
+		if s.Split != "" {
+			md = append(md, plugin.Field{Name: "split", Value: s.Split})
+		}
+		if s.Subset != "" {
+			md = append(md, plugin.Field{Name: "subset", Value: s.Subset})
+		}
+		out = append(out, plugin.Entry{Name: s.Name, Description: s.Description, Metadata: md})
+	}
+	return out
 }
 
 func datasetSamplerEntries() []plugin.Entry {

@@ -47,6 +47,7 @@ func streamExporterEntries() []plugin.Entry {
 
 func uiEntries() []plugin.Entry {
 	return []plugin.Entry{
+		entry("dashboard", "The live terminal dashboard: phase progress, rolling latency and throughput, errors, telemetry and logs."),
 		entry("none", "No progress display."),
 		entry("simple", "A progress line: requests sent and done, errors, rate and schedule lag."),
 	}
