@@ -8,6 +8,7 @@ import (
 
 	"github.com/aiperf-go/aiperf/internal/config"
 	"github.com/aiperf-go/aiperf/internal/endpoint"
+	"github.com/aiperf-go/aiperf/internal/report"
 )
 
 // TestNewRegistersEveryEndpointType: the registry holds exactly the 19
@@ -180,6 +181,9 @@ func TestCatalogMatchesAIPerf(t *testing.T) {
 	}
 	if got := sortedStrs(names("arrival_pattern")); !slices.Equal(got, sortedStrs(patterns)) {
 		t.Errorf("arrival_pattern entries = %v; config has %v", got, patterns)
+	}
+	if got := names("plot"); !slices.Equal(sortedStrs(got), sortedStrs(report.Types())) {
+		t.Errorf("plot entries = %v; aiperf plot has %v", got, report.Types())
 	}
 	for _, u := range config.UITypes() {
 		uis = append(uis, string(u))

@@ -53,4 +53,20 @@ func uiEntries() []plugin.Entry {
 	}
 }
 
-func plotEntries() []plugin.Entry { return nil }
+// plotEntries are aiperf plot's plot types (internal/report.Types, which
+// the test keeps them in step with).
+func plotEntries() []plugin.Entry {
+	return []plugin.Entry{
+		entry("area", "A filled area of a metric over time (one run)."),
+		entry("dual_axis", "Two metrics over time on two y axes (one run)."),
+		entry("histogram", "The distribution of a per-request metric (one run)."),
+		entry("pareto", "The Pareto frontier of two metrics across runs."),
+		entry("percentile_bands", "A metric's percentile bands over time (one run)."),
+		entry("request_timeline", "Every request's span on the time axis (one run)."),
+		entry("scatter", "Two per-request metrics against each other (one run)."),
+		entry("scatter_line", "Two metrics across runs, joined in run order."),
+		entry("scatter_with_percentiles", "Per-request values with rolling percentiles over time (one run)."),
+		entry("timeslice", "A metric per time slice (--slice-duration; one run)."),
+		entry("latency_throughput_uncertainty", "Latency against throughput across runs with confidence ellipses."),
+	}
+}
