@@ -94,6 +94,7 @@ func (p *profileCommand) run(ctx context.Context, args []string) error {
 	problems = append(problems, p.valueProblems.errs...)
 	p.cfg.Output.ArtifactDirExplicit = p.cfg.Output.ArtifactDirExplicit || p.cmd.Flags().Changed("output-artifact-dir")
 	problems = append(problems, unjoin(p.cfg.Validate())...)
+	problems = append(problems, plotConfigProblems(&p.cfg)...)
 	if len(problems) == 0 {
 		problems = append(problems, p.expandSweep()...)
 	}

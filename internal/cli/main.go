@@ -123,9 +123,10 @@ func RunBenchmark(ctx context.Context, cfg *config.Config, rio RunIO) error {
 		if len(vars) == 0 {
 			vars = []config.Variation{{Label: "base", Config: *cfg}}
 		}
-		return experiment.RunExperiment(ctx, vars, bio)
+		err := experiment.RunExperiment(ctx, vars, bio)
+		return autoPlot(&vars[0].Config, benchmark.ArtifactDir(&vars[0].Config), err, rio.Stderr)
 	}
-	return benchmark.Run(ctx, cfg, bio)
+	return autoPlot(cfg, benchmark.ArtifactDir(cfg), benchmark.Run(ctx, cfg, bio), rio.Stderr)
 }
 
 // vcsCommit returns commit, or the VCS revision Go stamped into the binary

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -19,10 +20,7 @@ type point struct {
 // classification is configured, as AIPerf), groups in name order. Runs
 // lacking a metric are listed in the returned note.
 func groupedPoints(s Spec, runs []*Run, classified bool) (names []string, groups [][]point, notes []string) {
-	groupBy := ""
-	if len(s.Groups) > 0 {
-		groupBy = s.Groups[0]
-	}
+	groupBy := groupColumn(s, runs)
 	if classified {
 		groupBy = "experiment_type"
 	}
@@ -43,6 +41,7 @@ func groupedPoints(s Spec, runs []*Run, classified bool) (names []string, groups
 		byName[g] = append(byName[g], p)
 	}
 	names = sortedKeys(byName)
+	slices.SortStableFunc(names, compareNatural)
 	for _, n := range names {
 		pts := byName[n]
 		slices.SortStableFunc(pts, func(a, b point) int { return cmp.Compare(a.x, b.x) })
@@ -53,6 +52,66 @@ func groupedPoints(s Spec, runs []*Run, classified bool) (names []string, groups
 			len(missing), statName(s.X), statName(s.Y), strings.Join(missing, ", ")))
 	}
 	return names, groups, notes
+}
+
+// groupColumn is the column that splits the runs into series: the spec's
+// groups column, except that when it does not split them (one model) and
+// the runs sweep another parameter besides the labels column, that
+// parameter does: a concurrency x ISL sweep draws one curve per ISL.
+func groupColumn(s Spec, runs []*Run) string {
+	groupBy := ""
+	if len(s.Groups) > 0 {
+		groupBy = s.Groups[0]
+	}
+	if distinct(runs, groupBy) > 1 {
+		return groupBy
+	}
+	label := ""
+	if len(s.Labels) > 0 {
+		label = s.Labels[0]
+	}
+	var params []string
+	for _, r := range runs {
+		for k := range r.VariationValues {
+			if k != label && !slices.Contains(params, k) {
+				params = append(params, k)
+			}
+		}
+	}
+	slices.Sort(params)
+	for _, p := range params {
+		if distinct(runs, p) > 1 {
+			return p
+		}
+	}
+	return groupBy
+}
+
+// distinct counts the values of a column across runs ("" counts).
+func distinct(runs []*Run, column string) int {
+	if column == "" {
+		return 1
+	}
+	seen := map[string]bool{}
+	for _, r := range runs {
+		seen[r.Field(column)] = true
+	}
+	return len(seen)
+}
+
+// compareNatural orders numbers numerically and before other names.
+func compareNatural(a, b string) int {
+	fa, ea := strconv.ParseFloat(a, 64)
+	fb, eb := strconv.ParseFloat(b, 64)
+	switch {
+	case ea == nil && eb == nil:
+		return cmp.Compare(fa, fb)
+	case ea == nil:
+		return -1
+	case eb == nil:
+		return 1
+	}
+	return cmp.Compare(a, b)
 }
 
 func statName(a Axis) string { return a.Metric + " " + cmp.Or(a.Stat, "avg") }
@@ -95,8 +154,9 @@ func multiChart(name string, s Spec, runs []*Run, classified bool) (*Chart, erro
 	if len(groups) == 0 {
 		return nil, fmt.Errorf("%w: no run has both %s and %s", ErrNoData, statName(s.X), statName(s.Y))
 	}
+	groupBy := []string{groupColumn(s, runs)}
 	for gi, pts := range groups {
-		title := groupTitle(s.Groups, names[gi], classified)
+		title := groupTitle(groupBy, names[gi], classified)
 		xs, ys, labels := make([]float64, len(pts)), make([]float64, len(pts)), make([]string, len(pts))
 		for i, p := range pts {
 			xs[i], ys[i], labels[i] = p.x, p.y, p.label
@@ -127,11 +187,16 @@ func multiChart(name string, s Spec, runs []*Run, classified bool) (*Chart, erro
 	return c, nil
 }
 
+// minRunsForTilt is the number of runs from which an ellipse is tilted by
+// the sample correlation; below it the correlation of 3 or 4 runs swings
+// from -1 to 1 by chance and the ellipse stays axis-aligned, as AIPerf's.
+const minRunsForTilt = 5
+
 // uncertaintySeries draws each point's joint confidence region: an
 // ellipse whose semi-axes are the two confidence-interval half-widths,
 // rotated by the correlation of the two metrics across the point's runs
-// when they are known, with the mean as a marker. Points from fewer than
-// three runs are drawn faint, as AIPerf draws them dashed.
+// when there are enough of them, with the mean as a marker. Points from
+// fewer than three runs are drawn faint, as AIPerf draws them dashed.
 func uncertaintySeries(c *Chart, s Spec, title string, gi int, pts []point) {
 	level := s.CILevel
 	if level == 0 {
@@ -147,9 +212,13 @@ func uncertaintySeries(c *Chart, s Spec, title string, gi int, pts []point) {
 			continue
 		}
 		withCI++
-		rho := correlation(p.run.trialValues(s.X.Metric, cmp.Or(s.X.Stat, "avg")), p.run.trialValues(s.Y.Metric, cmp.Or(s.Y.Stat, "avg")))
-		ex, ey := ellipse(p.x, p.y, (xhi-xlo)/2, (yhi-ylo)/2, rho, 64)
 		n := min(nx, ny)
+		// The tilt needs a correlation worth its name: from 5 runs on.
+		rho := 0.0
+		if n >= minRunsForTilt {
+			rho = correlation(p.run.trialValues(s.X.Metric, cmp.Or(s.X.Stat, "avg")), p.run.trialValues(s.Y.Metric, cmp.Or(s.Y.Stat, "avg")))
+		}
+		ex, ey := ellipse(p.x, p.y, (xhi-xlo)/2, (yhi-ylo)/2, rho, 64)
 		c.Series = append(c.Series, Series{
 			Name: fmt.Sprintf("%s %s %.0f%% CI (n=%d)", title, p.label, level*100, n), Kind: Polygon,
 			X: ex, Y: ey, Group: gi, Faint: n < 3, NoLegend: true,

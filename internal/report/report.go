@@ -217,3 +217,19 @@ func plural(n int, one, many string) string {
 	}
 	return many
 }
+
+// AutoPlot is --auto-plot: after a run, plot its artifact directory into
+// <dir>/plots. A plot: envelope from the run's config file (plotYAML,
+// from source) is first written to <dir>/.aiperf-plot-config.yaml, AIPerf's
+// reproducibility receipt, which a later `aiperf plot <dir>` reads again.
+func AutoPlot(dir, plotYAML, source string, log io.Writer) (*Result, error) {
+	if plotYAML != "" {
+		if _, err := ParseConfig([]byte(plotYAML), source); err != nil {
+			return nil, err
+		}
+		if err := os.WriteFile(filepath.Join(dir, RunConfigName), []byte(plotYAML), 0o644); err != nil {
+			return nil, fmt.Errorf("plot configuration receipt: %w", err)
+		}
+	}
+	return Plot(Options{Paths: []string{dir}, UserConfig: UserConfigPath(), Log: log})
+}
