@@ -10,8 +10,23 @@ import (
 )
 
 // writeArtifacts writes the summary files and prints the result tables.
-// Every file is attempted even when an earlier one fails.
+// Every file is attempted even when an earlier one fails. The directory
+// carries AIPerf's processing marker while they are written and its ready
+// marker once they are all on disk (partial when one failed).
 func writeArtifacts(p *Plan, res *result, rio IO) error {
+	if err := export.BeginResults(p.Paths.Dir); err != nil {
+		return fmt.Errorf("results marker: %w", err)
+	}
+	err := writeResults(p, res, rio)
+	ready := export.Ready{WasCancelled: res.Stopped, Partial: err != nil || res.WriteErr != nil}
+	if cerr := export.CommitResults(p.Paths.Dir, ready); cerr != nil {
+		err = errors.Join(err, fmt.Errorf("results marker: %w", cerr))
+	}
+	return err
+}
+
+// writeResults writes the summary files and prints the result tables.
+func writeResults(p *Plan, res *result, rio IO) error {
 	s := &res.Summary
 	info := export.RunInfo{
 		Version:      rio.Version,
@@ -51,7 +66,7 @@ func writeArtifacts(p *Plan, res *result, rio IO) error {
 		IncompleteReason: info.IncompleteReason,
 		CLICommand:       rio.CLICommand,
 		WasCancelled:     res.Stopped,
-		Exports:          p.Paths.Exports(),
+		Exports:          exports(p),
 		LogFile:          p.Paths.Log,
 	}
 	if res.Health != nil {
@@ -67,8 +82,10 @@ func writeArtifacts(p *Plan, res *result, rio IO) error {
 	} else {
 		opts.Footer += panel
 	}
-	if err := export.WriteSummaryJSON(p.Paths.JSON, s, info); err != nil {
-		errs = append(errs, fmt.Errorf("summary JSON: %w", err))
+	if !p.Config.Artifacts.NoSummaryJSON { // artifacts.summary: false
+		if err := export.WriteSummaryJSON(p.Paths.JSON, s, info); err != nil {
+			errs = append(errs, fmt.Errorf("summary JSON: %w", err))
+		}
 	}
 	if err := llmdReport(p, rio.Version); err != nil {
 		errs = append(errs, err)
@@ -99,4 +116,20 @@ func writeArtifacts(p *Plan, res *result, rio IO) error {
 		errs = append(errs, fmt.Errorf("stdout: %w", err))
 	}
 	return errors.Join(errs...)
+}
+
+// exports lists the files announced after the tables, AIPerf's order:
+// the CSV, the JSON (unless turned off), the raw records, outputs.json.
+func exports(p *Plan) []export.Export {
+	var ex []export.Export
+	for _, e := range p.Paths.Exports() {
+		if e.Path == p.Paths.JSON && p.Config.Artifacts.NoSummaryJSON {
+			continue
+		}
+		ex = append(ex, e)
+	}
+	if p.Config.Artifacts.ExportOutputsJSON {
+		ex = append(ex, export.Export{Label: "Outputs JSON", Path: p.Paths.Outputs})
+	}
+	return ex
 }

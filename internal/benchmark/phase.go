@@ -107,19 +107,20 @@ func (r *phaseRunner) run(stop context.Context, spec *PhaseSpec, seed uint64) (p
 		requests = context.Background()
 	}
 	wo := worker.Options{
-		Sender:        r.plan.requestSender(r.client),
-		Clock:         r.clk,
-		Dataset:       r.plan.Dataset,
-		Payloads:      r.plan.Payloads,
-		URLs:          r.plan.URLs,
-		Header:        r.plan.Header,
-		SessionHeader: r.plan.Config.Conversation.SessionHeader,
-		Pick:          pick,
-		Out:           r.pl.raw,
-		Done:          sched.Done,
-		FixedSchedule: sess.fixed,
-		Budget:        sess.budget,
-		OnSend:        func() { counts.noteSend(r.clk) },
+		Sender:            r.plan.requestSender(r.client),
+		Clock:             r.clk,
+		Dataset:           r.plan.Dataset,
+		Payloads:          r.plan.Payloads,
+		URLs:              r.plan.URLs,
+		Header:            r.plan.Header,
+		SessionHeader:     r.plan.Config.Conversation.SessionHeader,
+		KeepRequestHeader: r.plan.Paths.WritesRaw(),
+		Pick:              pick,
+		Out:               r.pl.raw,
+		Done:              sched.Done,
+		FixedSchedule:     sess.fixed,
+		Budget:            sess.budget,
+		OnSend:            func() { counts.noteSend(r.clk) },
 	}
 	if gate != nil {
 		wo.Prefill, wo.Parser = gate, r.plan.Endpoint

@@ -25,9 +25,10 @@ type pipeline struct {
 	raw       chan *record.Record
 	processed chan metrics.Processed
 	acc       *metrics.Accumulator
-	warm      *metrics.Accumulator // warmup records (warmup_metrics); nil without a warmup
-	records   *export.RecordWriter // nil when the export level writes no records
-	rawOut    *export.RawWriter    // nil unless --export-level raw
+	warm      *metrics.Accumulator  // warmup records (warmup_metrics); nil without a warmup
+	records   *export.RecordWriter  // nil when the export level writes no records
+	rawOut    *export.RawWriter     // nil unless --export-level raw
+	outputs   *export.OutputsWriter // nil unless --export-outputs-json
 	payload   func(*record.Record) []byte
 	log       *slog.Logger
 	counts    *[2]counters  // by record.Phase
@@ -100,6 +101,7 @@ func startPipeline(p *Plan, clk *clock.Clock, records *export.RecordWriter, rawO
 			Clock:               clk,
 			SLOs:                p.SLOs,
 			Logger:              log,
+			KeepText:            p.Config.Artifacts.ExportOutputsJSON,
 		})
 		if err != nil {
 			return nil, fmt.Errorf("record processor: %w", err)
@@ -156,22 +158,26 @@ func (pl *pipeline) consumeOne(p *metrics.Processed) {
 		c.maxLag.Store(lag)
 	}
 	pl.live.observe(p)
-	if rec.Phase != record.Profiling {
-		if pl.warm != nil {
-			pl.warm.Add(p)
-		}
-		return
+	if rec.Phase == record.Profiling {
+		pl.guard.observe(rec.Error != nil) // first: it may stop the run
+		pl.span.observe(rec)
+		pl.retries += rec.ConnectionRetries
+		pl.acc.Add(p)
+		pl.slices.add(p)
+	} else if pl.warm != nil {
+		pl.warm.Add(p)
 	}
-	pl.guard.observe(rec.Error != nil)
-	pl.span.observe(rec)
-	pl.retries += rec.ConnectionRetries
-	pl.acc.Add(p)
-	pl.slices.add(p)
+	// The per-request files carry warmup records too, marked by their
+	// benchmark_phase, as AIPerf 0.13 writes them; outputs.json takes
+	// profiling records only.
 	if pl.records != nil {
 		pl.noteWriteErr(pl.records.Write(p))
 	}
 	if pl.rawOut != nil {
 		pl.noteWriteErr(pl.rawOut.Write(p, pl.payload(rec)))
+	}
+	if pl.outputs != nil {
+		pl.noteWriteErr(pl.outputs.Write(p))
 	}
 }
 

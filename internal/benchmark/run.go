@@ -134,7 +134,7 @@ func execute(ctx context.Context, plan *Plan, rio IO, log *slog.Logger, board *l
 	if err != nil {
 		return nil, err
 	}
-	lineOpts := export.LineOptions{Clock: clk, WarmupFirst: plan.Warmup != nil}
+	lineOpts := export.LineOptions{Clock: clk, WarmupFirst: plan.Warmup != nil, SensitiveHeader: config.IsSensitiveHeader}
 	var records *export.RecordWriter
 	if plan.Paths.WritesRecords() {
 		if records, err = export.NewRecordWriter(plan.Paths.JSONL, lineOpts); err != nil {
@@ -153,6 +153,11 @@ func execute(ctx context.Context, plan *Plan, rio IO, log *slog.Logger, board *l
 	pl, err := startPipeline(plan, clk, records, rawOut, log, &counts, guard)
 	if err != nil {
 		return nil, err
+	}
+	if plan.Config.Artifacts.ExportOutputsJSON { // before any record flows
+		if pl.outputs, err = export.NewOutputsWriter(plan.Paths.Outputs, lineOpts); err != nil {
+			return nil, &config.ExitError{Code: config.ExitFailure, Err: err}
+		}
 	}
 	client := transport.New(transport.Options{
 		Timeout:             seconds(plan.Config.Endpoint.TimeoutSeconds),
@@ -205,6 +210,11 @@ func execute(ctx context.Context, plan *Plan, rio IO, log *slog.Logger, board *l
 	if rawOut != nil {
 		if err := rawOut.Close(); err != nil && res.WriteErr == nil {
 			res.WriteErr = err
+		}
+	}
+	if pl.outputs != nil {
+		if err := pl.outputs.Finish(); err != nil && res.WriteErr == nil {
+			res.WriteErr = fmt.Errorf("outputs.json: %w", err)
 		}
 	}
 	if pl.writeErr != nil && res.WriteErr == nil {

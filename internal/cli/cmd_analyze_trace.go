@@ -29,10 +29,17 @@ cache: per request, the fraction of its hash-id blocks before the first block
 no earlier request used. --output-file also writes the statistics as JSON
 (AIPerf's AnalysisStats fields).
 
-Example:
-  aiperf analyze-trace --input-file trace.jsonl --block-size 512 --output-file report.json`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+As in AIPerf, the three parameters may also be given in order as
+positional arguments: INPUT-FILE [BLOCK-SIZE [OUTPUT-FILE]].
+
+Examples:
+  aiperf analyze-trace --input-file trace.jsonl --block-size 512 --output-file report.json
+  aiperf analyze-trace trace.jsonl 512 report.json`,
+		Args: cobra.MaximumNArgs(3),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := analyzeTracePositional(cmd, args, &file, &block, &out); err != nil {
+				return err
+			}
 			s, err := benchmark.AnalyzeTrace(file, block)
 			if err != nil {
 				return err
@@ -57,11 +64,39 @@ Example:
 	_ = env
 	fs := cmd.Flags()
 	fs.SetNormalizeFunc(normalizer(nil))
-	fs.StringVar(&file, "input-file", "", "Mooncake trace (JSONL) to analyze. Required.")
-	fs.IntVar(&block, "block-size", 512, "Tokens per hash_ids block.")
-	fs.StringVar(&out, "output-file", "", "Also write the statistics as JSON to this file.")
-	_ = cmd.MarkFlagRequired("input-file")
+	fs.StringVar(&file, "input-file", "", "Mooncake trace (JSONL) to analyze (or the first positional argument). Required.")
+	fs.IntVar(&block, "block-size", 512, "Tokens per hash_ids block (or the second positional argument).")
+	fs.StringVar(&out, "output-file", "", "Also write the statistics as JSON to this file (or the third positional argument).")
 	return cmd
+}
+
+// analyzeTracePositional fills the parameters given positionally
+// (INPUT-FILE BLOCK-SIZE OUTPUT-FILE, AIPerf's order); the same parameter
+// given both ways is an error, as is a missing input file.
+func analyzeTracePositional(cmd *cobra.Command, args []string, file *string, block *int, out *string) error {
+	fs := cmd.Flags()
+	for i, a := range args {
+		name := []string{"input-file", "block-size", "output-file"}[i]
+		if fs.Changed(name) {
+			return fmt.Errorf("--%s given both as a flag and as positional argument %d (%q)", name, i+1, a)
+		}
+		switch i {
+		case 0:
+			*file = a
+		case 1:
+			n, err := strconv.Atoi(a)
+			if err != nil {
+				return fmt.Errorf("positional argument 2 (block size): %q is not an integer", a)
+			}
+			*block = n
+		case 2:
+			*out = a
+		}
+	}
+	if *file == "" {
+		return fmt.Errorf("the input file is required: aiperf analyze-trace INPUT-FILE (or --input-file)")
+	}
+	return nil
 }
 
 // printTraceStats writes the report AIPerf prints: the counts, then one

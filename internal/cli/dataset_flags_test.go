@@ -96,3 +96,33 @@ func TestAnalyzeTrace(t *testing.T) {
 		t.Errorf("missing file: exit %d, stderr %q", r.code, r.stderr)
 	}
 }
+
+// TestAnalyzeTracePositional checks AIPerf's positional form,
+// INPUT-FILE [BLOCK-SIZE [OUTPUT-FILE]], gives the same report as the
+// flags, and that a parameter given both ways or no input file is an error.
+func TestAnalyzeTracePositional(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	in := filepath.Join(dir, "trace.jsonl")
+	os.WriteFile(in, []byte(`{"timestamp":0,"input_length":40,"output_length":4,"hash_ids":[1,2,3]}`+"\n"+
+		`{"timestamp":100,"input_length":30,"output_length":6,"hash_ids":[1,2,5]}`+"\n"), 0o644)
+	flagOut, posOut := filepath.Join(dir, "flags.json"), filepath.Join(dir, "pos.json")
+	byFlags := runMain(t, context.Background(), nil, "analyze-trace", "--input-file", in, "--block-size", "16", "--output-file", flagOut)
+	byPos := runMain(t, context.Background(), nil, "analyze-trace", in, "16", posOut)
+	if byFlags.code != 0 || byPos.code != 0 {
+		t.Fatalf("exit %d / %d: %s %s", byFlags.code, byPos.code, byFlags.stderr, byPos.stderr)
+	}
+	a, _ := os.ReadFile(flagOut)
+	b, _ := os.ReadFile(posOut)
+	if len(a) == 0 || string(a) != string(b) {
+		t.Errorf("positional report differs from the flags':\n%s\n%s", a, b)
+	}
+	if r := runMain(t, context.Background(), nil, "analyze-trace", in); r.code != 0 || !strings.Contains(r.stdout, "Total requests:   2") {
+		t.Errorf("input file alone: exit %d, %s", r.code, r.stderr)
+	}
+	for _, bad := range [][]string{{in, "--input-file", in}, {in, "x"}, {}} {
+		if r := runMain(t, context.Background(), nil, append([]string{"analyze-trace"}, bad...)...); r.code == 0 {
+			t.Errorf("analyze-trace %q: exit 0, want an error", bad)
+		}
+	}
+}

@@ -37,8 +37,10 @@ benchmark:
 
   # tokenizer: builtin    # counts tokens without downloading anything
 
-  warmup:
-    requests: 10          # not measured
+  warmup:                 # not measured
+    type: concurrency
+    concurrency: "{{ base_concurrency }}"
+    requests: 10
   profiling:
     type: concurrency     # or poisson / gamma / constant with rate:
     concurrency: "{{ base_concurrency }}"

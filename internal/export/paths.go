@@ -93,6 +93,9 @@ type Paths struct {
 	TimeslicesJSON, TimeslicesCSV string
 	Inputs                        string // inputs.json, always written
 	Log                           string // logs/aiperf.log
+	// Outputs is outputs.json (--export-outputs-json); AIPerf does not
+	// prefix it.
+	Outputs string
 }
 
 // NewPaths lays out the artifact files of dir for a --profile-export-prefix
@@ -117,6 +120,7 @@ func NewPaths(dir, prefix string, level Level) Paths {
 		TimeslicesCSV:  name("profile_export_aiperf_timeslices.csv", "_timeslices.csv"),
 		Inputs:         filepath.Join(dir, "inputs.json"),
 		Log:            filepath.Join(dir, "logs", "aiperf.log"),
+		Outputs:        filepath.Join(dir, "outputs.json"),
 	}
 }
 

@@ -46,6 +46,7 @@ func TestNewPaths(t *testing.T) {
 		TimeslicesCSV:  filepath.Join(dir, "profile_export_aiperf_timeslices.csv"),
 		Inputs:         filepath.Join(dir, "inputs.json"),
 		Log:            filepath.Join(dir, "logs", "aiperf.log"),
+		Outputs:        filepath.Join(dir, "outputs.json"),
 	}
 	if p != want {
 		t.Errorf("NewPaths default = %+v; want %+v", p, want)
@@ -54,7 +55,7 @@ func TestNewPaths(t *testing.T) {
 	p = NewPaths(dir, "myrun.json", LevelSummary)
 	for got, want := range map[string]string{
 		p.JSON: "myrun.json", p.CSV: "myrun.csv", p.JSONL: "myrun.jsonl",
-		p.RawJSONL: "myrun_raw.jsonl", p.ConsoleTxt: "myrun_console.txt", p.Inputs: "inputs.json",
+		p.RawJSONL: "myrun_raw.jsonl", p.ConsoleTxt: "myrun_console.txt", p.Inputs: "inputs.json", p.Outputs: "outputs.json",
 		p.TimeslicesJSON: "myrun_timeslices.json", p.TimeslicesCSV: "myrun_timeslices.csv",
 	} {
 		if filepath.Base(got) != want {

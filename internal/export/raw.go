@@ -3,6 +3,9 @@ package export
 import (
 	"bytes"
 	"errors"
+	"maps"
+	"slices"
+	"strings"
 
 	"github.com/go-json-experiment/json/jsontext"
 
@@ -16,10 +19,10 @@ import (
 // safe for concurrent use and never waits for the disk in Write.
 //
 // Differences from AIPerf 0.13, which has more on its record: no
-// request_headers or response_headers, no content_type on a
-// non-streaming body, and start_perf_ns / perf_ns are run-clock offsets in
-// nanoseconds (monotonic, the same base for both) rather than Python's
-// perf_counter_ns. Differences between them are latencies either way.
+// response_headers, no content_type on a non-streaming body, and
+// start_perf_ns / perf_ns are run-clock offsets in nanoseconds (monotonic,
+// the same base for both) rather than Python's perf_counter_ns.
+// Differences between them are latencies either way.
 type RawWriter struct {
 	lw  *lineWriter
 	opt LineOptions
@@ -49,8 +52,8 @@ func (w *RawWriter) Write(p *metrics.Processed, payload []byte) error {
 func (w *RawWriter) Close() error { return w.lw.close() }
 
 // AppendRawLine appends the raw JSONL line (without its newline) for p:
-// {metadata, start_perf_ns, status, responses, error, payload}, in AIPerf's
-// key order. A streamed chunk is {perf_ns, packets:[{name, value}]} with an
+// {metadata, start_perf_ns, request_headers, status, responses, error,
+// payload}, in AIPerf's key order. A streamed chunk is {perf_ns, packets:[{name, value}]} with an
 // "event" packet when the SSE event had a type and a "data" packet; a
 // non-streamed body is {perf_ns, text}. The payload is spliced verbatim
 // when it is valid JSON (compacted if it spans lines), and written as a
@@ -63,6 +66,10 @@ func AppendRawLine(dst []byte, p *metrics.Processed, payload []byte, o LineOptio
 	writeMetadata(&w, r, p.ProcessorID, o)
 	w.key("start_perf_ns")
 	w.int(int64(r.Sent))
+	if r.RequestHeader != nil {
+		w.key("request_headers")
+		writeRequestHeaders(&w, r.RequestHeader, o.SensitiveHeader)
+	}
 	if r.Status != 0 {
 		w.key("status")
 		w.int(int64(r.Status))
@@ -129,4 +136,22 @@ func writeRawPayload(w *jsonw, payload []byte) {
 		}
 	}
 	w.raw(v)
+}
+
+// writeRequestHeaders writes the headers as {name: value} in name order, a
+// repeated header's values joined with ", " as HTTP allows, credentials
+// redacted.
+func writeRequestHeaders(w *jsonw, h map[string][]string, sensitive func(string) bool) {
+	names := slices.Sorted(maps.Keys(h))
+	w.open('{')
+	for _, name := range names {
+		w.key(name)
+		switch {
+		case sensitive != nil && sensitive(name):
+			w.str("<redacted>")
+		default:
+			w.str(strings.Join(h[name], ", "))
+		}
+	}
+	w.close('}')
 }

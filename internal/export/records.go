@@ -32,6 +32,9 @@ type LineOptions struct {
 	// FlushLines lines are pending. Zero picks 100 ms and 256 lines.
 	FlushEvery time.Duration
 	FlushLines int
+	// SensitiveHeader reports a request header whose value the raw export
+	// writes as "<redacted>" (credentials); nil redacts nothing.
+	SensitiveHeader func(name string) bool
 }
 
 // RecordWriter streams profile_export.jsonl: one line per request, in the

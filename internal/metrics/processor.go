@@ -56,6 +56,9 @@ type ProcessorOptions struct {
 	// Logger receives warnings about values that could not be computed from
 	// inconsistent inputs (AIPerf logs the same). Optional.
 	Logger *slog.Logger
+	// KeepText keeps each valid record's generated text in
+	// Processed.OutputText (--export-outputs-json needs it).
+	KeepText bool
 }
 
 // Processor turns records into per-record metric values: it parses every
@@ -180,7 +183,10 @@ func (p *Processor) Process(rec *record.Record) Processed {
 	}
 	out.Valid = rec.Error == nil
 	if out.Valid {
-		out.lastContent = c.content[len(c.content)-1].at
+		out.firstContent, out.lastContent = c.content[0].at, c.content[len(c.content)-1].at
+		if p.opts.KeepText {
+			out.OutputText = text.String()
+		}
 	}
 	c.tokens = p.countTokens(c, out.Valid, text.String(), reasoning.String())
 

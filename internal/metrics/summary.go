@@ -75,7 +75,12 @@ type Processed struct {
 	// Processor's clock; plain run offsets when it has none.
 	StartNs, EndNs int64
 
-	// lastContent is the offset of the last content response (AIPerf's
-	// request end for latency and benchmark duration); 0 when there is none.
-	lastContent time.Duration
+	// OutputText is the generated (non-reasoning) text of a valid record,
+	// when ProcessorOptions.KeepText is set (outputs.json); "" otherwise.
+	OutputText string
+
+	// firstContent and lastContent are the offsets of the first and last
+	// content responses (AIPerf's generation start, and its request end
+	// for latency and benchmark duration); 0 when there is none.
+	firstContent, lastContent time.Duration
 }

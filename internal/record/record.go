@@ -91,6 +91,10 @@ type Record struct {
 	// turn carrying its conversation's history); nil when it was the
 	// dataset's precomputed body.
 	RequestBody []byte
+	// RequestHeader holds the request's headers as sent, kept only for the
+	// raw export (profile_export_raw.jsonl's request_headers); nil
+	// otherwise.
+	RequestHeader map[string][]string
 
 	// Images is the number of image content parts in the request body
 	// (AIPerf's media_counts.images, history included); AudioSeconds is the

@@ -64,6 +64,9 @@ type Options struct {
 	// Header holds the headers every request carries (Content-Type,
 	// Authorization, -H); the pool adds X-Request-ID and X-Correlation-ID.
 	Header http.Header
+	// KeepRequestHeader keeps each request's headers on its record
+	// (Record.RequestHeader), for the raw export.
+	KeepRequestHeader bool
 	// SessionHeader names the per-session affinity header; empty means
 	// X-Correlation-ID.
 	SessionHeader string

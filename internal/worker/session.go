@@ -149,6 +149,9 @@ func (p *Pool) session(workerID string, j job) {
 			}
 			header.Set("Content-Type", ctype)
 		}
+		if p.o.KeepRequestHeader {
+			rec.RequestHeader = header
+		}
 		req := &transport.Request{URL: p.o.URLs[rec.URLIndex], Body: wire, Header: header, Session: correlation}
 		release, ok := p.prefillSlot(req)
 		if !ok {
