@@ -230,7 +230,7 @@ func newRootCommand(env *Env) (*cobra.Command, *profileCommand) {
 	root.SetOut(env.Stdout)
 	root.SetErr(env.Stderr)
 	profile := newProfileCommand(env)
-	root.AddCommand(profile.cmd, newMockServerCommand(env), newVersionCommand(env), newTokenizeCommand(env), newAnalyzeTraceCommand(env), newConfigCommand(env), newCompareCommand(env), newLLMDReportCommand(env), newPlotCommand(env))
+	root.AddCommand(profile.cmd, newMockServerCommand(env), newVersionCommand(env), newTokenizeCommand(env), newAnalyzeTraceCommand(env), newConfigCommand(env), newCompareCommand(env), newLLMDReportCommand(env), newPlotCommand(env), newAnalyzeCommand(env))
 	root.AddCommand(newPluginsCommand(env)) // issue 13
 	return root, profile
 }

@@ -118,3 +118,23 @@ func TestHTMLReportRendersOfflineInChromium(t *testing.T) {
 		}
 	}
 }
+
+// TestTurnMessagesViewerInChromium: the viewer builds its conversation
+// list in the browser, offline.
+func TestTurnMessagesViewerInChromium(t *testing.T) {
+	t.Parallel()
+	bin := chromium(t)
+	out := filepath.Join(t.TempDir(), "turns.html")
+	if _, err := TurnMessages(filepath.Join("testdata", "go", "raw"), TurnMessagesOptions{Out: out}); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	dom, err := exec.CommandContext(ctx, bin, append(chromiumArgs(filepath.Join(t.TempDir(), "profile")), "--dump-dom", "file://"+out)...).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(dom, []byte(`data-conversations="4"`)) || bytes.Count(dom, []byte(`<details class="conv">`)) != 4 {
+		t.Errorf("the viewer did not list the 4 conversations; DOM:\n%.2000s", dom)
+	}
+}

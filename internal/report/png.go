@@ -85,6 +85,27 @@ func RenderPNG(c *Chart, t Theme) ([]byte, error) {
 	if c.Type == TypeDualAxis {
 		return dualAxisPNG(c, t)
 	}
+	p, err := buildPlot(c, t)
+	if err != nil {
+		return nil, err
+	}
+	return encodePNG(PNGWidth, PNGHeight, func(dc draw.Canvas) { p.Draw(dc) })
+}
+
+// encodePNG draws onto a w x h pixel canvas and encodes it.
+func encodePNG(w, h int, paint func(draw.Canvas)) ([]byte, error) {
+	img := vgimg.NewWith(vgimg.UseWH(vg.Length(w)*vg.Inch/pngDPI, vg.Length(h)*vg.Inch/pngDPI), vgimg.UseDPI(pngDPI))
+	paint(draw.New(img))
+	var buf bytes.Buffer
+	enc := png.Encoder{CompressionLevel: png.BestSpeed} // charts compress well anyway
+	if err := enc.Encode(&buf, img.Image()); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// buildPlot lays a chart out as a gonum plot.
+func buildPlot(c *Chart, t Theme) (*plot.Plot, error) {
 	fontOnce.Do(func() { plot.DefaultFont.Variant, plotter.DefaultFont.Variant = "Sans", "Sans" })
 	p := plot.New()
 	p.BackgroundColor = t.Background
@@ -145,14 +166,7 @@ func RenderPNG(c *Chart, t Theme) ([]byte, error) {
 	if len(c.Notes) > 0 {
 		p.X.Label.Text += "\n" + strings.Join(c.Notes, "\n")
 	}
-	img := vgimg.NewWith(vgimg.UseWH(vg.Length(PNGWidth)*vg.Inch/pngDPI, vg.Length(PNGHeight)*vg.Inch/pngDPI), vgimg.UseDPI(pngDPI))
-	p.Draw(draw.New(img))
-	var buf bytes.Buffer
-	enc := png.Encoder{CompressionLevel: png.BestSpeed} // charts compress well anyway
-	if err := enc.Encode(&buf, img.Image()); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
+	return p, nil
 }
 
 func xys(x, y []float64) plotter.XYs {
