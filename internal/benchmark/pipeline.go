@@ -97,6 +97,7 @@ func startPipeline(p *Plan, clk *clock.Clock, records *export.RecordWriter, rawO
 			Parser:              p.Endpoint,
 			Tokenizer:           p.Tokenizer,
 			UseServerTokenCount: p.Config.Endpoint.UseServerTokenCount,
+			StrictStreams:       p.Config.Reliability.StrictStreams,
 			Metrics:             p.Metrics,
 			Clock:               clk,
 			SLOs:                p.SLOs,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -234,6 +235,96 @@ func TestRunInputFileKeepsWhatIsSent(t *testing.T) {
 		}
 		if len(inputs.Data) != tc.want {
 			t.Errorf("sampling %q: inputs.json has %d sessions; want %d", tc.sampling, len(inputs.Data), tc.want)
+		}
+	}
+}
+
+// TestRunIncompleteStreams: streams cut short without [DONE] or a
+// finish_reason (the mock's truncated_stream) are good records flagged
+// stream_incomplete, counted in stream_incomplete_count and noted once on
+// the console; --strict-streams makes them errors. A chunk after [DONE]
+// counts for nothing.
+func TestRunIncompleteStreams(t *testing.T) {
+	t.Parallel()
+	const n = 6
+	for _, strict := range []bool{false, true} {
+		t.Run(fmt.Sprint("strict=", strict), func(t *testing.T) {
+			t.Parallel()
+			url, _ := faultMock(t, func(c *mockserver.Config) {
+				c.Faults = []mockserver.FaultRate{{Fault: mockserver.FaultTruncatedStream, Rate: 0.5}}
+				c.RandomSeed, c.SeedSet = 3, true
+			}, nil)
+			cfg := faultConfig(t, url, true, n)
+			cfg.Reliability.StrictStreams = strict
+			out, err := run(t, context.Background(), cfg)
+			if err != nil && exitCode(err) != config.ExitFailure {
+				t.Fatalf("Run: %v\n%s", err, out)
+			}
+			recs := readFaultRecords(t, cfg.Output.ArtifactDir)
+			flagged, errs := 0, 0
+			for _, l := range lines(t, filepath.Join(cfg.Output.ArtifactDir, "profile_export.jsonl")) {
+				var r struct {
+					Metadata struct {
+						Incomplete bool `json:"stream_incomplete"`
+					} `json:"metadata"`
+					Error *struct{ Type string } `json:"error"`
+				}
+				if err := json.Unmarshal([]byte(l), &r); err != nil {
+					t.Fatal(err)
+				}
+				switch {
+				case r.Error != nil && r.Error.Type == "StreamIncompleteError":
+					errs++
+				case r.Error != nil:
+					t.Errorf("unexpected error %+v", r.Error)
+				case r.Metadata.Incomplete:
+					flagged++
+				}
+			}
+			if len(recs) != n || flagged+errs == 0 || flagged+errs == n {
+				t.Fatalf("%d records, %d flagged, %d errors; want %d records, some but not all incomplete", len(recs), flagged, errs, n)
+			}
+			doc := summary(t, filepath.Join(cfg.Output.ArtifactDir, "profile_export_aiperf.json"))
+			if strict {
+				if flagged != 0 {
+					t.Errorf("%d records flagged under --strict-streams; want all incomplete ones as errors", flagged)
+				}
+				return
+			}
+			if errs != 0 {
+				t.Errorf("%d StreamIncompleteError records without --strict-streams", errs)
+			}
+			if got := avg(t, doc, "stream_incomplete_count"); int(got) != flagged {
+				t.Errorf("stream_incomplete_count = %v; %d records flagged", got, flagged)
+			}
+			if c := strings.Count(out, "Incomplete Streams"); c != 1 {
+				t.Errorf("the console names incomplete streams %d times; want once:\n%s", c, out)
+			}
+		})
+	}
+}
+
+// TestRunIgnoresChunksAfterDone: a server that keeps sending after
+// [DONE] gets no output token counted for it.
+func TestRunIgnoresChunksAfterDone(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		chunk := func(s string) string {
+			return `data: {"object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"` + s + `"}}]}` + "\n\n"
+		}
+		io.WriteString(w, chunk("one")+chunk(" two")+"data: [DONE]\n\n"+chunk(" three four five six"))
+	}))
+	t.Cleanup(srv.Close)
+	cfg := baseConfig(t, srv.URL)
+	cfg.Load.RequestCount = ptr(2)
+	cfg.Input.OutputTokens.Mean = nil
+	if out, err := run(t, context.Background(), cfg); err != nil {
+		t.Fatalf("Run: %v\n%s", err, out)
+	}
+	for _, r := range readFaultRecords(t, cfg.Output.ArtifactDir) {
+		if osl, ok := r.scalar("output_sequence_length"); !ok || osl != 2 {
+			t.Errorf("output_sequence_length = %v (%v); want 2, the tokens before [DONE]", osl, ok)
 		}
 	}
 }

@@ -12,4 +12,8 @@ func (b *flagBuilder) addReliabilityFlags(cfg *config.Config) {
 		choices: strs(config.ConnectionReuses()),
 		usage:   "How requests share TCP connections: pooled = one shared keep-alive pool (fastest); never = a new connection per request, closed after it (every request pays the handshake); sticky-user-sessions = one connection per conversation, kept across its turns and closed after its last, for load balancers that pin connections. A request whose reused connection the server had already closed is resent once (connection_retries), never counted as an error.",
 	})
+	b.add(&boolValue{recorder: b.rec("strict-streams"), p: &cfg.Reliability.StrictStreams}, spec{
+		name:  "strict-streams",
+		usage: "Fail a streamed response that ends without [DONE] and without a finish_reason (a connection cut short can look like a clean end) instead of only flagging it stream_incomplete and counting it in stream_incomplete_count. Not an AIPerf option.",
+	})
 }

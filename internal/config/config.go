@@ -59,6 +59,7 @@ type Config struct {
 	Rankings     Rankings     `json:"rankings,omitzero"` // issue 13
 	Video        Video        `json:"video,omitzero"`    // issue 13
 	Experiment   Experiment   `json:"experiment,omitzero"`
+	Reliability  Reliability  `json:"reliability,omitzero"`
 	Analysis     Analysis     `json:"analysis,omitzero"`
 	Visuals      Visuals      `json:"visuals,omitzero"` // issue 17: timeslices, auto-plot
 

@@ -35,6 +35,19 @@ func (c *Config) ConnectionReuseStrategy() ConnectionReuse {
 	return ReusePooled
 }
 
+// Reliability holds this port's options for servers that misbehave (not
+// AIPerf options).
+type Reliability struct {
+	// StrictStreams (--strict-streams) fails a streamed response that ends
+	// without [DONE] and without a finish_reason, instead of only flagging
+	// it stream_incomplete.
+	StrictStreams bool `json:"strict_streams,omitempty"`
+	// KeepGoingUnreachable (--keep-going-when-unreachable) keeps sending
+	// when the run's first requests all fail to connect, instead of stopping
+	// with "nothing is listening".
+	KeepGoingUnreachable bool `json:"keep_going_when_unreachable,omitempty"`
+}
+
 func (c *Config) validateReliability(p *problems) {
 	if r := c.ConnectionReuseStrategy(); !contains(ConnectionReuses(), r) {
 		p.add("--connection-reuse-strategy", "invalid choice %q (choose from %s)", c.Endpoint.ConnectionReuse, joinChoices(ConnectionReuses()))

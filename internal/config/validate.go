@@ -7,6 +7,7 @@ import (
 	"math"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -135,8 +136,18 @@ func checkURL(u string) error {
 	if parsed.Scheme != "http" && parsed.Scheme != "https" {
 		return fmt.Errorf("%q: scheme must be http or https", RedactURL(u))
 	}
-	if parsed.Host == "" {
+	if parsed.Host == "" || parsed.Hostname() == "" {
 		return fmt.Errorf("%q has no host", RedactURL(u))
+	}
+	if strings.HasSuffix(parsed.Host, ":") {
+		// net/url accepts "host:" and Go would dial port 80 (or 443)
+		// silently, which is not what the user typed.
+		return fmt.Errorf("%q has an empty port: give one (host:8000) or leave out the colon", RedactURL(u))
+	}
+	if port := parsed.Port(); port != "" {
+		if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
+			return fmt.Errorf("%q: port %s is not in 1-65535", RedactURL(u), port)
+		}
 	}
 	return nil
 }

@@ -235,4 +235,3 @@ func (r row) object(key string) ([]Field, bool, error) {
 	fs, err := parseObject(v)
 	return fs, true, err
 }
-

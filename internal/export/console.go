@@ -117,7 +117,7 @@ func Console(w io.Writer, s *metrics.Summary, o ConsoleOptions) error {
 			}
 		}
 	}
-	for _, note := range []func(*metrics.Summary, ConsoleOptions) (note, bool){usageDiscrepancyNote, oslMismatchNote, replayFidelityNote} {
+	for _, note := range []func(*metrics.Summary, ConsoleOptions) (note, bool){usageDiscrepancyNote, oslMismatchNote, streamIncompleteNote, replayFidelityNote} {
 		if n, ok := note(s, o); ok {
 			b.WriteString("\n")
 			b.WriteString(panel(n.title, n.body, width))

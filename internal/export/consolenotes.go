@@ -87,13 +87,25 @@ func oslMismatchNote(s *metrics.Summary, o ConsoleOptions) (note, bool) {
 	count := int64(n)
 	pct := float64(count) / float64(total) * 100
 	avg := "N/A"
+	cause := `Shorter than requested: the server stopped early, at an end-of-sequence token before
+max tokens. Longer: the client's tokenizer counts more tokens in the text than the server
+generated (another tokenizer, or tokens that do not survive a round trip through text), or
+the server ignored the limit.`
 	if d, ok := valueOf(s, "osl_mismatch_diff_pct"); ok {
 		avg = fmt.Sprintf("%.1f%%", d)
+		switch {
+		case d < 0:
+			cause = "The responses came out shorter: the server most likely stopped early, at an end-of-sequence token before max tokens."
+		case d > 0:
+			cause = `The responses came out longer: most likely the client's tokenizer counts more tokens in
+the text than the server generated (another tokenizer, or tokens that do not survive a
+round trip through text; compare usage_completion_tokens), or the server ignored the limit.`
+		}
 	}
 	body := fmt.Sprintf(`%s of %s requests (%.1f%%) returned an output length off the requested one by more than min(%g%% of the request, %d tokens).
 Mean difference: %s
 
-The server most likely stopped at an end-of-sequence token before max tokens.
+%s
 
 To get the requested length:
   - --extra-inputs ignore_eos:true   generate until max tokens (vLLM, TensorRT-LLM)
@@ -102,8 +114,25 @@ To get the requested length:
 
 Per request: osl_mismatch_diff_pct in profile_export.jsonl.
 Thresholds: AIPERF_METRICS_OSL_MISMATCH_PCT_THRESHOLD=%g, AIPERF_METRICS_OSL_MISMATCH_MAX_TOKEN_THRESHOLD=%d`,
-		groupedInt(int(count)), groupedInt(int(total)), pct, pctThr, maxTok, avg, pctThr, maxTok)
+		groupedInt(int(count)), groupedInt(int(total)), pct, pctThr, maxTok, avg, cause, pctThr, maxTok)
 	return note{title: "Output Length Mismatch", body: body}, true
+}
+
+// streamIncompleteNote fires when streamed responses ended with neither
+// [DONE] nor a finish_reason: once per run, with the count.
+func streamIncompleteNote(s *metrics.Summary, _ ConsoleOptions) (note, bool) {
+	n, ok := valueOf(s, "stream_incomplete_count")
+	if !ok || n <= 0 {
+		return note{}, false
+	}
+	body := fmt.Sprintf(`%s of %s good streamed requests ended without [DONE] and without a finish_reason.
+A server that stops mid-answer (a crash, a proxy timeout) can look like a clean end of the
+stream, and the request then counts as good with the tokens that arrived.
+
+Per request: "stream_incomplete": true in the metadata of profile_export.jsonl.
+--strict-streams makes such a request an error (StreamIncompleteError).`,
+		groupedInt(int(n)), groupedInt(int(validRequests(s))))
+	return note{title: "Incomplete Streams", body: body}, true
 }
 
 // maxCompletionTokensNote fires when the server rejected the

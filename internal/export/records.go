@@ -153,6 +153,11 @@ func writeMetadata(w *jsonw, r *record.Record, processorID string, o LineOptions
 		w.key("cancellation_time_ns")
 		w.int(wall(r.CancelledAt))
 	}
+	if r.StreamIncomplete {
+		// Not an AIPerf key either; only on a flagged record.
+		w.key("stream_incomplete")
+		w.bool(true)
+	}
 	if r.ConnectionRetries > 0 {
 		// Not an AIPerf key: written only when a resend happened, so the
 		// lines of an ordinary run keep AIPerf's shape.

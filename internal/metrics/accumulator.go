@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"cmp"
+	"regexp"
 	"slices"
 	"time"
 
@@ -239,12 +240,39 @@ func (c *deriveContext) hasAll(tags []string) bool {
 	return true
 }
 
-// errorCounts groups failed records by (code, type, message), most frequent
-// first; ties sort by code, type and message so output is deterministic.
+// errorCounts groups failed records by code, type and message shape,
+// most frequent first; ties sort by code, type and message so output is
+// deterministic. The shape is the message with its numbers taken out:
+// "Request was cancelled after 1.485 seconds" and "... after 1.502
+// seconds" are one row, not one row per request. A group whose messages
+// all agree shows that message; one whose numbers varied shows the shape,
+// each number written N.
 func (a *Accumulator) errorCounts() []ErrorCount {
-	out := make([]ErrorCount, 0, len(a.errs))
+	type group struct {
+		row    ErrorCount
+		varied bool
+	}
+	byShape := map[record.ErrorDetails]*group{}
+	var order []*group
 	for e, n := range a.errs {
-		out = append(out, ErrorCount{Error: e, Count: n})
+		key := e
+		key.Message = messageShape(e.Message)
+		g, ok := byShape[key]
+		if !ok {
+			g = &group{row: ErrorCount{Error: e}}
+			byShape[key] = g
+			order = append(order, g)
+		} else if g.row.Error.Message != e.Message {
+			g.varied = true
+		}
+		g.row.Count += n
+	}
+	out := make([]ErrorCount, 0, len(order))
+	for _, g := range order {
+		if g.varied {
+			g.row.Error.Message = messageShape(g.row.Error.Message)
+		}
+		out = append(out, g.row)
 	}
 	slices.SortFunc(out, func(x, y ErrorCount) int {
 		return cmp.Or(cmp.Compare(y.Count, x.Count), cmp.Compare(x.Error.Code, y.Error.Code),
@@ -252,6 +280,13 @@ func (a *Accumulator) errorCounts() []ErrorCount {
 	})
 	return out
 }
+
+// numberRun matches a number in an error message: digits, optionally with
+// a decimal part.
+var numberRun = regexp.MustCompile(`[0-9]+(\.[0-9]+)?`)
+
+// messageShape is msg with every number written N.
+func messageShape(msg string) string { return numberRun.ReplaceAllString(msg, "N") }
 
 func toStats(s stats.Summary) Stats {
 	return Stats{

@@ -165,7 +165,8 @@ func TestAccumulatorErrorsAndEmpty(t *testing.T) {
 	proc := newTestProcessor(t, reg, func(o *ProcessorOptions) { o.Metrics = sel })
 	errA := record.HTTPError(503, "Service Unavailable", "busy")
 	errB := record.CancelledError(1500 * time.Millisecond)
-	for i, e := range []*record.ErrorDetails{errA, errB, errA, errB, errA, {Type: record.TypeConnect, Message: "refused"}} {
+	errB2 := record.CancelledError(1485 * time.Millisecond) // the same error after another time: one row
+	for i, e := range []*record.ErrorDetails{errA, errB, errA, errB2, errA, {Type: record.TypeConnect, Message: "refused"}} {
 		r := &record.Record{Seq: uint64(i), Sent: msDur(float64(i)), End: msDur(float64(i) + 1), InputTokens: 5}
 		r.Error = new(record.ErrorDetails)
 		*r.Error = *e
@@ -173,7 +174,9 @@ func TestAccumulatorErrorsAndEmpty(t *testing.T) {
 		acc.Add(&p)
 	}
 	s := acc.Summarize()
-	want := []ErrorCount{{*errA, 3}, {*errB, 2}, {record.ErrorDetails{Type: record.TypeConnect, Message: "refused"}, 1}}
+	cancelled := *errB
+	cancelled.Message = "Request was cancelled after N seconds"
+	want := []ErrorCount{{*errA, 3}, {cancelled, 2}, {record.ErrorDetails{Type: record.TypeConnect, Message: "refused"}, 1}}
 	if !slices.Equal(s.Errors, want) {
 		t.Errorf("Errors = %+v; want %+v", s.Errors, want)
 	}

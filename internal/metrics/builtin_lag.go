@@ -25,6 +25,19 @@ const LateThreshold = time.Millisecond
 func lagMetrics() []*Metric {
 	return []*Metric{
 		{
+			// Ours: streamed responses that ended with neither [DONE] nor a
+			// finish_reason (counted good unless --strict-streams).
+			Tag: "stream_incomplete_count", Header: "Incomplete Streams", ShortHeader: "Incomplete",
+			Kind: KindAggregate, Agg: AggSum, Unit: UnitRequests, Integer: true,
+			Flags: FlagStreamingOnly | FlagNoIndividualRecord, Group: GroupNone, Order: 1220,
+			record: func(c *recordContext) (float64, bool) {
+				if c.rec.StreamIncomplete {
+					return 1, true
+				}
+				return 0, true
+			},
+		},
+		{
 			Tag: tagEffectiveLatency, Header: "Effective Latency (CO-aware)",
 			Kind: KindRecord, Unit: UnitNS, DisplayUnit: UnitMS, Integer: true,
 			Flags: FlagNoIndividualRecord, Group: GroupEffective, EveryRecord: true,

@@ -149,7 +149,7 @@ func TestBuiltinUnitsMatchReferenceRun(t *testing.T) {
 
 // The reference run's selection (streaming chat with --goodput) yields the
 // same set of visible metrics as AIPerf's JSON, apart from those we do not
-// implement and our own lag metrics.
+// implement and our own lag and stream_incomplete_count metrics.
 func TestSelectReferenceRun(t *testing.T) {
 	t.Parallel()
 	reg := Builtin()
@@ -177,7 +177,7 @@ func TestSelectReferenceRun(t *testing.T) {
 		"usage_completion_tokens_diff_pct", "usage_discrepancy_count", "usage_prompt_cache_read_tokens",
 		"usage_prompt_tokens", "usage_prompt_tokens_diff_pct", "usage_reasoning_tokens",
 		"usage_reasoning_tokens_diff_pct", "usage_total_tokens",
-		"benchmark_duration",
+		"benchmark_duration", "stream_incomplete_count",
 	}
 	slices.Sort(want)
 	if !slices.Equal(got, want) {

@@ -39,13 +39,15 @@ type content struct {
 // recordContext is everything a per-record metric may read. It lives for one
 // Process call.
 type recordContext struct {
-	reg     *Registry
-	rec     *record.Record
-	content []content
-	usage   *record.Usage     // from the last chunk that had a non-empty usage
-	video   record.VideoStats // each figure from the first response that reported it
-	tokens  tokenCounts
-	startNs int64 // wall-clock Unix ns of rec.Sent
+	reg      *Registry
+	rec      *record.Record
+	content  []content
+	usage    *record.Usage     // from the last chunk that had a non-empty usage
+	video    record.VideoStats // each figure from the first response that reported it
+	done     bool              // a chunk was the [DONE] terminator
+	finished bool              // a chunk gave a finish_reason
+	tokens   tokenCounts
+	startNs  int64 // wall-clock Unix ns of rec.Sent
 
 	slos       []slo
 	thresholds Thresholds

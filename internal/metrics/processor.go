@@ -42,6 +42,10 @@ type ProcessorOptions struct {
 	// UseServerTokenCount takes ISL, output and reasoning counts from the
 	// server's usage instead of the tokenizer (--use-server-token-count).
 	UseServerTokenCount bool
+	// StrictStreams fails a streamed response that ended without [DONE]
+	// and without a finish_reason (--strict-streams); without it the
+	// record stays good and is only flagged Record.StreamIncomplete.
+	StrictStreams bool
 	// Metrics are the metrics to compute, normally Registry.Select's result.
 	// Only record and aggregate metrics are computed per record.
 	Metrics []*Metric
@@ -178,6 +182,12 @@ func (p *Processor) Process(rec *record.Record) Processed {
 	if rec.Error == nil {
 		rec.Error = p.parse(c, &text, &reasoning)
 	}
+	if rec.Error == nil && rec.Streaming && !c.done && !c.finished {
+		rec.StreamIncomplete = true
+		if p.opts.StrictStreams {
+			rec.Error = &record.ErrorDetails{Type: TypeStreamIncomplete, Message: msgStreamIncomplete}
+		}
+	}
 	if rec.Error == nil {
 		rec.Error = invalidResult(c)
 	}
@@ -258,6 +268,8 @@ func (p *Processor) parse(c *recordContext, text, reasoning *strings.Builder) *r
 			continue
 		}
 		parsed, err := parser.ParseResponse(ch.Data)
+		c.done = c.done || parsed.Done
+		c.finished = c.finished || parsed.Finished
 		if parsed.Error != nil {
 			e := *parsed.Error
 			return &e
@@ -268,7 +280,13 @@ func (p *Processor) parse(c *recordContext, text, reasoning *strings.Builder) *r
 				Message: "Error occurred in SSE response: " + string(ch.Data)}
 		}
 		if err != nil {
-			return &record.ErrorDetails{Type: record.TypeJSON, Message: err.Error()}
+			msg := err.Error()
+			if ct := c.rec.ContentType; !c.rec.Streaming && ct != "" && !strings.Contains(strings.ToLower(ct), "json") {
+				// Name what came instead: a streamed request answered
+				// with a text/html error page reads as broken JSON.
+				msg += " (the response's Content-Type is " + ct + ", not application/json or text/event-stream)"
+			}
+			return &record.ErrorDetails{Type: record.TypeJSON, Message: msg}
 		}
 		if parsed.HasContent() {
 			c.content = append(c.content, content{at: ch.At, output: parsed.Text != ""})
@@ -289,6 +307,13 @@ func (p *Processor) parse(c *recordContext, text, reasoning *strings.Builder) *r
 	}
 	return nil
 }
+
+// TypeStreamIncomplete and msgStreamIncomplete are the error of an
+// incomplete stream under StrictStreams.
+const (
+	TypeStreamIncomplete = "StreamIncompleteError"
+	msgStreamIncomplete  = "the stream ended without [DONE] and without a finish_reason (cut short?)"
+)
 
 // sseErrorCode is the status AIPerf gives an SSE "error" event.
 const sseErrorCode = 502

@@ -45,6 +45,7 @@ type Parsed struct {
 	Reasoning string        // reasoning_content / reasoning
 	Usage     *Usage        // nil when the chunk had no usage object
 	Done      bool          // the [DONE] terminator
+	Finished  bool          // choices[0].finish_reason was set (the response says it ended)
 	Error     *ErrorDetails // an in-band error object or SSE error event
 	// Output reports output that is not text: embeddings, rankings,
 	// images, image-retrieval results or a video job. It makes the chunk a

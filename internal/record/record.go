@@ -80,6 +80,13 @@ type Record struct {
 	// server before answering (a stale keep-alive connection). Timing
 	// stays the first send's.
 	ConnectionRetries int
+	// StreamIncomplete reports a streamed response that ended without
+	// [DONE] and without any chunk giving a finish_reason: a connection
+	// cut short may look like a clean end. Set by the metrics processor.
+	StreamIncomplete bool
+	// ContentType is the response's Content-Type header ("" when none
+	// arrived), for error messages.
+	ContentType string
 
 	// What was asked, copied from the dataset turn.
 	InputTexts    []string // the prompt texts; ISL counts " ".join(InputTexts)

@@ -118,6 +118,7 @@ func (c *Client) Do(ctx context.Context, clk *clock.Clock, req *Request, rec *re
 	}
 	rec.Ack = clk.Now()
 	rec.Status = resp.StatusCode
+	rec.ContentType = resp.Header.Get("Content-Type")
 	body := &countingReader{r: resp.Body}
 	defer func() {
 		rec.ResponseBytes = int(body.n)
@@ -182,8 +183,14 @@ func (c *Client) readStream(ctx, reqCtx context.Context, clk *clock.Clock, rec *
 	defer c.putReader(sr)
 
 	var arena []byte
+	done := false
 	for sr.Next() {
 		ev := sr.Event()
+		if done {
+			// Nothing counts after the terminator, but the stream is
+			// read to its end so the connection can be reused.
+			continue
+		}
 		if isErrorEvent(ev.Type) {
 			rec.End = clk.Now()
 			rec.Error = sseError(ev)
@@ -197,6 +204,7 @@ func (c *Client) readStream(ctx, reqCtx context.Context, clk *clock.Clock, rec *
 		if cap(arena)-len(arena) < len(ev.Data) {
 			arena = make([]byte, 0, max(2*cap(arena), len(ev.Data), 4<<10))
 		}
+		done = bytes.Equal(bytes.TrimSpace(ev.Data), []byte("[DONE]"))
 		start := len(arena)
 		arena = append(arena, ev.Data...)
 		rec.Chunks = append(rec.Chunks, record.Chunk{

@@ -60,11 +60,13 @@ func closingServer(t *testing.T, linger time.Duration) (url string, answered fun
 					fmt.Fprint(conn, "HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n")
 					return
 				}
-				body := "data: {\"x\":1}\n\ndata: [DONE]\n\n"
-				fmt.Fprintf(conn, "HTTP/1.1 200 OK\r\nConnection: keep-alive\r\nContent-Type: text/event-stream\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
+				// Counted before answering: the client may check as soon as
+				// it has the answer.
 				mu.Lock()
 				ids = append(ids, req.Header.Get("X-Request-Id"))
 				mu.Unlock()
+				body := "data: {\"x\":1}\n\ndata: [DONE]\n\n"
+				fmt.Fprintf(conn, "HTTP/1.1 200 OK\r\nConnection: keep-alive\r\nContent-Type: text/event-stream\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
 				conn.SetReadDeadline(time.Now().Add(linger))
 				br.Peek(1) // the next request was written on a connection about to close
 			}()

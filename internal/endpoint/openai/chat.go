@@ -101,6 +101,7 @@ func (Chat) ParseResponse(data []byte) (record.Parsed, error) {
 		return record.Parsed{Done: true}, nil
 	}
 	p := r.common.parsed(r.Object)
+	p.Finished = r.Choices.first.FinishReason.S != ""
 	var msg *chatMessage
 	switch r.Object {
 	case objChatCompletion:
@@ -134,8 +135,9 @@ type chatResponse struct {
 
 // chatChoice holds both shapes; the object type decides which is read.
 type chatChoice struct {
-	Message chatMessage `json:"message"`
-	Delta   chatMessage `json:"delta"`
+	Message      chatMessage     `json:"message"`
+	Delta        chatMessage     `json:"delta"`
+	FinishReason endpoint.String `json:"finish_reason"`
 }
 
 // chatMessage is a message or a delta. Fields of an unexpected JSON type

@@ -69,6 +69,7 @@ func (Completions) ParseResponse(data []byte) (record.Parsed, error) {
 		return record.Parsed{Done: true}, nil
 	}
 	p := r.common.parsed(r.Object)
+	p.Finished = r.Choices.first.FinishReason.S != ""
 	if r.Object == objCompletion {
 		p.Text = r.Choices.first.Text.S
 	}
@@ -83,5 +84,6 @@ type completionResponse struct {
 }
 
 type completionChoice struct {
-	Text endpoint.String `json:"text"`
+	Text         endpoint.String `json:"text"`
+	FinishReason endpoint.String `json:"finish_reason"`
 }
