@@ -29,6 +29,14 @@ type StreamParser interface {
 	NewStream() record.ChunkParser
 }
 
+// StreamEndReporter is a parser whose Parsed.Done and Parsed.Finished tell
+// how a stream ended (OpenAI's [DONE] and finish_reason). Only its streams
+// are judged complete or not (Record.StreamIncomplete); APIs that end a
+// stream otherwise are not flagged.
+type StreamEndReporter interface {
+	ReportsStreamEnd() bool
+}
+
 // ProcessorOptions configure a Processor.
 type ProcessorOptions struct {
 	// ID is the processor's identity, exported as record_processor_id.
@@ -182,7 +190,7 @@ func (p *Processor) Process(rec *record.Record) Processed {
 	if rec.Error == nil {
 		rec.Error = p.parse(c, &text, &reasoning)
 	}
-	if rec.Error == nil && rec.Streaming && !c.done && !c.finished {
+	if rec.Error == nil && rec.Streaming && !c.done && !c.finished && reportsStreamEnd(p.opts.Parser) {
 		rec.StreamIncomplete = true
 		if p.opts.StrictStreams {
 			rec.Error = &record.ErrorDetails{Type: TypeStreamIncomplete, Message: msgStreamIncomplete}
@@ -306,6 +314,11 @@ func (p *Processor) parse(c *recordContext, text, reasoning *strings.Builder) *r
 		}
 	}
 	return nil
+}
+
+func reportsStreamEnd(parser record.ChunkParser) bool {
+	r, ok := parser.(StreamEndReporter)
+	return ok && r.ReportsStreamEnd()
 }
 
 // TypeStreamIncomplete and msgStreamIncomplete are the error of an

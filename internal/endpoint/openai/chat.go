@@ -82,6 +82,10 @@ func (Chat) AppendPayload(dst []byte, t *dataset.Turn, o *endpoint.Options) ([]b
 	return appendBody(dst, base[:n], t, o, o.PerChunkUsage)
 }
 
+// ReportsStreamEnd says Parsed.Done and Parsed.Finished mark a chat
+// stream's end ([DONE], finish_reason).
+func (Chat) ReportsStreamEnd() bool { return true }
+
 // ParseResponse parses one chat.completion body or chat.completion.chunk
 // event.
 //

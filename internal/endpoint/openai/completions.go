@@ -57,6 +57,9 @@ func (Completions) AppendPayload(dst []byte, t *dataset.Turn, o *endpoint.Option
 	return appendBody(dst, base[:n], t, o, false)
 }
 
+// ReportsStreamEnd: as Chat's.
+func (Completions) ReportsStreamEnd() bool { return true }
+
 // ParseResponse parses one completion body or streamed event: Text is
 // choices[0].text when the object is "completion" or "text_completion"
 // (AIPerf ignores other object types). usage, errors, [DONE] and invalid
