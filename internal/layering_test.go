@@ -52,7 +52,7 @@ var allowed = map[string][]string{
 	"internal/export":              {"internal/metrics"},
 	"internal/timing":              {},
 	"internal/transport":           {},
-	"internal/dataset":             {"internal/chattemplate", "internal/tokenizer/hub"},
+	"internal/dataset":             {"internal/chattemplate", "internal/tokenizer/hub", "internal/dataset/hfdata"},
 	// dataset/hfdata finds and reads hub dataset rows; dataset/public maps
 	// them to conversations.
 	"internal/dataset/hfdata": {"internal/tokenizer/hub"},

@@ -39,6 +39,7 @@ func (p *Plan) loadFileDataset() error {
 			Seed:    p.Seed,
 			SeedSet: p.SeedSet,
 			Weka:    p.wekaOptions(),
+			Baseten: p.basetenOptions(),
 		}
 		if d.BlockSize != nil {
 			o.BlockSize = *d.BlockSize

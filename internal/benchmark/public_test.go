@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/aiperf-go/aiperf/internal/config"
+	"github.com/aiperf-go/aiperf/internal/dataset"
 	"github.com/aiperf-go/aiperf/internal/dataset/public"
 )
 
@@ -68,6 +69,55 @@ func TestRunPublicDatasets(t *testing.T) {
 			}
 			if !strings.Contains(got[0], want) {
 				t.Errorf("first body lacks %s:\n%.300s", want, got[0])
+			}
+		})
+	}
+}
+
+// TestRunCustomDatasetTypes runs every custom dataset type that has no
+// end-to-end run elsewhere against the mock, from its fixture
+// (internal/dataset/testdata/formats), with the type detected or given.
+func TestRunCustomDatasetTypes(t *testing.T) {
+	t.Parallel()
+	fx := func(p string) string { return filepath.Join("..", "dataset", "testdata", "formats", p) }
+	cases := []struct {
+		typ, path, marker string
+	}{
+		{"weka_trace", fx("weka"), `"messages":[{"role":"system","content":`},
+		{"tracelab", fx("tracelab.jsonl.gz"), `"messages":[{"role":"user","content":`},
+		{"baseten_trace", fx("baseten.parquet"), `"min_tokens":1`},
+		{"sagemaker_data_capture", fx("capture"), `"messages":[{"role":"system","content":"Be brief."}`},
+		{"dag_jsonl", fx("dag.jsonl"), `{"role":"user","content":"Plan the work."}`},
+		{"mooncake_trace", fx("mooncake_messages.jsonl"), `"tools":[{"type":"function","function":{"name":"t"}}]`},
+	}
+	for _, typ := range dataset.SpeedBenchTypes() {
+		file := "qualitative.jsonl"
+		if strings.Contains(typ, "throughput_") {
+			size := strings.Split(strings.TrimPrefix(typ, "speed_bench_throughput_"), "_")[0]
+			file = "throughput_" + size + ".jsonl"
+		}
+		cases = append(cases, struct{ typ, path, marker string }{typ, fx("speedbench/" + file), `"messages":[{"role":`})
+	}
+	for _, c := range cases {
+		t.Run(c.typ, func(t *testing.T) {
+			t.Parallel()
+			url, _, raws := fileRecordingMock(t)
+			cfg := baseConfig(t, url)
+			cfg.Endpoint.Streaming = false
+			cfg.Tokenizer.Name = "builtin"
+			cfg.Input.OutputTokens.Mean = nil
+			cfg.Dataset.InputFile = c.path
+			cfg.Dataset.CustomType = config.CustomDatasetType(c.typ)
+			cfg.Dataset.IgnoreTraceDelays = c.typ == "weka_trace" || c.typ == "tracelab"
+			cfg.Replay.NoFixedSchedule = true
+			cfg.Load.RequestCount = ptr(1)
+			cfg.Load.Concurrency = ptr(1)
+			if out, err := run(t, context.Background(), cfg); err != nil {
+				t.Fatalf("run: %v\n%s", err, out)
+			}
+			got := raws()
+			if len(got) != 1 || !strings.Contains(got[0], c.marker) {
+				t.Fatalf("%d requests; the first lacks %s:\n%.400s", len(got), c.marker, strings.Join(got, "\n"))
 			}
 		})
 	}

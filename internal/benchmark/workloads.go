@@ -49,6 +49,28 @@ func (p *Plan) publicOptions() public.Options {
 	return o
 }
 
+// basetenOptions translates the configuration into baseten_trace replay
+// options. --replay-speedup is applied to the schedule by the replay
+// itself, not here, so it is not applied twice.
+func (p *Plan) basetenOptions() dataset.BasetenOptions {
+	c := p.Config
+	r := &c.Shape.Replay
+	o := dataset.BasetenOptions{
+		ClosedLoop:    r.ClosedLoop,
+		Strict:        r.Strict,
+		OmitKVHints:   r.OmitKVHints,
+		NoMinTokens:   r.NoForceMinTokens,
+		SessionColumn: os.Getenv("AIPERF_DATASET_BASETEN_SESSION_COLUMN"),
+	}
+	if s := r.MaxIdleGapCapSeconds; s != nil {
+		o.MaxIdleGap = seconds(*s)
+	}
+	if v := c.Dataset.TraceSessionSampleRatio; v != nil {
+		o.SampleRatio = *v
+	}
+	return o
+}
+
 // wekaOptions translates the configuration into Weka trace replay options.
 func (p *Plan) wekaOptions() dataset.WekaOptions {
 	c := p.Config

@@ -50,7 +50,6 @@ func TestDatasetFlagErrors(t *testing.T) {
 		want string
 	}{
 		{[]string{"--custom-dataset-type", "single_turn"}, "requires --input-file"},
-		{[]string{"--input-file", "f", "--custom-dataset-type", "dag_jsonl"}, "not supported yet"},
 		{[]string{"--input-file", "f", "--custom-dataset-type", "nope"}, "invalid choice"},
 		{[]string{"--public-dataset", "weka_hf"}, "needs --hf-weka-dataset"},
 		{[]string{"--public-dataset", "nope"}, "invalid choice"},

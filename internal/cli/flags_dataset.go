@@ -17,7 +17,7 @@ func (b *flagBuilder) addDatasetFlags(cfg *config.Config) {
 	})
 	b.add(&choiceValue[config.CustomDatasetType]{recorder: b.rec("custom-dataset-type"), p: &d.CustomType, normalize: normalizeChoice[config.CustomDatasetType]}, spec{
 		name: "custom-dataset-type", meta: "<type>", choices: strs(config.SupportedCustomDatasetTypes()),
-		usage: "Format of --input-file: single_turn and multi_turn (JSONL), random_pool (JSONL file or directory of pools), mooncake_trace and bailian_trace (JSONL traces), burst_gpt_trace (CSV), raw_payload (JSONL request bodies), inputs_json (an inputs.json to replay), weka_trace (Weka agentic trace JSON, a file or directory). Detected from the file when not given. `aiperf plugins dataset` lists every format.",
+		usage: "Format of --input-file: single_turn and multi_turn (JSONL), random_pool (JSONL file or directory of pools), mooncake_trace and bailian_trace (JSONL traces), burst_gpt_trace (CSV), raw_payload (JSONL request bodies), inputs_json (an inputs.json to replay), weka_trace (Weka agentic trace JSON, a file or directory), tracelab (TraceLab rounds, JSONL or .gz), baseten_trace (Baseten Parquet trace), sagemaker_data_capture (SageMaker data capture JSONL, a file or directory), dag_jsonl (DAG conversations), speed_bench_* (SPEED-Bench splits and categories). Detected from the file when not given. `aiperf plugins dataset` lists every format.",
 	})
 	b.add(&choiceValue[config.SamplingStrategy]{recorder: b.rec("dataset-sampling-strategy"), p: &d.SamplingStrategy, normalize: normalizeChoice[config.SamplingStrategy]}, spec{
 		name: "dataset-sampling-strategy", meta: "<strategy>", choices: strs(config.SamplingStrategies()),

@@ -76,23 +76,9 @@ const (
 	DatasetWekaTrace     CustomDatasetType = "weka_trace"
 )
 
-// implementedCustomTypes are the AIPerf formats this build reads.
-var implementedCustomTypes = []CustomDatasetType{
-	DatasetSingleTurn, DatasetMultiTurn, DatasetRandomPool, DatasetMooncakeTrace, DatasetInputsJSON,
-	DatasetRawPayload, DatasetBailianTrace, DatasetBurstGPTTrace, DatasetWekaTrace,
-}
-
-// SupportedCustomDatasetTypes lists the formats this implementation reads,
-// in AIPerf's help order.
-func SupportedCustomDatasetTypes() []CustomDatasetType {
-	var out []CustomDatasetType
-	for _, t := range AIPerfCustomDatasetTypes() {
-		if contains(implementedCustomTypes, t) {
-			out = append(out, t)
-		}
-	}
-	return out
-}
+// SupportedCustomDatasetTypes lists the formats this implementation reads:
+// all of AIPerf's, in its help order.
+func SupportedCustomDatasetTypes() []CustomDatasetType { return AIPerfCustomDatasetTypes() }
 
 // AIPerfCustomDatasetTypes lists every --custom-dataset-type AIPerf 0.13
 // accepts, in its help order.

@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"errors"
 	"fmt"
+	"io/fs"
 	"path/filepath"
 	"strings"
 )
@@ -21,6 +22,16 @@ import (
 func Detect(path string) (string, error) {
 	ask := "; give --custom-dataset-type"
 	if isDir(path) {
+		if js, err := dirFiles(path, ".json"); err == nil && len(js) > 0 && isWekaFile(js[0]) {
+			return TypeWekaTrace, nil
+		}
+		if f := firstJSONL(path); f != "" {
+			if first, err := firstLine(f); err == nil && first != nil {
+				if r, err := parseRow(first); err == nil && isCaptureRow(r) {
+					return TypeSageMakerDataCapture, nil
+				}
+			}
+		}
 		files, err := dirFiles(path, ".jsonl")
 		if err != nil {
 			return "", err
@@ -33,6 +44,15 @@ func Detect(path string) (string, error) {
 			}
 		}
 		return TypeRandomPool, nil
+	}
+	switch ext := strings.ToLower(filepath.Ext(path)); {
+	case ext == ".parquet":
+		if isBasetenFile(path) {
+			return TypeBasetenTrace, nil
+		}
+		return "", &InputError{File: path, Err: errors.New("a Parquet file without the Baseten trace columns (timestamp_start_unix_ms, prompt, input_tokens, output_tokens)" + ask)}
+	case ext == ".json" && isWekaFile(path):
+		return TypeWekaTrace, nil
 	}
 	first, err := firstLine(path)
 	if err != nil {
@@ -62,6 +82,15 @@ func Detect(path string) (string, error) {
 			}
 		}
 	}
+	switch {
+	case isCaptureRow(r):
+		return TypeSageMakerDataCapture, nil
+	case isTraceLabRow(r):
+		return TypeTraceLab, nil
+	}
+	if typ, ok := speedBenchDetect(path, first); ok {
+		return typ, nil
+	}
 	var matches []string
 	if isInputsJSON(r) {
 		matches = append(matches, TypeInputsJSON)
@@ -80,6 +109,9 @@ func Detect(path string) (string, error) {
 	}
 	if isRawPayloadRow(r) && !r.has("data") {
 		matches = append(matches, TypeRawPayload)
+	}
+	if isDagRow(r) {
+		matches = append(matches, TypeDagJSONL)
 	}
 	switch len(matches) {
 	case 0:
@@ -138,4 +170,18 @@ func isBurstGPTHeader(line []byte) bool {
 		}
 	}
 	return true
+}
+
+// firstJSONL is the first .jsonl file under dir, in walk order; "" when
+// there is none.
+func firstJSONL(dir string) string {
+	found := ""
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && found == "" && d.Type().IsRegular() && strings.HasSuffix(p, ".jsonl") {
+			found = p
+			return filepath.SkipAll
+		}
+		return nil
+	})
+	return found
 }

@@ -26,8 +26,9 @@ const (
 
 // Types lists the formats Load reads.
 func Types() []string {
-	return []string{TypeSingleTurn, TypeMultiTurn, TypeRandomPool, TypeMooncakeTrace,
-		TypeInputsJSON, TypeRawPayload, TypeBailianTrace, TypeBurstGPTTrace, TypeWekaTrace}
+	return append([]string{TypeSingleTurn, TypeMultiTurn, TypeRandomPool, TypeMooncakeTrace,
+		TypeInputsJSON, TypeRawPayload, TypeBailianTrace, TypeBurstGPTTrace, TypeWekaTrace,
+		TypeBasetenTrace, TypeDagJSONL, TypeSageMakerDataCapture, TypeTraceLab}, SpeedBenchTypes()...)
 }
 
 // Default hash-id block sizes of the trace formats, as in AIPerf's loader
@@ -67,8 +68,10 @@ type LoadOptions struct {
 	// the format's default (coding for the agentic-coding formats, sonnet
 	// otherwise).
 	Corpus *PromptCorpus
-	// Weka shapes weka_trace replay.
+	// Weka shapes weka_trace (and tracelab) replay.
 	Weka WekaOptions
+	// Baseten shapes baseten_trace replay.
+	Baseten BasetenOptions
 }
 
 // Loaded is a dataset read from a file.
@@ -128,7 +131,19 @@ func Load(o LoadOptions, tok tokenizer.Tokenizer) (*Loaded, error) {
 		convs, err = l.inputsJSON()
 	case TypeWekaTrace:
 		convs, err = l.wekaTrace()
+	case TypeTraceLab:
+		convs, err = l.traceLab()
+	case TypeBasetenTrace:
+		convs, err = l.basetenTrace()
+	case TypeDagJSONL:
+		convs, err = l.dagJSONL()
+	case TypeSageMakerDataCapture:
+		convs, err = l.sageMakerCapture()
 	default:
+		if isSpeedBenchType(typ) {
+			convs, err = l.speedBench(typ)
+			break
+		}
 		return nil, fmt.Errorf("unknown dataset type %q (want one of %s)", typ, strings.Join(Types(), ", "))
 	}
 	if err != nil {

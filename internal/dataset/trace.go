@@ -67,7 +67,38 @@ func (l *loader) finishTrace(id string, entries []traceEntry, defaultBlock int) 
 		}
 		s.add(id, e.turn)
 	}
-	return s.conversations(), nil
+	convs := s.conversations()
+	for i := range convs {
+		if err := selfContained(&convs[i]); err != nil {
+			return nil, err
+		}
+	}
+	return convs, nil
+}
+
+// selfContained marks a session whose turns all carry their own recorded
+// messages (or a verbatim payload) as sending each turn alone, as AIPerf
+// does; a session mixing them with synthesized prompts, or mixing the two
+// kinds, is an error.
+func selfContained(c *Conversation) error {
+	msgs, payloads := 0, 0
+	for _, t := range c.Turns {
+		switch {
+		case t.Messages != nil:
+			msgs++
+		case t.RawPayload != nil:
+			payloads++
+		}
+	}
+	switch {
+	case msgs > 0 && payloads > 0:
+		return fmt.Errorf("session %q mixes %d messages turn(s) and %d payload turn(s); a session must use one mode", c.ID, msgs, payloads)
+	case msgs+payloads == len(c.Turns) && msgs+payloads > 0:
+		c.Context = ContextMessageArray
+	case msgs+payloads > 0:
+		return fmt.Errorf("session %q mixes recorded messages or payloads with synthesized prompts, which cannot be replayed together", c.ID)
+	}
+	return nil
 }
 
 // mooncake reads a mooncake_trace JSONL file. Each line has exactly one
@@ -113,11 +144,16 @@ func (l *loader) mooncakeLine(file string, n int, line []byte) (traceEntry, erro
 		return e, errors.New("exactly one of input_length, text_input, messages or payload must be given")
 	}
 	t := &e.turn
-	if r.has("messages") {
-		return e, &fieldErr{"messages", errors.New("message-array traces are not supported yet")}
-	}
 	if r.has("tools") {
-		return e, &fieldErr{"tools", errors.New("only allowed with messages, which are not supported yet")}
+		if !r.has("messages") {
+			return e, &fieldErr{"tools", errors.New("only allowed when messages is given")}
+		}
+		if raw := r.raw("tools"); jsontext.Value(raw).Kind() != '[' || string(raw) == "[]" {
+			return e, &fieldErr{"tools", errors.New("want a non-empty array of tool definitions")}
+		}
+	}
+	if r.has("hash_ids") && !r.has("input_length") {
+		return e, &fieldErr{"hash_ids", errors.New("only allowed with input_length (not with text_input, messages or payload)")}
 	}
 	if t.MaxTokens, _, err = r.int("output_length"); err != nil {
 		return e, &fieldErr{"output_length", err}
@@ -139,10 +175,21 @@ func (l *loader) mooncakeLine(file string, n int, line []byte) (traceEntry, erro
 		return e, &fieldErr{"hash_ids", err}
 	}
 	switch {
+	case r.has("messages"):
+		raw := r.raw("messages")
+		if jsontext.Value(raw).Kind() != '[' {
+			return e, &fieldErr{"messages", typeErr(raw, "an array of chat messages")}
+		}
+		if err := checkMessages(raw); err != nil {
+			return e, &fieldErr{"messages", err}
+		}
+		t.Messages = append([]byte(nil), raw...)
+		t.Tools = r.raw("tools")
+		t.Texts = payloadTexts(row{fields: []Field{{Key: "messages", Value: raw}}})
 	case r.has("payload"):
 		raw := r.raw("payload")
-		if jsontext.Value(raw).Kind() != '{' {
-			return e, &fieldErr{"payload", typeErr(raw, "an object")}
+		if jsontext.Value(raw).Kind() != '{' || string(raw) == "{}" {
+			return e, &fieldErr{"payload", errors.New("want a non-empty object")}
 		}
 		if *t, err = l.rawTurn(append([]byte(nil), raw...)); err != nil {
 			return e, &fieldErr{"payload", err}
