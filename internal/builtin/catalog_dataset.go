@@ -1,6 +1,9 @@
 package builtin
 
 import (
+	"strings"
+
+	"github.com/aiperf-go/aiperf/internal/dataset"
 	"github.com/aiperf-go/aiperf/internal/dataset/public"
 	"github.com/aiperf-go/aiperf/internal/plugin"
 )
@@ -27,17 +30,42 @@ func datasetComposerEntries() []plugin.Entry {
 }
 
 func customDatasetLoaderEntries() []plugin.Entry {
-	return []plugin.Entry{
+	out := []plugin.Entry{
 		entry("burst_gpt_trace", "BurstGPT request traces: timestamps and token counts."),
 		entry("bailian_trace", "Alibaba Bailian traces with hash ids for prefix reuse."),
-		entry("mooncake_trace", "Mooncake traces: timestamps, lengths and hash_ids blocks."),
+		entry("baseten_trace", "Baseten completion traces (Parquet): recorded prompts replayed open or closed loop, with min_tokens and KV hints."),
+		entry("mooncake_trace", "Mooncake traces: timestamps, lengths and hash_ids blocks, literal text, message arrays with tools, or payloads."),
 		entry("raw_payload", "Request bodies sent verbatim, one JSON object per line."),
 		entry("inputs_json", "An AIPerf inputs.json: its payloads replayed as they are."),
+		entry("dag_jsonl", "DAG conversations: sessions of chat-message turns with fork and spawn branches."),
+		entry("sagemaker_data_capture", "Amazon SageMaker data capture: captured chat requests replayed at their inference times."),
 		entry("multi_turn", "Conversations of several turns, each with its texts, media and delays."),
 		entry("random_pool", "A pool of entries sampled at random for each request."),
 		entry("single_turn", "One request per line: text(s), image(s), audio, timestamp or delay, session_id."),
-		entry("weka_trace", "SemiAnalysis Weka agent traces: hash-id deltas replayed as growing conversations."),
 	}
+	for _, typ := range dataset.SpeedBenchTypes() {
+		out = append(out, entry(typ, speedBenchDescription(typ)))
+	}
+	return append(out,
+		entry("tracelab", "TraceLab agentic-coding rounds (JSONL or .gz), replayed as Weka traces from their prefix split."),
+		entry("weka_trace", "Weka agent traces: hash-id deltas replayed as growing conversations."),
+	)
+}
+
+// speedBenchDescription describes one SPEED-Bench type.
+func speedBenchDescription(typ string) string {
+	rest := strings.TrimPrefix(typ, "speed_bench_")
+	switch {
+	case rest == "qualitative":
+		return "SPEED-Bench qualitative split (qualitative.jsonl), every category."
+	case strings.HasPrefix(rest, "throughput_"):
+		size, tier, _ := strings.Cut(strings.TrimPrefix(rest, "throughput_"), "_")
+		if tier == "" {
+			return "SPEED-Bench throughput split of " + size + "-token prompts (throughput_" + size + ".jsonl), every entropy tier."
+		}
+		return "SPEED-Bench throughput split of " + size + "-token prompts, " + strings.ReplaceAll(tier, "_", " ") + " rows only."
+	}
+	return "SPEED-Bench qualitative split, " + rest + " rows only."
 }
 
 // publicDatasetLoaderEntries lists --public-dataset's registry, with each

@@ -22,7 +22,9 @@ func newPluginsCommand(env *Env) *cobra.Command {
 		Use:   "plugins [category] [name]",
 		Short: "List the plugins compiled in: endpoints, dataset loaders, arrival patterns, exporters, ...",
 		Long: "With no argument, summarise the package; --all lists every category and its plugins;\n" +
-			"a category lists its plugins (aiperf plugins endpoint); a category and a name show one\n" +
+			"a category lists its plugins (aiperf plugins endpoint), a word shared by several categories\n" +
+			"lists all of them (aiperf plugins dataset: composers, both loader kinds, samplers); a category\n" +
+			"and a name show one\n" +
 			"plugin with its metadata (aiperf plugins endpoint chat). Categories may be written with\n" +
 			"hyphens or underscores. --validate checks that every endpoint can be built.\n\n" +
 			"Exit codes: 0 success, 2 unknown category or plugin, or a failed --validate.",
@@ -90,6 +92,19 @@ func showCategories(w io.Writer, cat *plugin.Catalog, width int) error {
 func showCategory(w io.Writer, cat *plugin.Catalog, name string, width int) error {
 	c, ok := cat.Category(name)
 	if !ok {
+		// A word shared by several categories ("dataset", "exporter")
+		// shows all of them, one after the other.
+		if group := categoriesWithWord(cat, name); len(group) > 0 {
+			for i, g := range group {
+				if i > 0 {
+					fmt.Fprintln(w)
+				}
+				if err := showCategory(w, cat, g, width); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
 		return &unknownPlugin{fmt.Sprintf("Unknown category: %s\nAvailable: %s", name, categoryNames(cat))}
 	}
 	var rows [][]string
@@ -121,6 +136,22 @@ func showPlugin(w io.Writer, cat *plugin.Catalog, category, name string, width i
 	rows = append(rows, []string{"Description", e.Description})
 	_, err = fmt.Fprint(w, export.Table(c.Name+":"+e.Name, []string{"Field", "Value"}, rows, width))
 	return err
+}
+
+// categoriesWithWord lists the categories whose name has word as one of
+// its underscore-separated words.
+func categoriesWithWord(cat *plugin.Catalog, word string) []string {
+	word = strings.ReplaceAll(strings.ToLower(word), "-", "_")
+	var out []string
+	for _, c := range cat.Categories() {
+		for _, part := range strings.Split(c.Name, "_") {
+			if part == word {
+				out = append(out, c.Name)
+				break
+			}
+		}
+	}
+	return out
 }
 
 func categoryNames(cat *plugin.Catalog) string {

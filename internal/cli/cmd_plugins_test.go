@@ -23,6 +23,11 @@ func TestPluginsCommand(t *testing.T) {
 		{[]string{"plugins", "endpoint", "huggingface_generate"}, 0, []string{"endpoint:huggingface_generate", "/generate_stream", "streaming_path", "supports_streaming", "true"}},
 		{[]string{"plugins", "endpoint", "video_generation"}, 0, []string{"requires_polling", "requires_form_data", "Video Generation Metrics"}},
 		{[]string{"plugins", "--validate"}, 0, []string{"(OK) Endpoints (19)", "All checks passed"}},
+		// Every dataset type and public dataset, listed under one word.
+		{[]string{"plugins", "dataset"}, 0, []string{"Dataset Composer Types", "Custom Dataset Loader Types", "Public Dataset Loader Types", "Dataset Sampler Types",
+			"baseten_trace", "dag_jsonl", "sagemaker_data_capture", "tracelab", "weka_trace", "speed_bench_throughput_32k_high_entropy",
+			"aimo_numina_1_5", "librispeech", "gigaspeech", "instruct_coder", "blazedit_10k", "exgentic_v2", "semianalysis_cc_traces_weka_062126_256k", "weka_hf"}},
+		{[]string{"plugins", "public-dataset-loader", "librispeech"}, 0, []string{"openslr/librispeech_asr", "clean", "hf_asr"}},
 		{[]string{"plugins", "nope"}, 2, []string{"Unknown category: nope", "Available: endpoint"}},
 		{[]string{"plugins", "endpoint", "grpc"}, 2, []string{"Not found: endpoint:grpc", "chat"}},
 	} {
