@@ -100,7 +100,6 @@ func TestRunCustomDatasetTypes(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.typ, func(t *testing.T) {
-			t.Parallel()
 			url, _, raws := fileRecordingMock(t)
 			cfg := baseConfig(t, url)
 			cfg.Endpoint.Streaming = false
