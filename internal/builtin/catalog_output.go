@@ -31,6 +31,8 @@ func dataExporterEntries() []plugin.Entry {
 		entry("csv", "profile_export_aiperf.csv: the summary as CSV."),
 		entry("json", "profile_export_aiperf.json: the summary, the input configuration and the error summary."),
 		entry("raw_record_aggregator", "profile_export_raw.jsonl (--export-level raw): requests and responses as sent and received."),
+		entry("timeslice_csv", "profile_export_aiperf_timeslices.csv (--slice-duration): every metric per time slice, AIPerf 0.13's tidy rows."),
+		entry("timeslice_json", "profile_export_aiperf_timeslices.json (--slice-duration): every metric per time slice with its start_ns and end_ns."),
 	}
 }
 

@@ -1,8 +1,12 @@
 package cli
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"errors"
+	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -99,4 +103,44 @@ func processExit(err error) int {
 		return -1
 	}
 	return 0
+}
+
+// TestPlotDashboardServesTheReport: `aiperf plot --dashboard` serves the
+// report over HTTP until interrupted.
+func TestPlotDashboardServesTheReport(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end run")
+	}
+	t.Parallel()
+	cmd := aiperfCmd(t, "plot", filepath.Join("..", "report", "testdata", "go", "run"), "--output", t.TempDir(), "--dashboard", "--port", "0", "--format", "html")
+	cmd.Env = append(cmd.Env, "HOME="+t.TempDir())
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Wait()
+	defer cmd.Process.Signal(os.Interrupt)
+	sc := bufio.NewScanner(stdout)
+	url := ""
+	for url == "" && sc.Scan() {
+		if after, ok := strings.CutPrefix(sc.Text(), "Serving the report at "); ok {
+			url = strings.Fields(after)[0]
+		}
+	}
+	if url == "" {
+		t.Fatal("no serving line")
+	}
+	go io.Copy(io.Discard, stdout)
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !bytes.Contains(body, []byte("AIPerf report")) {
+		t.Errorf("GET %s: %d, %d bytes", url, resp.StatusCode, len(body))
+	}
 }

@@ -8,7 +8,6 @@ import (
 	"html/template"
 	"image/color"
 	"math"
-	"strings"
 	"time"
 
 	"github.com/go-echarts/go-echarts/v2/charts"
@@ -85,20 +84,22 @@ func hexOf(c color.Color) string {
 
 // echartOf turns a Chart into go-echarts' element and script.
 func echartOf(c *Chart, id string, t Theme) (snippet, error) {
-	init := opts.Initialization{ChartID: id, Renderer: "svg", Width: "100%", Height: "520px", BackgroundColor: hexOf(t.Background)}
+	init := opts.Initialization{ChartID: id, Renderer: "svg", Width: "100%", Height: "460px", BackgroundColor: hexOf(t.Background)}
 	if t.Name == "dark" {
 		init.Theme = "dark"
 	}
 	fg := hexOf(t.Foreground)
-	subtitle := c.Description
-	if len(c.Notes) > 0 {
-		subtitle += "\n" + strings.Join(c.Notes, "\n")
+	var legend []string
+	for _, s := range c.Series {
+		if !s.NoLegend && s.Name != "" {
+			legend = append(legend, s.Name)
+		}
 	}
 	global := []charts.GlobalOpts{
 		charts.WithInitializationOpts(init),
-		charts.WithTitleOpts(opts.Title{Title: c.Title, Subtitle: subtitle, TitleStyle: &opts.TextStyle{Color: fg}}),
+		charts.WithTitleOpts(opts.Title{Title: c.Title, Subtitle: c.Description, TitleStyle: &opts.TextStyle{Color: fg}}),
 		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "item"}),
-		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Type: "scroll", Top: "bottom", TextStyle: &opts.TextStyle{Color: fg}}),
+		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Type: "scroll", Top: "bottom", Data: legend, TextStyle: &opts.TextStyle{Color: fg}}),
 		charts.WithGridOpts(opts.Grid{Top: "90", Bottom: "90", Left: "70", Right: "70", ContainLabel: opts.Bool(true)}),
 		charts.WithToolboxOpts(opts.Toolbox{Show: opts.Bool(true), Feature: &opts.ToolBoxFeature{
 			SaveAsImage: &opts.ToolBoxFeatureSaveAsImage{Show: opts.Bool(true), Type: "png", Name: c.Name},
@@ -329,13 +330,16 @@ body { font-family: -apple-system, "Segoe UI", Roboto, Helvetica, Arial, sans-se
 h1 { color: #76B900; margin-bottom: 4px; }
 h2 { border-bottom: 2px solid #76B900; padding-bottom: 4px; margin-top: 32px; }
 .meta { color: #888; font-size: 0.9em; }
-.container { margin: 12px 0 28px; }
+.grid { display: grid; grid-template-columns: repeat(auto-fill, minmax(620px, 1fr)); gap: 16px; margin-top: 16px; }
+.grid section { border: 1px solid {{if .Dark}}#333{{else}}#e3e3e3{{end}}; border-radius: 6px; padding: 6px 4px 0; }
+.container { margin: 0; }
 table { border-collapse: collapse; font-size: 0.85em; margin: 8px 0 20px; }
 th, td { border: 1px solid {{if .Dark}}#444{{else}}#ddd{{end}}; padding: 4px 8px; text-align: right; }
 th:first-child, td:first-child { text-align: left; }
 th { background: {{if .Dark}}#2a2a2a{{else}}#f3f3f3{{end}}; }
 pre { background: {{if .Dark}}#111{{else}}#f7f7f7{{end}}; padding: 8px; overflow-x: auto; font-size: 0.8em; }
 .skipped { color: #888; font-size: 0.85em; }
+.note { color: #b07000; font-size: 0.8em; margin: 0 8px 6px; }
 nav a { margin-right: 12px; color: #76B900; }
 </style>
 <script>{{.ECharts}}</script>
@@ -344,11 +348,13 @@ nav a { margin-right: 12px; color: #76B900; }
 <h1>{{.Page.Title}}</h1>
 <div class="meta">{{.Page.Mode}} · {{len .Page.Runs}} run(s) · {{len .Charts}} chart(s) · generated {{.Page.Generated.Format "2006-01-02 15:04:05 MST"}} by aiperf plot</div>
 <nav>{{range .Charts}}<a href="#{{.Chart.Name}}">{{.Chart.Title}}</a>{{end}}<a href="#summary">Summary</a><a href="#configuration">Configuration</a></nav>
-{{range .Charts}}
-<h2 id="{{.Chart.Name}}">{{.Chart.Title}}</h2>
+<div class="grid">
+{{range .Charts}}<section id="{{.Chart.Name}}">
 {{.Element}}
 {{.Script}}
-{{end}}
+{{range .Chart.Notes}}<p class="note">{{.}}</p>{{end}}
+</section>
+{{end}}</div>
 {{if .Page.Skipped}}<h2>Not drawn</h2><ul class="skipped">{{range .Page.Skipped}}<li>{{.}}</li>{{end}}</ul>{{end}}
 <h2 id="summary">Summary</h2>
 {{range .Tables}}
@@ -377,6 +383,9 @@ nav a { margin-right: 12px; color: #76B900; }
     if (points > 0 && el.querySelector("svg")) { drawn++; }
   });
   document.body.setAttribute("data-charts-ready", String(drawn));
+  window.addEventListener("resize", function () {
+    document.querySelectorAll(".item").forEach(function (el) { var c = echarts.getInstanceByDom(el); if (c) { c.resize(); } });
+  });
 })();
 </script>
 </body>

@@ -327,8 +327,19 @@ func (r *Run) readAggregateMeta(path string) {
 		if r.VariationValues == nil {
 			r.VariationValues = map[string]any{}
 		}
-		r.VariationValues[k[strings.LastIndex(k, ".")+1:]] = v
+		r.VariationValues[paramName(k)] = v
 	}
+}
+
+// paramName is a sweep parameter's short name: its path's last segment,
+// or the one before a generic last segment ("...prompts.isl.mean" is isl).
+func paramName(path string) string {
+	parts := strings.Split(path, ".")
+	name := parts[len(parts)-1]
+	if len(parts) > 1 && (name == "mean" || name == "value" || name == "values") {
+		name = parts[len(parts)-2]
+	}
+	return name
 }
 
 // trialSummaries finds the per-run summaries behind an aggregate

@@ -163,6 +163,16 @@ func multiChart(name string, s Spec, runs []*Run, classified bool) (*Chart, erro
 		}
 		switch s.Type {
 		case TypeScatterLine:
+			// Joined in the labels column's order (concurrency 1, 2, 4, ...),
+			// so the line follows the configurations, not the x values.
+			if len(s.Labels) > 0 {
+				slices.SortStableFunc(pts, func(a, b point) int {
+					return compareNatural(a.run.Field(s.Labels[0]), b.run.Field(s.Labels[0]))
+				})
+				for i, p := range pts {
+					xs[i], ys[i], labels[i] = p.x, p.y, p.label
+				}
+			}
 			c.Series = append(c.Series, Series{Name: title, Kind: Line, X: xs, Y: ys, Labels: labels, Group: gi})
 		case TypePareto:
 			c.Series = append(c.Series, Series{Name: title, Kind: Markers, X: xs, Y: ys, Labels: labels, Group: gi})
