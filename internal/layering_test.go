@@ -48,7 +48,7 @@ var allowed = map[string][]string{
 	"internal/endpoint/solido":     {"internal/endpoint", "internal/dataset"},
 	"internal/endpoint/template":   {"internal/endpoint", "internal/dataset"},
 	"internal/endpoint/tgi":        {"internal/endpoint", "internal/dataset"},
-	"internal/metrics":             {"internal/metrics/stats"},
+	"internal/metrics":             {"internal/metrics/stats", "internal/metrics/sweep"},
 	"internal/export":              {"internal/metrics"},
 	"internal/timing":              {},
 	"internal/transport":           {},
@@ -89,7 +89,7 @@ var allowed = map[string][]string{
 // isolated packages import nothing internal, not even the leaves.
 var isolated = []string{
 	"internal/config", "internal/record", "internal/clock", "internal/plugin",
-	"internal/tokenizer/hf", "internal/tokenizer/hub", "internal/tokenizer/hub/hubtest", "internal/dataset/sound", "internal/tokenizer/testmodels", "internal/chattemplate", "internal/mockserver", "internal/metrics/stats", "internal/userfile", "internal/sla", "internal/live", "internal/pyrand",
+	"internal/tokenizer/hf", "internal/tokenizer/hub", "internal/tokenizer/hub/hubtest", "internal/dataset/sound", "internal/tokenizer/testmodels", "internal/chattemplate", "internal/mockserver", "internal/metrics/stats", "internal/userfile", "internal/sla", "internal/live", "internal/pyrand", "internal/metrics/sweep",
 	// results reads finished runs' artifacts back; it knows file shapes only.
 	"internal/results",
 }

@@ -68,6 +68,8 @@ type usageFields struct {
 type details struct {
 	CachedTokens    Int  `json:"cached_tokens"`
 	ReasoningTokens Int  `json:"reasoning_tokens"`
+	Accepted        Int  `json:"accepted_prediction_tokens"`
+	Rejected        Int  `json:"rejected_prediction_tokens"`
 	present         bool // an object (AIPerf only reads dict details)
 }
 
@@ -129,7 +131,20 @@ func (u *Usage) Record() *record.Usage {
 	default:
 		r.ReasoningTokens = first(f.Thoughts)
 	}
+	r.AcceptedPredictionTokens = firstDetail(func(d *details) Int { return d.Accepted }, &f.CompletionDetails, &f.OutputDetails)
+	r.RejectedPredictionTokens = firstDetail(func(d *details) Int { return d.Rejected }, &f.CompletionDetails, &f.OutputDetails)
 	return r
+}
+
+// firstDetail is the field of the first details object that has it, as
+// AIPerf's _first_in_details.
+func firstDetail(field func(*details) Int, ds ...*details) record.Count {
+	for _, d := range ds {
+		if v := field(d); d.present && v.Present {
+			return v.Count()
+		}
+	}
+	return record.Count{}
 }
 
 // promptTokens is the first prompt synonym present; for a disjoint-

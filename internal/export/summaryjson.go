@@ -246,8 +246,10 @@ func writeResultJSON(w *jsonw, r metrics.Result) {
 			w.float(kv.v)
 		}
 	}
-	w.key("count")
-	w.int(int64(st.Count))
+	if !st.TimeWeighted { // a step function's statistics have no count
+		w.key("count")
+		w.int(int64(st.Count))
+	}
 	if finite(st.Sum) {
 		w.key("sum")
 		w.float(st.Sum)

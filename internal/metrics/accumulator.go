@@ -37,7 +37,8 @@ type Accumulator struct {
 
 	maxEnd time.Duration // latest End of any record, valid or failed (run offset)
 
-	window time.Duration // explicit observation window, 0 when unset
+	window      time.Duration // explicit observation window, 0 when unset
+	windowStart time.Duration // its start (run offset)
 	// phaseStart is the profiling phase's start (run offset), when known:
 	// the window then runs from it to maxEnd.
 	phaseStart    time.Duration
@@ -45,6 +46,8 @@ type Accumulator struct {
 	// phase is the one phase whose records Add takes (profiling unless
 	// SetPhase chose another).
 	phase record.Phase
+
+	sweep sweepCols // the sweep metrics' columns (accumulator_sweep.go)
 }
 
 // NewAccumulator prepares columns for the selected metrics of reg. Without
@@ -70,6 +73,7 @@ func NewAccumulator(reg *Registry, selected []*Metric, slos map[string]float64) 
 	for _, m := range reg.metrics {
 		if a.selected[m.idx] {
 			a.metrics = append(a.metrics, m)
+			a.sweep.on = a.sweep.on || m.Kind == KindSweep
 		}
 	}
 	return a
@@ -79,7 +83,7 @@ func NewAccumulator(reg *Registry, selected []*Metric, slos map[string]float64) 
 // by, as run offsets, overriding SetPhaseStart. Without a window (or with
 // end <= start) they divide by benchmark_duration.
 func (a *Accumulator) SetWindow(start, end time.Duration) {
-	a.window = max(end-start, 0)
+	a.window, a.windowStart = max(end-start, 0), start
 }
 
 // SetPhase makes Add take the records of phase instead of the profiling
@@ -135,6 +139,9 @@ func (a *Accumulator) Add(p *Processed) {
 	if rec.Error != nil {
 		a.errs[*rec.Error]++
 	}
+	if a.sweep.on {
+		a.addSweep(p)
+	}
 	if !a.anyRecord {
 		a.anyRecord, a.firstStart, a.lastEnd, a.maxEnd = true, p.StartNs, p.EndNs, rec.End
 	} else {
@@ -186,9 +193,14 @@ func (a *Accumulator) Summarize() Summary {
 		dist:        make([]*Stats, n),
 	}
 	var results []Result
+	sweeps := a.sweepResults()
 	for _, m := range a.metrics {
 		r := Result{Metric: m}
 		switch m.Kind {
+		case KindSweep:
+			if r.Stats = sweeps[m.sweep]; r.Stats == nil {
+				continue
+			}
 		case KindRecord:
 			s, ok := a.recordStats(m)
 			if !ok || !s.finite() {
@@ -297,7 +309,11 @@ func toStats(s stats.Summary) Stats {
 }
 
 func (s *Stats) finite() bool {
-	for _, v := range []float64{s.Avg, s.Min, s.Max, s.Sum, s.P1, s.P5, s.P10, s.P25, s.P50, s.P75, s.P90, s.P95, s.P99, s.Std} {
+	vs := []float64{s.Avg, s.Min, s.Max, s.Sum, s.P1, s.P5, s.P10, s.P25, s.P50, s.P75, s.P90, s.P95, s.P99, s.Std}
+	if s.TimeWeighted { // the fields a step function's statistics have
+		vs = []float64{s.Avg, s.Min, s.Max, s.P50, s.P90, s.P95, s.P99, s.Std}
+	}
+	for _, v := range vs {
 		if !finite(v) {
 			return false
 		}

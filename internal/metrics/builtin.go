@@ -57,6 +57,7 @@ func BuiltinMetrics() []*Metric {
 	all = append(all, mediaMetrics()...)
 	all = append(all, replayMetrics()...)
 	all = append(all, videoMetrics()...)
+	all = append(all, compatMetrics()...)
 	return all
 }
 

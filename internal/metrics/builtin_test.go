@@ -178,6 +178,14 @@ func TestSelectReferenceRun(t *testing.T) {
 		"usage_prompt_tokens", "usage_prompt_tokens_diff_pct", "usage_reasoning_tokens",
 		"usage_reasoning_tokens_diff_pct", "usage_total_tokens",
 		"benchmark_duration", "stream_incomplete_count",
+		// AIPerf 0.13's additions (builtin_compat.go).
+		"credit_to_start_latency", "usage_accepted_prediction_tokens", "usage_rejected_prediction_tokens",
+		"total_usage_accepted_prediction_tokens", "total_usage_rejected_prediction_tokens",
+		"effective_concurrency", "effective_decode_throughput", "effective_prefill_throughput",
+		"effective_decode_concurrency", "effective_prefill_concurrency", "effective_total_throughput",
+		"effective_decode_throughput_per_user", "effective_prefill_throughput_per_user", "tokens_in_flight",
+		"active_decode_throughput", "active_prefill_throughput", "active_decode_throughput_per_user",
+		"active_prefill_throughput_per_user", "active_total_throughput",
 	}
 	slices.Sort(want)
 	if !slices.Equal(got, want) {

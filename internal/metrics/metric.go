@@ -20,6 +20,10 @@ const (
 	KindAggregate
 	// KindDerived metrics are computed from other metrics' results.
 	KindDerived
+	// KindSweep metrics are time-weighted statistics of a step function of
+	// the phase's requests (package sweep): the Accumulator computes them
+	// from the records' times and token counts.
+	KindSweep
 )
 
 // Flags are AIPerf's MetricFlags bits; they decide where a metric applies
@@ -69,6 +73,9 @@ const (
 	// GroupEffective is AIPerf's "Effective" table: coordinated-omission
 	// aware and time-weighted metrics (effective_latency).
 	GroupEffective
+	// GroupActive is AIPerf's "Active" table: time-weighted rates over the
+	// time their phase was busy (active_*).
+	GroupActive
 )
 
 // Unit is an exact AIPerf unit string ("ns", "ms", "tokens/sec/user", ...).
@@ -117,10 +124,12 @@ type Metric struct {
 	// to valid records only, or to failed ones only (FlagErrorOnly).
 	EveryRecord bool
 
-	// Exactly one of these is set, matching Kind (and List).
+	// Exactly one of these is set, matching Kind (and List); a KindSweep
+	// metric has sweep, its index in sweep.Metrics().
 	record recordFunc
 	list   listFunc
 	derive deriveFunc
+	sweep  int
 
 	idx int // position in the owning Registry's dependency order
 }

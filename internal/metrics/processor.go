@@ -138,7 +138,7 @@ func NewProcessor(reg *Registry, opts ProcessorOptions) (*Processor, error) {
 		return a.idx - b.idx
 	})
 	for _, m := range ordered {
-		if m.Kind == KindDerived {
+		if m.Kind == KindDerived || m.Kind == KindSweep {
 			continue
 		}
 		if m.EveryRecord || !m.Flags.Has(FlagErrorOnly) {

@@ -50,7 +50,7 @@ func TestProcessFailures(t *testing.T) {
 			for _, v := range p.Values {
 				got = append(got, v.Metric.Tag)
 			}
-			want := []string{tagErrorISL, tagErrorRequestCount, tagScheduleLag, "late_request_count", tagEffectiveLatency}
+			want := []string{tagErrorISL, tagErrorRequestCount, tagScheduleLag, "late_request_count", tagEffectiveLatency, tagCreditToStart}
 			slices.Sort(got)
 			slices.Sort(want)
 			if !slices.Equal(got, want) {

@@ -63,6 +63,7 @@ var allowedDeps = map[Kind][]Kind{
 	KindRecord:    {KindRecord},
 	KindAggregate: {KindRecord, KindAggregate},
 	KindDerived:   {KindRecord, KindAggregate, KindDerived},
+	KindSweep:     {},
 }
 
 func checkDefinition(m *Metric, byTag map[string]*Metric) []error {
@@ -167,6 +168,8 @@ func (k Kind) String() string {
 		return "aggregate"
 	case KindDerived:
 		return "derived"
+	case KindSweep:
+		return "sweep"
 	}
 	return fmt.Sprintf("Kind(%d)", uint8(k))
 }

@@ -13,6 +13,11 @@ type Stats struct {
 	P1, P5, P10, P25, P50, P75, P90, P95, P99 float64
 	Std                                       float64
 	Count                                     int
+	// TimeWeighted marks the statistics of a step function over time (the
+	// sweep metrics): weighted by how long each value held, with no count;
+	// Sum, P1, P5, P10, P25 and P75 are NaN (AIPerf computes only p50, p90,
+	// p95 and p99 of them).
+	TimeWeighted bool
 }
 
 // Result is one metric's outcome for the profiling phase. Exactly one of

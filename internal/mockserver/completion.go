@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"math"
 	"math/rand/v2"
 	"net/http"
 	"strconv"
@@ -68,6 +69,7 @@ func (s *Server) complete(w http.ResponseWriter, r *http.Request, api apiKind, a
 		arrival: arrival,
 		fault:   fault,
 		track:   track,
+		predict: s.cfg.PredictionAcceptRate,
 	}
 	switch {
 	case s.batch != nil && plan.Count > 0:
@@ -168,18 +170,33 @@ type response struct {
 	batch   *batchSeq   // the request's place in the batched scheduler; nil when it is off
 	fault   Fault       // a fault acting inside the answer (fault.go)
 	track   *request    // the request in the server's statistics
+	predict float64     // Config.PredictionAcceptRate
 }
 
 // usage is OpenAI's token usage object.
 type usage struct {
-	PromptTokens     int `json:"prompt_tokens"`
-	CompletionTokens int `json:"completion_tokens"`
-	TotalTokens      int `json:"total_tokens"`
+	PromptTokens      int                `json:"prompt_tokens"`
+	CompletionTokens  int                `json:"completion_tokens"`
+	TotalTokens       int                `json:"total_tokens"`
+	CompletionDetails *completionDetails `json:"completion_tokens_details,omitempty"`
 }
 
-// usage returns the usage of the response.
+// completionDetails is OpenAI's predicted-output accounting.
+type completionDetails struct {
+	Accepted int `json:"accepted_prediction_tokens"`
+	Rejected int `json:"rejected_prediction_tokens"`
+}
+
+// usage returns the usage of the response: with a prediction accept rate,
+// that fraction of the completion tokens (rounded) came from the
+// prediction and the rest were rejected.
 func (r *response) usage() usage {
-	return usage{r.plan.ISL, r.plan.Count, r.plan.ISL + r.plan.Count}
+	u := usage{PromptTokens: r.plan.ISL, CompletionTokens: r.plan.Count, TotalTokens: r.plan.ISL + r.plan.Count}
+	if r.predict > 0 {
+		acc := int(math.Round(r.predict * float64(r.plan.Count)))
+		u.CompletionDetails = &completionDetails{Accepted: acc, Rejected: r.plan.Count - acc}
+	}
+	return u
 }
 
 // chatMessageOut is the assistant message of a chat completion.

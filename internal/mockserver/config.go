@@ -62,6 +62,12 @@ type Config struct {
 	// how. It must be safe for concurrent use.
 	OnFault func(r *http.Request, f Fault)
 
+	// PredictionAcceptRate, when above 0, makes usage report OpenAI's
+	// predicted-output counts: that fraction of the completion tokens as
+	// completion_tokens_details.accepted_prediction_tokens, the rest as
+	// rejected_prediction_tokens (--prediction-accept-rate, 0 to 1).
+	PredictionAcceptRate float64
+
 	// DefaultModel is the model listed by /v1/models and echoed when a
 	// request names none.
 	DefaultModel string
@@ -139,6 +145,8 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.BoolVar(&c.Fast, "fast", c.Fast, "answer with zero latency")
 	fs.Float64Var(&c.ErrorRate, "error-rate", c.ErrorRate,
 		"percentage (0-100) of inference requests answered with HTTP 500")
+	fs.Float64Var(&c.PredictionAcceptRate, "prediction-accept-rate", c.PredictionAcceptRate,
+		"fraction (0-1) of completion tokens usage reports as accepted prediction tokens (OpenAI completion_tokens_details); the rest are rejected; 0 = none reported")
 	fs.Var(&seed{c}, "random-seed", "seed for the jitter and error draws (default: random)")
 	fs.StringVar(&c.DefaultModel, "default-model", c.DefaultModel, "model name listed by /v1/models")
 	c.registerFaultFlags(fs)
@@ -177,6 +185,9 @@ func (c *Config) Validate() error {
 		{"ttft-jitter-cv", c.TTFTJitterCV},
 		{"itl-jitter-cv", c.ITLJitterCV},
 	})...)
+	if !(c.PredictionAcceptRate >= 0 && c.PredictionAcceptRate <= 1) {
+		errs = append(errs, fmt.Errorf("prediction-accept-rate: must be a fraction in [0, 1], got %v", c.PredictionAcceptRate))
+	}
 	if !(c.ErrorRate >= 0 && c.ErrorRate <= 100) {
 		errs = append(errs, fmt.Errorf("error-rate: must be a percentage in [0, 100], got %v", c.ErrorRate))
 	}

@@ -104,7 +104,7 @@ func TestRegisterFlagsNamesAndDefaults(t *testing.T) {
 		"ttft-per-isl-token-ms": "0", "ttft-concurrency-quad-ms": "0",
 		"itl-per-osl-token-ms": "0", "itl-concurrency-lin-ms": "0",
 		"ttft-jitter-cv": "0", "itl-jitter-cv": "0", "fast": "false",
-		"error-rate": "0", "random-seed": "", "default-model": "mock-model",
+		"error-rate": "0", "prediction-accept-rate": "0", "random-seed": "", "default-model": "mock-model",
 		"record-requests": "",
 		"fault":           "", "fault-delay-ms": "1000",
 		"batch-slots": "0", "batch-step-ms": "4", "batch-step-per-seq-ms": "1", "batch-prefill-per-token-ms": "0.01",

@@ -24,12 +24,18 @@ type Usage struct {
 	CachedPromptTokens Count // cache reads: prompt_tokens_details.cached_tokens, cache_read_input_tokens, ...
 	CacheWriteTokens   Count // cache writes: cache_creation_input_tokens (Anthropic), cacheWriteInputTokens
 	CacheMissTokens    Count // prompt_cache_miss_tokens (DeepSeek)
+	// AcceptedPredictionTokens and RejectedPredictionTokens are OpenAI's
+	// predicted-output accounting (completion_tokens_details or
+	// output_tokens_details .accepted_/.rejected_prediction_tokens).
+	AcceptedPredictionTokens Count
+	RejectedPredictionTokens Count
 }
 
 // Empty reports whether no field is present.
 func (u *Usage) Empty() bool {
 	return !u.PromptTokens.OK && !u.CompletionTokens.OK && !u.TotalTokens.OK &&
-		!u.ReasoningTokens.OK && !u.CachedPromptTokens.OK && !u.CacheWriteTokens.OK && !u.CacheMissTokens.OK
+		!u.ReasoningTokens.OK && !u.CachedPromptTokens.OK && !u.CacheWriteTokens.OK && !u.CacheMissTokens.OK &&
+		!u.AcceptedPredictionTokens.OK && !u.RejectedPredictionTokens.OK
 }
 
 // Parsed is what an endpoint makes of one response chunk (or of a whole

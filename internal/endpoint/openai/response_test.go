@@ -64,6 +64,13 @@ func TestChatParseResponse(t *testing.T) {
 				PromptTokens: record.Some(20), CompletionTokens: record.Some(100), TotalTokens: record.Some(120),
 				ReasoningTokens: record.Some(64), CachedPromptTokens: record.Some(16),
 			}}},
+		{"openai predicted outputs", `{"object":"chat.completion","choices":[],"usage":{"prompt_tokens":20,"completion_tokens":10,"total_tokens":30,"completion_tokens_details":{"accepted_prediction_tokens":7,"rejected_prediction_tokens":3}}}`,
+			record.Parsed{Usage: &record.Usage{
+				PromptTokens: record.Some(20), CompletionTokens: record.Some(10), TotalTokens: record.Some(30),
+				AcceptedPredictionTokens: record.Some(7), RejectedPredictionTokens: record.Some(3),
+			}}},
+		{"predicted outputs in output_tokens_details", `{"object":"response","choices":[],"usage":{"prompt_tokens":1,"output_tokens_details":{"accepted_prediction_tokens":0}}}`,
+			record.Parsed{Usage: &record.Usage{PromptTokens: record.Some(1), AcceptedPredictionTokens: record.Some(0)}}},
 		{"usage partial and null counts", `{"object":"chat.completion.chunk","choices":[],"usage":{"prompt_tokens":5,"completion_tokens":null}}`,
 			record.Parsed{Usage: &record.Usage{PromptTokens: record.Some(5)}}},
 		{"usage float counts", `{"object":"chat.completion.chunk","choices":[],"usage":{"prompt_tokens":5.0,"completion_tokens":2e1,"total_tokens":"25"}}`,
