@@ -5,7 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
+
+	"github.com/aiperf-go/aiperf/internal/config"
+	"github.com/aiperf-go/aiperf/internal/record"
 )
 
 // errFailedRequestThreshold is the cancellation cause of a run stopped by
@@ -34,9 +38,17 @@ const minAbortRecords = 10
 type failureGuard struct {
 	threshold float64
 	floor     int
-	log       *slog.Logger
-	stop      context.CancelCauseFunc // the scheduler's context
-	requests  context.CancelCauseFunc // the parent of every request
+	// hasThreshold is false when only the unreachable rule is armed (no
+	// --failed-request-threshold).
+	hasThreshold bool
+	// unreachable is the reachability rule (see observeRecord); url names
+	// the server in its message. Off with --keep-going-when-unreachable.
+	unreachable bool
+	url         string
+	code        int // the exit code of the rule that tripped
+	log         *slog.Logger
+	stop        context.CancelCauseFunc // the scheduler's context
+	requests    context.CancelCauseFunc // the parent of every request
 
 	total, failed int // consumer goroutine only
 
@@ -50,10 +62,17 @@ type failureGuard struct {
 // --failed-request-threshold is not set.
 func newFailureGuard(parent context.Context, p *Plan, log *slog.Logger) (stop, requests context.Context, g *failureGuard) {
 	t := p.Config.Load.FailedRequestThreshold
-	if t == nil {
+	unreachable := !p.Config.Reliability.KeepGoingUnreachable
+	if t == nil && !unreachable {
 		return parent, context.Background(), nil
 	}
-	g = &failureGuard{threshold: *t, floor: max(p.Profiling.Concurrency, minAbortRecords), log: log}
+	g = &failureGuard{floor: max(p.Profiling.Concurrency, minAbortRecords), log: log, unreachable: unreachable}
+	if t != nil {
+		g.threshold, g.hasThreshold = *t, true
+	}
+	if len(p.Config.Endpoint.URLs) > 0 {
+		g.url = config.RedactURL(config.NormalizeURL(p.Config.Endpoint.URLs[0]))
+	}
 	stop, g.stop = context.WithCancelCause(parent)
 	requests, g.requests = context.WithCancelCause(context.Background())
 	return stop, requests, g
@@ -70,7 +89,7 @@ func (g *failureGuard) observe(failed bool) {
 	if failed {
 		g.failed++
 	}
-	if g.total < g.floor || g.Tripped() {
+	if !g.hasThreshold || g.total < g.floor || g.Tripped() {
 		return
 	}
 	rate := float64(g.failed) / float64(g.total)
@@ -84,8 +103,61 @@ func (g *failureGuard) observe(failed bool) {
 	g.mu.Unlock()
 	g.log.Warn("failed-request threshold exceeded: stopping the run and cancelling requests in flight",
 		"failed", g.failed, "total", g.total, "rate", rate, "threshold", g.threshold, "floor", g.floor)
+	g.code = config.ExitFailedRequestThreshold
 	g.stop(errFailedRequestThreshold)
 	g.requests(errFailedRequestThreshold)
+}
+
+// unreachableAfter is how many of the run's first requests must all have
+// been refused before it stops: enough that one refused connection while
+// a server restarts does not end a run.
+const unreachableAfter = 5
+
+// errUnreachable is the cancellation cause of a run stopped because
+// nothing listens at its URL.
+var errUnreachable = errors.New("nothing is listening")
+
+// observeRecord applies both rules to a finished profiling record: the
+// failed fraction (observe), and reachability: when the run's first
+// unreachableAfter requests were all refused (no listener: connection
+// refused), the run stops with one message instead of recording thousands
+// of identical errors a second. A request that got any answer disarms it.
+func (g *failureGuard) observeRecord(rec *record.Record) {
+	if g == nil {
+		return
+	}
+	if g.unreachable && !g.Tripped() {
+		switch {
+		case rec.Error != nil && rec.Status == 0 && isRefused(rec.Error):
+			if g.total+1 >= unreachableAfter && g.failed+1 == g.total+1 {
+				reason := fmt.Sprintf("nothing is listening at %s: the first %d requests were refused (%s); start the server or check --url (--keep-going-when-unreachable keeps sending)",
+					g.url, g.total+1, rec.Error.Message)
+				g.mu.Lock()
+				g.reason = reason
+				g.mu.Unlock()
+				g.log.Error("stopping: nothing is listening", "url", g.url, "refused", g.total+1)
+				g.code = config.ExitFailure
+				g.stop(errUnreachable)
+				g.requests(errUnreachable)
+			}
+		default:
+			g.unreachable = false // the server answered, or failed otherwise
+		}
+	}
+	g.observe(rec.Error != nil)
+}
+
+// isRefused reports a connection refused at dial time (no listener).
+func isRefused(e *record.ErrorDetails) bool {
+	return e.Type == record.TypeConnect && strings.Contains(e.Message, "connection refused")
+}
+
+// ExitCode is the exit code of the rule that stopped the run.
+func (g *failureGuard) ExitCode() int {
+	if g == nil {
+		return 0
+	}
+	return g.code
 }
 
 // Tripped reports whether the guard aborted the run.

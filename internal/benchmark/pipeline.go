@@ -160,7 +160,7 @@ func (pl *pipeline) consumeOne(p *metrics.Processed) {
 	}
 	pl.live.observe(p)
 	if rec.Phase == record.Profiling {
-		pl.guard.observe(rec.Error != nil) // first: it may stop the run
+		pl.guard.observeRecord(rec) // first: it may stop the run
 		pl.span.observe(rec)
 		pl.retries += rec.ConnectionRetries
 		pl.acc.Add(p)

@@ -7,7 +7,6 @@ import (
 	"io"
 	"log/slog"
 	"math"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -235,15 +234,7 @@ func TestReadinessProbesEveryURL(t *testing.T) {
 
 func TestReadinessTimeout(t *testing.T) {
 	t.Parallel()
-	refused := func(t *testing.T) string {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		url := "http://" + ln.Addr().String()
-		ln.Close()
-		return url
-	}
+	refused := closedPort
 	tests := []struct {
 		name   string
 		mode   config.WaitForModelMode

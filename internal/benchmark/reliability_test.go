@@ -328,3 +328,46 @@ func TestRunIgnoresChunksAfterDone(t *testing.T) {
 		}
 	}
 }
+
+// closedPort returns a URL at which nothing listens.
+func closedPort(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := "http://" + ln.Addr().String()
+	ln.Close()
+	return url
+}
+
+// TestRunStopsWhenNothingListens: a run whose first requests are all
+// refused stops at once with one message naming the URL, instead of
+// recording a thousand refusals; --keep-going-when-unreachable sends them
+// all, pausing between refusals.
+func TestRunStopsWhenNothingListens(t *testing.T) {
+	t.Parallel()
+	url := closedPort(t)
+	cfg := baseConfig(t, url)
+	cfg.Load.RequestCount = ptr(1000)
+	cfg.Load.Concurrency = ptr(4)
+	out, err := run(t, context.Background(), cfg)
+	if exitCode(err) != config.ExitFailure || !strings.Contains(err.Error(), "nothing is listening at "+url) {
+		t.Fatalf("Run = %v (exit %d); want exit 1 saying nothing is listening at %s\n%s", err, exitCode(err), url, out)
+	}
+	if n := len(lines(t, filepath.Join(cfg.Output.ArtifactDir, "profile_export.jsonl"))); n >= 100 {
+		t.Errorf("%d records written for a dead server; want the run stopped after the first few", n)
+	}
+
+	cfg = baseConfig(t, url)
+	cfg.Load.RequestCount = ptr(8)
+	cfg.Load.Concurrency = ptr(1)
+	cfg.Reliability.KeepGoingUnreachable = true
+	out, err = run(t, context.Background(), cfg)
+	if exitCode(err) != config.ExitFailure || strings.Contains(err.Error(), "nothing is listening") {
+		t.Fatalf("Run = %v; want every request sent and failed (exit 1)\n%s", err, out)
+	}
+	if n := len(lines(t, filepath.Join(cfg.Output.ArtifactDir, "profile_export.jsonl"))); n != 8 {
+		t.Errorf("%d records; want all 8 with --keep-going-when-unreachable", n)
+	}
+}

@@ -117,7 +117,8 @@ type result struct {
 	Clock       *clock.Clock
 	BenchmarkID string
 	Stopped     bool   // interrupted before the stop condition
-	Aborted     string // why --failed-request-threshold stopped the run; empty when it did not
+	Aborted     string // why --failed-request-threshold (or an unreachable server) stopped the run; empty when it did not
+	AbortCode   int    // the exit code that goes with Aborted
 	Profiling   phaseResult
 	WriteErr    error
 	Health      *ClientHealth // nil when the profiling phase did not run
@@ -163,6 +164,7 @@ func execute(ctx context.Context, plan *Plan, rio IO, log *slog.Logger, board *l
 		Timeout:             seconds(plan.Config.Endpoint.TimeoutSeconds),
 		MaxIdleConnsPerHost: plan.Profiling.Concurrency, // 0 = the transport's large default
 		Reuse:               transportReuse(plan.Config),
+		BackoffRefused:      plan.Config.Reliability.KeepGoingUnreachable,
 	})
 	defer client.Close()
 
@@ -199,7 +201,7 @@ func execute(ctx context.Context, plan *Plan, rio IO, log *slog.Logger, board *l
 	res.Stopped = res.Stopped || ctx.Err() != nil
 	pl.wait()
 	if reason := guard.Reason(); reason != "" {
-		res.Stopped, res.Aborted = true, reason
+		res.Stopped, res.Aborted, res.AbortCode = true, reason, guard.ExitCode()
 	}
 	progress.stop()
 	if records != nil {
@@ -251,7 +253,7 @@ func exitStatus(res *result) error {
 	case res.WriteErr != nil:
 		return &config.ExitError{Code: config.ExitFailure, Err: fmt.Errorf("per-request records: %w", res.WriteErr)}
 	case res.Aborted != "":
-		return &config.ExitError{Code: config.ExitFailedRequestThreshold, Err: errors.New(res.Aborted)}
+		return &config.ExitError{Code: res.AbortCode, Err: errors.New(res.Aborted)}
 	case res.Stopped:
 		return &config.ExitError{Code: config.ExitInterrupted, Err: errors.New("interrupted: results cover the requests finished before the stop")}
 	case valid == 0 && errs > 0:

@@ -16,4 +16,8 @@ func (b *flagBuilder) addReliabilityFlags(cfg *config.Config) {
 		name:  "strict-streams",
 		usage: "Fail a streamed response that ends without [DONE] and without a finish_reason (a connection cut short can look like a clean end) instead of only flagging it stream_incomplete and counting it in stream_incomplete_count. Not an AIPerf option.",
 	})
+	b.add(&boolValue{recorder: b.rec("keep-going-when-unreachable"), p: &cfg.Reliability.KeepGoingUnreachable}, spec{
+		name:  "keep-going-when-unreachable",
+		usage: "Keep sending when the run's first requests are all refused (nothing listening at --url) instead of stopping with that message; refused connections are then retried after a pause that doubles up to 1 s. Not an AIPerf option.",
+	})
 }

@@ -14,6 +14,7 @@ import (
 	"net"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -42,6 +43,11 @@ type Options struct {
 	InsecureSkipVerify bool
 	// Reuse is the connection reuse strategy; the zero value pools.
 	Reuse Reuse
+	// BackoffRefused pauses before each request while connections are
+	// being refused (no listener), doubling from 10 ms to 1 s, so a dead
+	// server is not sent thousands of requests a second. The pause comes
+	// before Sent: it shows as schedule lag.
+	BackoffRefused bool
 }
 
 // Client sends requests over one shared, tuned http.Transport. It is safe
@@ -51,6 +57,8 @@ type Client struct {
 	fresh   *http.Client // never reuses a connection: the resend after a stale one
 	reuse   Reuse
 	leases  leases // ReuseSticky's per-session connections
+	backoff bool
+	refused atomic.Int64 // consecutive refused connections (BackoffRefused)
 	timeout time.Duration
 	readers sync.Pool // *SSEReader, reused across streams
 }
@@ -90,6 +98,7 @@ func New(o Options) *Client {
 		hc:      &http.Client{Transport: t, CheckRedirect: checkRedirect},
 		fresh:   &http.Client{Transport: once, CheckRedirect: checkRedirect},
 		reuse:   o.Reuse,
+		backoff: o.BackoffRefused,
 		leases:  leases{base: t},
 		timeout: max(o.Timeout, 0),
 	}

@@ -97,6 +97,14 @@ func (c *Client) Do(ctx context.Context, clk *clock.Clock, req *Request, rec *re
 		return
 	}
 
+	if c.backoff {
+		if !c.pauseWhileRefused(ctx) {
+			rec.Sent = clk.Now()
+			c.fail(ctx, reqCtx, clk, rec, ctx.Err(), record.TypeConnect)
+			return
+		}
+		defer func() { c.noteRefused(rec) }()
+	}
 	rec.Sent = clk.Now()
 	resp, err := hc.Do(hreq)
 	if err != nil && staleConnection(ctx, reqCtx, ct, err) {

@@ -5,7 +5,12 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptrace"
+	"strings"
 	"sync"
+	"time"
+
+	"github.com/aiperf-go/aiperf/internal/clock"
+	"github.com/aiperf-go/aiperf/internal/record"
 )
 
 // Reuse is how requests share TCP connections (AIPerf's
@@ -148,4 +153,30 @@ func (c *Client) Leased() int {
 	c.leases.mu.Lock()
 	defer c.leases.mu.Unlock()
 	return len(c.leases.m)
+}
+
+// refusedBackoff is the pause before a request after n consecutive
+// refused connections: none for n = 0, then 10 ms doubling to at most 1 s.
+func refusedBackoff(n int64) time.Duration {
+	if n <= 0 {
+		return 0
+	}
+	return min(10*time.Millisecond<<min(n-1, 10), time.Second)
+}
+
+// pauseWhileRefused waits refusedBackoff of the current refusal count;
+// false when ctx ended first.
+func (c *Client) pauseWhileRefused(ctx context.Context) bool {
+	d := refusedBackoff(c.refused.Load())
+	return d == 0 || clock.Sleep(ctx, d) == nil
+}
+
+// noteRefused counts a refused connection, or resets the count once any
+// answer arrived.
+func (c *Client) noteRefused(rec *record.Record) {
+	if rec.Error != nil && rec.Status == 0 && strings.Contains(rec.Error.Message, "connection refused") {
+		c.refused.Add(1)
+		return
+	}
+	c.refused.Store(0)
 }

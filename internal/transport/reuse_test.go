@@ -345,3 +345,12 @@ func TestDoRedirects(t *testing.T) {
 		}
 	}
 }
+
+func TestRefusedBackoff(t *testing.T) {
+	t.Parallel()
+	for n, want := range map[int64]time.Duration{0: 0, 1: 10 * time.Millisecond, 2: 20 * time.Millisecond, 4: 80 * time.Millisecond, 7: 640 * time.Millisecond, 8: time.Second, 100: time.Second} {
+		if got := refusedBackoff(n); got != want {
+			t.Errorf("refusedBackoff(%d) = %v; want %v", n, got, want)
+		}
+	}
+}
