@@ -29,7 +29,7 @@ var leaves = []string{"internal/record", "internal/clock", "internal/tokenizer",
 // bug cannot hide on both sides of the wire).
 var allowed = map[string][]string{
 	"cmd/aiperf":         {"internal/cli"},
-	"internal/cli":       {"internal/configfile", "internal/config", "internal/benchmark", "internal/experiment", "internal/compare", "internal/metricview", "internal/llmd", "internal/results", "internal/builtin", "internal/plugin", "internal/mockserver", "internal/ui", "internal/chattemplate", "internal/report", "internal/export"},
+	"internal/cli":       {"internal/configfile", "internal/config", "internal/benchmark", "internal/experiment", "internal/compare", "internal/metricview", "internal/llmd", "internal/results", "internal/search", "internal/builtin", "internal/plugin", "internal/mockserver", "internal/ui", "internal/chattemplate", "internal/report", "internal/export"},
 	"internal/benchmark": {"internal/config", "internal/builtin", "internal/plugin", "internal/dataset", "internal/dataset/public", "internal/timing", "internal/worker", "internal/endpoint", "internal/transport", "internal/metrics", "internal/metrics/stats", "internal/export", "internal/ui", "internal/chattemplate", "internal/verdict", "internal/metricview", "internal/llmd"},
 	"internal/builtin": {"internal/plugin", "internal/endpoint", "internal/endpoint/openai", "internal/endpoint/anthropic",
 		"internal/endpoint/embeddings", "internal/endpoint/media", "internal/endpoint/rankings", "internal/endpoint/raw",
@@ -70,9 +70,11 @@ var allowed = map[string][]string{
 	// experiment runs a benchmark several times (sweeps, repeated runs,
 	// searches) and combines the runs' artifacts; benchmark stays the root
 	// of one run.
-	"internal/experiment": {"internal/benchmark", "internal/config", "internal/export", "internal/metrics/stats", "internal/results", "internal/verdict"},
+	"internal/experiment": {"internal/benchmark", "internal/config", "internal/configfile", "internal/export", "internal/metrics/stats", "internal/results", "internal/verdict", "internal/search"},
 	// verdict reads metric values (any sla.Source) for the use cases.
 	"internal/verdict": {},
+	// search plans adaptive searches: pure planners over SLA filters.
+	"internal/search": {},
 	// ui draws live snapshots (a leaf) and nothing else.
 	"internal/ui": {},
 	// report draws finished runs from their artifacts (read by results),

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/aiperf-go/aiperf/internal/config"
+	"github.com/aiperf-go/aiperf/internal/search"
 	"github.com/aiperf-go/aiperf/internal/mockserver"
 	"github.com/aiperf-go/aiperf/internal/tokenizer"
 )
@@ -55,6 +56,8 @@ type profileCommand struct {
 	rawArgs []string
 	// cf is what the -f/--config file contributed (flags_configfile.go).
 	cf configFileState
+	// plan is the search of the command line (search.go); nil for none.
+	plan *search.Plan
 }
 
 // newProfileCommand builds `aiperf profile` bound to a fresh config.
@@ -96,6 +99,15 @@ func (p *profileCommand) run(ctx context.Context, args []string) error {
 	problems = append(problems, unjoin(p.cfg.Validate())...)
 	problems = append(problems, plotConfigProblems(&p.cfg)...)
 	if len(problems) == 0 {
+		var errs []error
+		p.plan, errs = p.searchPlan(&p.cfg)
+		problems = append(problems, errs...)
+	}
+	if len(problems) == 0 && len(p.cfg.Search.Variants) > 0 {
+		var errs []error
+		p.cf.vars, errs = p.variantVariations(p.cfg)
+		problems = append(problems, errs...)
+	} else if len(problems) == 0 && p.plan == nil {
 		problems = append(problems, p.expandSweep()...)
 	}
 	if len(problems) == 0 {
@@ -123,6 +135,7 @@ func (p *profileCommand) run(ctx context.Context, args []string) error {
 		CLICommand: commandLine(p.cmd.Flags(), p.rawArgs),
 		Abort:      p.env.abort,
 		Variations: p.variations(cfg),
+		Search:     p.plan,
 	}
 	err := p.env.Runner(ctx, &cfg, rio)
 	switch {

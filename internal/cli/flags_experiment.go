@@ -50,6 +50,7 @@ func (b *flagBuilder) addExperimentFlags(cfg *config.Config) {
 		usage:   "How several comma-separated sweep flags (--concurrency 8,16 --isl 128,512) combine: grid takes every combination, zip pairs them element by element (the lists must have the same length).",
 	})
 	b.addConvergenceFlags(cfg)
+	b.addSearchFlags(cfg)
 	b.group = groupMultiRun
 	b.add(&boolValue{recorder: b.rec("no-sweep-table"), p: &e.NoSweepTable}, spec{
 		name:  "no-sweep-table",

@@ -23,6 +23,7 @@ import (
 
 	"github.com/aiperf-go/aiperf/internal/config"
 	"github.com/aiperf-go/aiperf/internal/experiment"
+	"github.com/aiperf-go/aiperf/internal/search"
 )
 
 // Build identification, set at link time:
@@ -59,6 +60,9 @@ type RunIO struct {
 	// Variations are the configurations of a parameter sweep, each with
 	// cfg's experiment options; nil or one entry = no sweep.
 	Variations []config.Variation
+	// Search is the search to run (--search-space, --search-recipe);
+	// nil = none. Its points vary cfg.
+	Search *search.Plan
 }
 
 // ProfileRunner runs one benchmark. cfg has been validated. It returns nil
@@ -117,6 +121,9 @@ func RunBenchmark(ctx context.Context, cfg *config.Config, rio RunIO) error {
 	bio := benchmark.IO{
 		Stdout: rio.Stdout, Stderr: rio.Stderr, IsTTY: rio.IsTTY, Width: width,
 		CLICommand: rio.CLICommand, Version: buildVersion, Abort: rio.Abort,
+	}
+	if rio.Search != nil {
+		return experiment.RunSearch(ctx, *cfg, rio.Search, bio)
 	}
 	if len(rio.Variations) > 1 || cfg.Experiment.NumProfileRuns > 1 {
 		vars := rio.Variations

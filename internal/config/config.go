@@ -61,6 +61,7 @@ type Config struct {
 	Experiment   Experiment   `json:"experiment,omitzero"`
 	Reliability  Reliability  `json:"reliability,omitzero"`
 	Analysis     Analysis     `json:"analysis,omitzero"`
+	Search       Search       `json:"search,omitzero"`
 	Visuals      Visuals      `json:"visuals,omitzero"` // issue 17: timeslices, auto-plot
 
 	// Load shapes (issue 16): prefill concurrency, ramps, rate series,

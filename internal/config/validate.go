@@ -56,6 +56,7 @@ func (c *Config) Validate() error {
 	c.validateDataset(&p)
 	c.validateExperiment(&p)
 	c.validateAnalysis(&p)
+	c.validateSearch(&p)
 	c.validatePrompt(&p)
 	c.validateMedia(&p)
 	c.validateVisuals(&p)

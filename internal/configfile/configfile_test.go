@@ -413,3 +413,24 @@ func FuzzLoad(f *testing.F) {
 		_ = file.Override(&cfg, []string{"concurrency", "model-names", "url", "prompt-input-tokens-mean", "goodput"})
 	})
 }
+
+// TestPoint sets search proposals on a configuration the flags built.
+func TestPoint(t *testing.T) {
+	base := config.Defaults()
+	base.Endpoint.ModelNames = []string{"m"}
+	rate := 5.0
+	base.Load.RequestRate = &rate
+	c, err := Point(base, []config.Param{{Path: "phases.profiling.concurrency", Value: int64(17)}, {Path: "datasets.main.prompts.isl", Value: int64(333)}, {Path: "datasets.main.prompts.osl", Value: int64(44)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if *c.Load.Concurrency != 17 || c.Input.InputTokens.Mean != 333 || *c.Input.OutputTokens.Mean != 44 || *c.Load.RequestRate != 5 || c.Endpoint.ModelNames[0] != "m" {
+		t.Errorf("Point = concurrency %v, isl %v, osl %v, rate %v", *c.Load.Concurrency, c.Input.InputTokens.Mean, c.Input.OutputTokens.Mean, *c.Load.RequestRate)
+	}
+	if _, err := Point(base, []config.Param{{Path: "phases.profiling.concurrency", Value: int64(-3)}}); err == nil {
+		t.Error("an invalid point validated")
+	}
+	if _, err := Point(base, []config.Param{{Path: "nope", Value: int64(1)}}); err == nil {
+		t.Error("a bad path was accepted")
+	}
+}

@@ -117,7 +117,11 @@ func (f *File) decode(env *Node, cfg *config.Config) error {
 // Apply decodes the file's base configuration (no sweep applied) onto
 // cfg: every key the file sets replaces the field in cfg; the others stay.
 func (f *File) Apply(cfg *config.Config) error {
-	return f.decode(f.raw, cfg)
+	if err := f.decode(f.raw, cfg); err != nil {
+		return err
+	}
+	f.applySearch(cfg)
+	return nil
 }
 
 // FlagPaths maps each `aiperf profile` flag (canonical name) that has a

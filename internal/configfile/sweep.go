@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/aiperf-go/aiperf/internal/config"
+	"github.com/aiperf-go/aiperf/internal/sla"
 )
 
 // Sweep types.
@@ -32,6 +33,10 @@ type sweepSpec struct {
 	// flags, which name them by kind); a file's sweep must name existing
 	// ones, to catch typos.
 	create bool
+	// search is an adaptive_search sweep's settings; nil for the others.
+	search *config.Search
+	// filters are sweep.sla_filters: feasibility of the sweep's points.
+	filters []sla.Filter
 }
 
 type sweepParam struct {
@@ -62,6 +67,15 @@ func parseSweep(n *Node, ps *problems) *sweepSpec {
 		return nil
 	}
 	s := &sweepSpec{typ: SweepGrid}
+	s.filters = parseFilters(n.Get("sla_filters"), "sweep.sla_filters", ps)
+	if t, _ := stringOf(n.Get("type")); t == SweepAdaptive {
+		s.typ = SweepAdaptive
+		parseAdaptive(n, s, ps)
+		if rn, ok := stringOf(n.Get("recipe_name")); ok {
+			s.search.RecipeName = rn
+		}
+		return s
+	}
 	for _, k := range n.Keys {
 		path := "sweep." + k.Name
 		v := k.Value
@@ -71,7 +85,7 @@ func parseSweep(n *Node, ps *problems) *sweepSpec {
 			switch t {
 			case SweepGrid, SweepZip, SweepScenarios:
 				s.typ = t
-			case "sobol", "latin_hypercube", "adaptive_search":
+			case "sobol", "latin_hypercube":
 				ps.add(v.Pos, path, "sweep type %q is not supported yet (grid, zip or scenarios)", t)
 			default:
 				msg := fmt.Sprintf("must be grid, zip or scenarios, not %s", describe(v))
@@ -120,8 +134,10 @@ func parseSweep(n *Node, ps *problems) *sweepSpec {
 			s.runs = v.Items
 		case "same_seed", "cooldown_seconds", "iteration_order":
 			// Settings: decoded through the field table.
-		case "sla_filters", "post_process", "recipe_name":
-			ps.add(k.Pos, path, "is an AIPerf option this implementation does not support yet")
+		case "sla_filters":
+			// Parsed above for every type.
+		case "post_process", "recipe_name":
+			ps.add(k.Pos, path, "is set by a search recipe (--search-recipe); a file's %s sweep does not take it", s.typ)
 		default:
 			ps.unknownKey(k.Pos, "sweep", k.Name, sweepKeys)
 		}
@@ -211,8 +227,8 @@ func (f *File) points() ([]point, error) {
 	// iteration_order) decode like any other key.
 	base := f.raw.Clone()
 	s := f.sweep
-	if s == nil {
-		return []point{{env: base}}, nil
+	if s == nil || s.typ == SweepAdaptive {
+		return []point{{env: base}}, nil // a search's points come from its planner
 	}
 	var combos [][]int
 	switch s.typ {
@@ -393,6 +409,7 @@ func (f *File) Variations(base config.Config) ([]config.Variation, error) {
 			errs = append(errs, fmt.Errorf("sweep variation %d (%s): %w", i, name, err))
 			continue
 		}
+		f.applySearch(&cfg)
 		if err := cfg.Validate(); err != nil {
 			for _, e := range unwrapAll(err) {
 				if f.sweep == nil {
@@ -429,4 +446,28 @@ func unwrapAll(err error) []error {
 		return j.Unwrap()
 	}
 	return []error{err}
+}
+
+// Point returns base with each parameter set at its dot path into
+// benchmark: (phases.profiling.concurrency, datasets.main.prompts.isl,
+// the bare names concurrency, rate, ...), exactly as a one-point sweep of
+// a config file sets it, and validates the result. A search uses it to
+// turn each proposal into the configuration to run.
+func Point(base config.Config, params []config.Param) (config.Config, error) {
+	f, err := Parse("search point", []byte("benchmark: {}\n"), Options{})
+	if err != nil {
+		return config.Config{}, err
+	}
+	sp := make([]SweepParam, len(params))
+	for i, p := range params {
+		sp[i] = SweepParam{Path: p.Path, Values: []any{p.Value}}
+	}
+	if err := f.AddSweep(SweepGrid, sp); err != nil {
+		return config.Config{}, err
+	}
+	vars, err := f.Variations(base)
+	if err != nil {
+		return config.Config{}, err
+	}
+	return vars[0].Config, nil
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/aiperf-go/aiperf/internal/export"
 	"github.com/aiperf-go/aiperf/internal/record"
 	"github.com/aiperf-go/aiperf/internal/results"
+	"github.com/aiperf-go/aiperf/internal/search"
 )
 
 // RunExperiment runs every variation of a sweep NumProfileRuns times (the
@@ -83,6 +84,14 @@ type experiment struct {
 	// baseSeed is the experiment's base seed, for --vary-seed-per-trial;
 	// nil without one.
 	baseSeed *int64
+	// base0 is the first variation's configuration: what a search's
+	// points vary.
+	base0 config.Config
+	// plan is the search being run (RunSearch); nil for a sweep or a
+	// multi-run. adaptive marks a planner's search (not a grid): its
+	// points go to search_iter_NNNN/profile_runs/run_NNNN/.
+	plan     *search.Plan
+	adaptive bool
 
 	// run executes one benchmark (Run; replaced in tests).
 	runOne func(ctx context.Context, cfg *config.Config, rio benchmark.IO) error
@@ -112,6 +121,7 @@ func newExperiment(vars []config.Variation, rio benchmark.IO) *experiment {
 	}
 	x.seeds = variationSeeds(first, len(vars))
 	x.baseSeed = baseSeed(first)
+	x.base0 = *first
 	x.conv = newConvergence(first)
 	x.done = make([]bool, len(vars))
 	x.dirs = make([]string, len(vars))
@@ -219,6 +229,8 @@ func variationLabel(v *config.Variation) string {
 // runDir is where trial t (0-based) of variation v writes its artifacts.
 func (x *experiment) runDir(v, t int) string {
 	switch {
+	case x.adaptive:
+		return filepath.Join(x.base, x.dirs[v], "profile_runs", runLabel(t))
 	case !x.sweep:
 		return filepath.Join(x.base, "profile_runs", runLabel(t))
 	case x.trials == 1:
@@ -496,9 +508,15 @@ func (x *experiment) writeAggregates() error {
 		}
 	}
 	if x.sweep {
-		s := aggregateSweep(cells, x.level, string(x.mode))
+		s := aggregateSweep(cells, x.level, string(x.mode), x.sweepFilters()...)
 		if len(s.Combos) > 0 {
 			if err := writeSweepAggregate(x.sweepAggregateDir(), s); err != nil {
+				errs = append(errs, err)
+			}
+			if err := x.postProcess(s); err != nil {
+				errs = append(errs, err)
+			}
+			if err := x.sweepVerdicts(s); err != nil {
 				errs = append(errs, err)
 			}
 			printSweepSummary(x.rio.Stdout, s)

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/aiperf-go/aiperf/internal/sla"
 )
 
 // Sweep aggregate artifact names, as AIPerf's.
@@ -124,6 +126,12 @@ type sweepAggregate struct {
 	Mode                   string
 	ConfidenceLevel        float64
 	TrialsPerValue         int
+	// Filters are the SLA filters of the sweep (a search's, a recipe's,
+	// sweep.sla_filters): best_configurations come from the feasible
+	// combinations (all of them when none is), pareto_optimal only from
+	// feasible ones, as AIPerf's SweepAnalyzer; Feasible is per combo.
+	Filters  []sla.Filter
+	Feasible []bool
 }
 
 // sweepCombo is a variation with usable statistics.
@@ -135,8 +143,8 @@ type sweepCombo struct {
 // aggregateSweep summarises cells (in sweep order) as AIPerf's
 // SweepAnalyzer: per-combination statistics, the best throughput and
 // latency configurations, and the throughput/latency Pareto front.
-func aggregateSweep(cells []sweepCell, level float64, mode string) *sweepAggregate {
-	s := &sweepAggregate{Best: &jobj{}, Mode: mode, ConfidenceLevel: level}
+func aggregateSweep(cells []sweepCell, level float64, mode string, filters ...sla.Filter) *sweepAggregate {
+	s := &sweepAggregate{Best: &jobj{}, Mode: mode, ConfidenceLevel: level, Filters: filters}
 	for _, c := range cells {
 		s.NumRuns += len(c.Results)
 		s.TrialsPerValue = max(s.TrialsPerValue, len(c.Results))
@@ -162,9 +170,54 @@ func aggregateSweep(cells []sweepCell, level float64, mode string) *sweepAggrega
 			s.Combos = append(s.Combos, sweepCombo{Params: c.Params, Metrics: ms})
 		}
 	}
+	for i := range s.Combos {
+		s.Feasible = append(s.Feasible, sla.Evaluate(filters, &s.Combos[i]).Pass)
+	}
 	s.best()
 	s.pareto()
 	return s
+}
+
+// Value reads stat of metric from the combination as AIPerf's SLA filter
+// does (an sla.Source): the multi-trial "<tag>_<stat>" mean, else the
+// single-trial statistic, else the single-trial mean.
+func (c *sweepCombo) Value(metric, stat string) (float64, bool) {
+	if v, _, ok := (objective{metric, stat}).value(c); ok {
+		return v, true
+	}
+	if m, ok := lookup(c.Metrics, metric); ok {
+		return m.Mean, true
+	}
+	return 0, false
+}
+
+// feasibleCount is how many combinations meet the filters.
+func (s *sweepAggregate) feasibleCount() int {
+	n := 0
+	for _, f := range s.Feasible {
+		if f {
+			n++
+		}
+	}
+	return n
+}
+
+// candidates are the combinations best and pareto choose from: the
+// feasible ones; with none feasible, all of them for best (the user still
+// sees something) and none for pareto (a front of failures means nothing).
+func (s *sweepAggregate) candidates(forPareto bool) []int {
+	var out []int
+	for i := range s.Combos {
+		if len(s.Filters) == 0 || s.Feasible[i] {
+			out = append(out, i)
+		}
+	}
+	if len(out) == 0 && !forPareto {
+		for i := range s.Combos {
+			out = append(out, i)
+		}
+	}
+	return out
 }
 
 // objective is one figure a sweep is judged on: a metric tag and the
@@ -223,7 +276,7 @@ func (s *sweepAggregate) best() {
 		var bc *sweepCombo
 		var bv float64
 		var unit string
-		for i := range s.Combos {
+		for _, i := range s.candidates(false) {
 			v, u, _ := o.value(&s.Combos[i])
 			if bc == nil || better(v, bv) {
 				bc, bv, unit = &s.Combos[i], v, u
@@ -251,10 +304,11 @@ func (s *sweepAggregate) pareto() {
 		l, _, _ := lat.value(c)
 		return t, l
 	}
-	for i := range s.Combos {
+	cands := s.candidates(true)
+	for _, i := range cands {
 		ti, li := val(&s.Combos[i])
 		dominated := false
-		for j := range s.Combos {
+		for _, j := range cands {
 			if i == j {
 				continue
 			}
@@ -326,6 +380,11 @@ func sameValue(a, b any) bool {
 	return a == b
 }
 
+// slaFilterObj is a filter as AIPerf dumps it.
+func slaFilterObj(f sla.Filter) *jobj {
+	return (&jobj{}).set("metric_tag", f.Metric).set("stat", f.Stat).set("op", string(f.Op)).set("threshold", f.Threshold)
+}
+
 func paramsObj(ps []sweepParam) *jobj {
 	o := &jobj{}
 	for _, p := range ps {
@@ -374,6 +433,14 @@ func (s *sweepAggregate) sweepJSON() []byte {
 		set("confidence_level", s.ConfidenceLevel).
 		set("num_trials_per_value", s.TrialsPerValue).
 		set("aggregation_type", "sweep")
+	if len(s.Filters) > 0 {
+		active := make([]any, len(s.Filters))
+		for i, f := range s.Filters {
+			active[i] = slaFilterObj(f)
+		}
+		meta.set("sla_constraints", (&jobj{}).set("active_filters", active).
+			set("feasible_count", s.feasibleCount()).set("infeasible_count", len(s.Combos)-s.feasibleCount()))
+	}
 	combos := make([]any, len(s.Combos))
 	for i, c := range s.Combos {
 		ms := &jobj{}
