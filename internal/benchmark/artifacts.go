@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/aiperf-go/aiperf/internal/export"
 	"github.com/aiperf-go/aiperf/internal/verdict"
@@ -14,10 +15,13 @@ import (
 // carries AIPerf's processing marker while they are written and its ready
 // marker once they are all on disk (partial when one failed).
 func writeArtifacts(p *Plan, res *result, rio IO) error {
-	if err := export.BeginResults(p.Paths.Dir); err != nil {
-		return fmt.Errorf("results marker: %w", err)
+	// A marker that cannot be written (a full disk) does not stop the
+	// rest: the tables still print, and each file is still attempted.
+	var err error
+	if berr := export.BeginResults(p.Paths.Dir); berr != nil {
+		err = fmt.Errorf("results marker: %w", berr)
 	}
-	err := writeResults(p, res, rio)
+	err = errors.Join(err, writeResults(p, res, rio))
 	ready := export.Ready{WasCancelled: res.Stopped, Partial: err != nil || res.WriteErr != nil}
 	if cerr := export.CommitResults(p.Paths.Dir, ready); cerr != nil {
 		err = errors.Join(err, fmt.Errorf("results marker: %w", cerr))
@@ -77,6 +81,12 @@ func writeResults(p *Plan, res *result, rio IO) error {
 	}
 
 	var errs []error
+	// Files announced after the tables must exist: one that failed to
+	// write (a full disk) or was not written (an empty CSV) is left out.
+	unwritten := map[string]bool{}
+	if res.WriteErr != nil {
+		unwritten[p.Paths.RawJSONL] = true
+	}
 	if panel, err := metricViews(p); err != nil {
 		errs = append(errs, err)
 	} else {
@@ -85,14 +95,19 @@ func writeResults(p *Plan, res *result, rio IO) error {
 	if !p.Config.Artifacts.NoSummaryJSON { // artifacts.summary: false
 		if err := export.WriteSummaryJSON(p.Paths.JSON, s, info); err != nil {
 			errs = append(errs, fmt.Errorf("summary JSON: %w", err))
+			unwritten[p.Paths.JSON] = true
 		}
 	}
 	if err := llmdReport(p, rio.Version); err != nil {
 		errs = append(errs, err)
 	}
-	if err := export.WriteSummaryCSV(p.Paths.CSV, s); err != nil {
-		errs = append(errs, fmt.Errorf("summary CSV: %w", err))
+	if written, err := export.WriteSummaryCSV(p.Paths.CSV, s); err != nil || !written {
+		if err != nil {
+			errs = append(errs, fmt.Errorf("summary CSV: %w", err))
+		}
+		unwritten[p.Paths.CSV] = true
 	}
+	opts.Exports = slices.DeleteFunc(opts.Exports, func(e export.Export) bool { return unwritten[e.Path] })
 	if d, ok := p.Config.SliceDuration(); ok {
 		if len(res.Timeslices) == 0 {
 			fmt.Fprintf(rio.Stderr, "No request finished: no %v timeslices written\n", d)

@@ -64,8 +64,15 @@ func SummaryCSV(s *metrics.Summary) []byte {
 }
 
 // WriteSummaryCSV writes SummaryCSV to path atomically.
-func WriteSummaryCSV(path string, s *metrics.Summary) error {
-	return writeFileAtomic(path, SummaryCSV(s))
+//
+// A summary with nothing to write (no profiling record) writes no file,
+// rather than an empty one; Written reports which was the case.
+func WriteSummaryCSV(path string, s *metrics.Summary) (written bool, err error) {
+	b := SummaryCSV(s)
+	if len(b) == 0 {
+		return false, nil
+	}
+	return true, writeFileAtomic(path, b)
 }
 
 // csvName is "<header> (<unit>)", without the unit for counts and

@@ -89,11 +89,25 @@ func TestCSVField(t *testing.T) {
 func TestWriteSummaryCSV(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "x.csv")
-	if err := WriteSummaryCSV(path, fixtureSummary()); err != nil {
+	if _, err := WriteSummaryCSV(path, fixtureSummary()); err != nil {
 		t.Fatal(err)
 	}
 	got, err := os.ReadFile(path)
 	if err != nil || string(got) != string(SummaryCSV(fixtureSummary())) {
 		t.Errorf("file = %q, %v", got, err)
+	}
+}
+
+// TestWriteSummaryCSVEmpty: a run with no profiling record writes no CSV,
+// rather than a zero-byte one.
+func TestWriteSummaryCSVEmpty(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "x.csv")
+	written, err := WriteSummaryCSV(path, &metrics.Summary{})
+	if err != nil || written {
+		t.Fatalf("WriteSummaryCSV(empty) = %v, %v; want nothing written", written, err)
+	}
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Errorf("%s exists (%v); want no file", path, err)
 	}
 }

@@ -49,8 +49,11 @@ func encodeInputs(w io.Writer, sessions []Session) error {
 			return err
 		}
 		for i, p := range s.Payloads {
+			if !jsontext.Value(p).IsValid() {
+				return fmt.Errorf("inputs.json: session %q payload %d is not valid JSON", s.ID, i)
+			}
 			if err := enc.WriteValue(jsontext.Value(p)); err != nil {
-				return fmt.Errorf("inputs.json: session %q payload %d is not valid JSON: %w", s.ID, i, err)
+				return err
 			}
 		}
 		if err := errors.Join(tok(jsontext.EndArray), tok(jsontext.EndObject)); err != nil {

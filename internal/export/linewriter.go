@@ -1,6 +1,7 @@
 package export
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -28,7 +29,8 @@ const (
 //
 // Invariant: the file only ever receives whole lines (each write is a
 // buffer of complete lines), so a reader, or a run that is killed, sees a
-// file of complete lines, every one of them valid.
+// file of complete lines, every one of them valid. A write the disk cuts
+// short is undone back to the last complete line.
 type lineWriter struct {
 	path  string
 	f     *os.File
@@ -42,6 +44,7 @@ type lineWriter struct {
 
 	flushMu sync.Mutex // serializes writes to f
 	spare   []byte     // the buffer not currently being filled; guarded by flushMu
+	size    int64      // bytes of complete lines in f; guarded by flushMu
 
 	kick    chan struct{} // wakes the flusher early; capacity 1
 	done    chan struct{} // closed by close
@@ -134,12 +137,24 @@ func (lw *lineWriter) flush() {
 	failed := lw.err != nil
 	lw.mu.Unlock()
 	if len(data) > 0 && !failed {
-		if _, err := lw.f.Write(data); err != nil {
+		n, err := lw.f.Write(data)
+		if err != nil {
+			// A full disk (ENOSPC) or a quota may take part of the buffer:
+			// cut the file back to its last complete line, so it still
+			// reads line by line, and write nothing more.
+			if i := bytes.LastIndexByte(data[:n], '\n'); i >= 0 {
+				lw.size += int64(i + 1)
+			}
+			if terr := lw.f.Truncate(lw.size); terr != nil {
+				err = errors.Join(err, fmt.Errorf("cutting %s back to its last complete line: %w", lw.path, terr))
+			}
 			lw.mu.Lock()
 			if lw.err == nil {
 				lw.err = err // an *fs.PathError: "write <path>: <why>"
 			}
 			lw.mu.Unlock()
+		} else {
+			lw.size += int64(n)
 		}
 	}
 	lw.spare = data[:0]
