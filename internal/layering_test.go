@@ -34,7 +34,7 @@ var allowed = map[string][]string{
 	"internal/builtin": {"internal/plugin", "internal/endpoint", "internal/endpoint/openai", "internal/endpoint/anthropic",
 		"internal/endpoint/embeddings", "internal/endpoint/media", "internal/endpoint/rankings", "internal/endpoint/raw",
 		"internal/endpoint/solido", "internal/endpoint/template", "internal/endpoint/tgi",
-		"internal/dataset", "internal/dataset/public", "internal/timing", "internal/export"},
+		"internal/dataset", "internal/dataset/public", "internal/timing", "internal/export", "internal/search"},
 	"internal/worker":   {"internal/timing", "internal/dataset", "internal/endpoint", "internal/transport"},
 	"internal/endpoint": {"internal/dataset"},
 	// One package per API family; each formats bodies from dataset turns

@@ -48,6 +48,7 @@ func Catalog() *plugin.Catalog {
 		{categorySearchPlanner, searchPlannerEntries()},
 		{categorySearchRecipe, searchRecipeEntries()},
 		{categoryConvergence, convergenceEntries()},
+		{categoryPostProcess, postProcessEntries()},
 		{categoryAccuracyBenchmark, accuracyBenchmarkEntries()},
 		{categoryAccuracyGrader, accuracyGraderEntries()},
 	} {

@@ -9,8 +9,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/aiperf-go/aiperf/internal/config"
-	"github.com/aiperf-go/aiperf/internal/search"
 	"github.com/aiperf-go/aiperf/internal/mockserver"
+	"github.com/aiperf-go/aiperf/internal/search"
 	"github.com/aiperf-go/aiperf/internal/tokenizer"
 )
 

@@ -20,7 +20,9 @@ func shorthands(s *config.Search) sla.Shorthands {
 }
 
 // fieldErr names the flag of a problem.
-func fieldErr(flag string, err error) error { return &config.FieldError{Flag: flag, Problem: err.Error()} }
+func fieldErr(flag string, err error) error {
+	return &config.FieldError{Flag: flag, Problem: err.Error()}
+}
 
 // searchPlan builds the search of a validated command line: a recipe's,
 // or one over --search-space. The SLA filters are the recipe's, then
