@@ -85,7 +85,7 @@ var allowed = map[string][]string{
 	// llmd writes a run's summary as an llm-d benchmark report.
 	"internal/llmd": {"internal/results", "internal/metrics/stats"},
 	// compare ranks finished runs read back from their artifacts.
-	"internal/compare": {"internal/results", "internal/metricview", "internal/metrics/stats"},
+	"internal/compare": {"internal/results", "internal/metricview", "internal/metrics/stats", "internal/report"},
 }
 
 // isolated packages import nothing internal, not even the leaves.

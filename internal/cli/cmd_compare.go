@@ -19,7 +19,7 @@ import (
 // experience ranking of finished benchmarks, the change of each figure
 // against a baseline, and optionally the peer metric views.
 func newCompareCommand(env *Env) *cobra.Command {
-	var format, output, baseline, views string
+	var format, output, baseline, views, chart string
 	var alpha float64
 	cmd := &cobra.Command{
 		Use:   "compare RUN...",
@@ -103,6 +103,20 @@ Exit codes: 0 success; 2 bad arguments; 1 unreadable results.`,
 			if output != "" {
 				fmt.Fprintf(cmd.OutOrStdout(), "Comparison of %d entries written to %s\n", len(es), output)
 			}
+			if chart != "" {
+				png, err := r.ChartPNG()
+				switch {
+				case err != nil:
+					return &config.ExitError{Code: config.ExitFailure, Err: fmt.Errorf("--chart: %w", err)}
+				case png == nil:
+					fmt.Fprintln(cmd.ErrOrStderr(), "--chart: no entry has both total and per-user output throughput; no chart written")
+				default:
+					if err := os.WriteFile(chart, png, 0o644); err != nil {
+						return &config.ExitError{Code: config.ExitFailure, Err: fmt.Errorf("--chart: %w", err)}
+					}
+					fmt.Fprintf(cmd.OutOrStdout(), "Chart written to %s\n", chart)
+				}
+			}
 			return nil
 		},
 	}
@@ -113,6 +127,7 @@ Exit codes: 0 success; 2 bad arguments; 1 unreadable results.`,
 	fs.StringVarP(&output, "output", "o", "", "Write the comparison to this file instead of stdout.")
 	fs.StringVar(&baseline, "baseline", "1", "The entry the deltas compare against: its position (1 = the first) or its label as the tables show it.")
 	fs.Float64Var(&alpha, "alpha", 0.05, "Significance level of the Welch t-tests between repeated runs.")
+	fs.StringVar(&chart, "chart", "", "Also draw the runs by capacity (total tokens/s, x) and experience (output tokens/s per user, y) into this PNG file.")
 	fs.StringVar(&views, "metric-view", "", "Also report ITL/TPOT/TTFT/E2E as these tools define them (vllm, sglang, guidellm, inference-perf, all), from each run's profile_export.jsonl.")
 	return cmd
 }

@@ -25,6 +25,13 @@ func TestCompareCommand(t *testing.T) {
 		}
 	}
 	// AIPerf 0.13's own artifacts, with a peer view from its records, to a file.
+	png := filepath.Join(t.TempDir(), "cmp.png")
+	if r := runMain(t, context.Background(), nil, "compare", seed, "--chart", png); r.code != 0 || !strings.Contains(r.stdout, "Chart written to") {
+		t.Errorf("--chart: exit %d\n%s", r.code, r.stderr)
+	}
+	if b, err := os.ReadFile(png); err != nil || len(b) < 1000 || string(b[1:4]) != "PNG" {
+		t.Errorf("chart file: %v, %d bytes", err, len(b))
+	}
 	out := filepath.Join(t.TempDir(), "cmp.json")
 	aiperfRun := filepath.Join("..", "results", "testdata", "aiperf013_run")
 	r = runMain(t, context.Background(), nil, "compare", aiperfRun, seed, "--format", "json", "--metric-view", "vllm", "-o", out)
