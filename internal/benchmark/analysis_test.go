@@ -17,13 +17,17 @@ import (
 )
 
 // TestRunUseCaseVerdicts runs against a mock whose decode speed sits far
-// below the chat threshold (50 ms per token = 20 tokens/s before any
-// overhead) and checks the verdict panel and the JSON block.
+// below the chat threshold (150 ms per token, 6.7 tokens/s) and checks the
+// verdict panel and the JSON block. The mock writes tokens on absolute
+// deadlines from the request's start, so a first token delayed by a loaded
+// machine is followed by shorter gaps: at 60 ms per token a first token
+// 33 ms late already measured 20.3 tokens/s. At 150 ms it would take a
+// first token 300 ms late to reach 20 tokens/s.
 func TestRunUseCaseVerdicts(t *testing.T) {
 	t.Parallel()
 	url, _ := mock(t, func(c *mockserver.Config) {
 		c.Fast = false
-		c.TTFT, c.ITL = 5*time.Millisecond, 60*time.Millisecond
+		c.TTFT, c.ITL = 5*time.Millisecond, 150*time.Millisecond
 	})
 	cfg := baseConfig(t, url)
 	cfg.Load.Concurrency = ptr(2)
