@@ -13,7 +13,9 @@ import (
 
 	"github.com/aiperf-go/aiperf/internal/config"
 	"github.com/aiperf-go/aiperf/internal/live"
+	"github.com/aiperf-go/aiperf/internal/metrics"
 	"github.com/aiperf-go/aiperf/internal/mockserver"
+	"github.com/aiperf-go/aiperf/internal/record"
 )
 
 // TestRunTimeslices checks --slice-duration against the records: every
@@ -161,5 +163,27 @@ func TestRunPublishesLiveSnapshots(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("final snapshot logs lack the phase lines: %+v", last.Logs)
+	}
+}
+
+// BenchmarkLiveObserve is the live view's cost per record on the record
+// consumer: a valid record carrying a value for every built-in record
+// metric (compare BenchmarkAccumulatorAdd in internal/metrics).
+func BenchmarkLiveObserve(b *testing.B) {
+	reg := metrics.Builtin()
+	lm := newLiveMeters(reg)
+	p := metrics.Processed{Record: &record.Record{Phase: record.Profiling, Sent: 2e6, Due: 1e6}, Valid: true}
+	for _, m := range reg.Metrics() {
+		if m.Kind == metrics.KindRecord && !m.List {
+			p.Values = append(p.Values, metrics.Value{Metric: m, Scalar: 12.5})
+		}
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := range b.N {
+		lm.observe(&p)
+		if i%100000 == 99999 {
+			lm.roll(time.Duration(i))
+		}
 	}
 }

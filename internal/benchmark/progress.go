@@ -49,6 +49,15 @@ var liveSignals = []live.Signal{
 type liveMeters struct {
 	phase [2]*live.Meter // by record.Phase
 	sig   map[*metrics.Metric]int
+	// byPos caches, per position in Processed.Values, the metric last seen
+	// there and its signal (-1: none): records carry their values in the
+	// same order, so a pointer compare replaces the map lookup.
+	byPos []posSignal
+}
+
+type posSignal struct {
+	m   *metrics.Metric
+	sig int
 }
 
 func newLiveMeters(reg *metrics.Registry) *liveMeters {
@@ -82,12 +91,22 @@ func (lm *liveMeters) observe(p *metrics.Processed) {
 	m.Count(sigRequests, 1)
 	for i := range p.Values {
 		v := &p.Values[i]
-		switch s, ok := lm.sig[v.Metric]; {
-		case !ok || v.Metric.List:
-		case s == sigTokens:
+		if i >= len(lm.byPos) {
+			lm.byPos = append(lm.byPos, posSignal{})
+		}
+		c := &lm.byPos[i]
+		if c.m != v.Metric {
+			c.m, c.sig = v.Metric, -1
+			if s, ok := lm.sig[v.Metric]; ok && !v.Metric.List {
+				c.sig = s
+			}
+		}
+		switch c.sig {
+		case -1:
+		case sigTokens:
 			m.Count(sigTokens, v.Scalar)
 		default:
-			m.Add(s, v.Scalar)
+			m.Add(c.sig, v.Scalar)
 		}
 	}
 }

@@ -78,6 +78,9 @@ func withAlpha(c color.Color, a uint8) color.Color {
 
 var fontOnce sync.Once
 
+// lineChunk is the most vertices drawn in one stroke.
+const lineChunk = 200
+
 // RenderPNG draws the chart as a PNGWidth x PNGHeight PNG: dual-axis
 // charts with go-analyze/charts (which has a second value axis), every
 // other type with gonum/plot (numeric axes, polygons, segments, bands).
@@ -208,20 +211,30 @@ func addSeries(p *plot.Plot, s *Series, t Theme, nBars int, bar *int) error {
 		if len(pts) == 0 {
 			return nil
 		}
-		l, err := plotter.NewLine(pts)
-		if err != nil {
-			return err
+		// One stroke of many thousand vertices is quadratic in freetype's
+		// rasterizer (seconds for 10,000 points); strokes of lineChunk
+		// points that share their ends draw the same line in milliseconds.
+		for i := 0; i < len(pts); i += lineChunk - 1 {
+			l, err := plotter.NewLine(pts[i:min(i+lineChunk, len(pts))])
+			if err != nil {
+				return err
+			}
+			l.Color, l.Width = col, vg.Points(2)
+			if s.Kind == Step {
+				l.StepStyle = plotter.PostStep
+			}
+			if s.Kind == Area {
+				l.StepStyle = plotter.PostStep
+				l.FillColor = withAlpha(col, 0x50)
+			}
+			p.Add(l)
+			if i == 0 {
+				legend(l)
+			}
+			if i+lineChunk >= len(pts) {
+				break
+			}
 		}
-		l.Color, l.Width = col, vg.Points(2)
-		if s.Kind == Step {
-			l.StepStyle = plotter.PostStep
-		}
-		if s.Kind == Area {
-			l.StepStyle = plotter.PostStep
-			l.FillColor = withAlpha(col, 0x50)
-		}
-		p.Add(l)
-		legend(l)
 		return addLabels(p, s, t)
 	case Bars:
 		vals := make(plotter.Values, len(s.Y))
