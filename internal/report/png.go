@@ -156,10 +156,16 @@ func buildPlot(c *Chart, t Theme) (*plot.Plot, error) {
 			return nil, fmt.Errorf("%s: series %q: %w", c.Name, s.Name, err)
 		}
 	}
-	if nBars > 0 || c.Type == TypeArea {
+	switch {
+	case nBars > 0 || c.Type == TypeArea:
 		// Bars and areas stand on zero, with headroom above the highest.
 		p.Y.Min = 0
 		p.Y.Max *= 1.08
+	default:
+		// Keep points off the frame, and the top clear for the legend.
+		dx, dy := p.X.Max-p.X.Min, p.Y.Max-p.Y.Min
+		p.X.Min, p.X.Max = p.X.Min-0.04*dx, p.X.Max+0.04*dx
+		p.Y.Min, p.Y.Max = p.Y.Min-0.04*dy, p.Y.Max+0.12*dy
 	}
 	if len(c.XCategories) > 0 {
 		p.NominalX(thinLabels(c.XCategories, 24)...)

@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"fmt"
 	"image"
 	"image/png"
 	"os"
@@ -177,8 +178,8 @@ func TestPlotWritesFilesAndSkipsWhatIsMissing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Mode != "single-run" || len(res.Charts) != 11 {
-		t.Errorf("mode %s, %d charts; want single-run, 11", res.Mode, len(res.Charts))
+	if res.Mode != "single-run" || len(res.Charts) != 13 {
+		t.Errorf("mode %s, %d charts; want single-run, 13", res.Mode, len(res.Charts))
 	}
 	if len(res.Skipped) != 1 || !strings.Contains(res.Skipped[0], "gpu_utilization") {
 		t.Errorf("skipped %v; want the GPU plot only (no telemetry)", res.Skipped)
@@ -189,7 +190,7 @@ func TestPlotWritesFilesAndSkipsWhatIsMissing(t *testing.T) {
 		}
 	}
 	sum, _ := os.ReadFile(filepath.Join(out, "summary.txt"))
-	if !strings.HasPrefix(string(sum), "AIPerf Plot Export Summary\n") || !strings.Contains(string(sum), "Generated 11 plots") {
+	if !strings.HasPrefix(string(sum), "AIPerf Plot Export Summary\n") || !strings.Contains(string(sum), "Generated 13 plots") {
 		t.Errorf("summary.txt:\n%s", sum)
 	}
 
@@ -297,5 +298,56 @@ func TestLoadConfigOrder(t *testing.T) {
 	os.WriteFile(explicit, []byte("visualization: {}\n"), 0o644)
 	if c, _ := LoadConfig(explicit, run, user); c.Source != explicit {
 		t.Errorf("--config not preferred: %s", c.Source)
+	}
+}
+
+// TestGPUTelemetryPlots: with AIPerf's gpu_telemetry_export.jsonl beside
+// a run, the GPU dual-axis preset draws the average utilisation across
+// GPUs, and per-GPU throughput divides by the GPUs seen.
+func TestGPUTelemetryPlots(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for _, f := range []string{"profile_export.jsonl", "profile_export_aiperf.json"} {
+		b, err := os.ReadFile(filepath.Join("testdata", "go", "run", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(dir, f), b, 0o644)
+	}
+	run, err := LoadRun(filepath.Join("testdata", "go", "run"), LoadOptions{Requests: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t0 := run.Requests[0].StartNs
+	var lines []string
+	for i := range 5 {
+		for gpu, util := range []float64{40, 80} {
+			lines = append(lines, fmt.Sprintf(`{"gpu_index":%d,"gpu_uuid":"GPU-%d","gpu_model_name":"H100","timestamp_ns":%d,"telemetry_source_url":"http://localhost:9400/metrics","telemetry_data":{"nvidia_gpu_utilization":%v,"nvidia_power_usage":300.0,"nvidia_memory_used":null}}`,
+				gpu, gpu, t0+int64(i)*int64(500*time.Millisecond), util+float64(i)))
+		}
+	}
+	os.WriteFile(filepath.Join(dir, gpuTelemetryName), []byte(strings.Join(lines, "\n")+"\n"), 0o644)
+	run, err = LoadRun(dir, LoadOptions{Requests: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := run.gpuCount(); n != 2 {
+		t.Fatalf("%d GPUs seen; want 2", n)
+	}
+	total, _ := run.Value("output_token_throughput", "avg")
+	if per, ok := run.Value("output_token_throughput_per_gpu", "avg"); !ok || per != total/2 {
+		t.Errorf("per-GPU throughput %v, %v; want %v", per, ok, total/2)
+	}
+	spec := DefaultConfig().Visualization.SingleRunPlots["gpu_utilization_and_throughput_over_time"]
+	c, err := singleChart("gpu", spec, run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gpu := c.Series[1]
+	if !gpu.OnY2 || gpu.Len() != 5 || gpu.Y[0] != 60 || gpu.Y[4] != 64 {
+		t.Errorf("GPU series: y2 %v, %d samples %v; want 5 averages 60..64 on the right axis", gpu.OnY2, gpu.Len(), gpu.Y)
+	}
+	if _, err := RenderPNG(c, DarkTheme); err != nil {
+		t.Fatal(err)
 	}
 }
