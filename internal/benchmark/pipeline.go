@@ -83,9 +83,9 @@ func startPipeline(p *Plan, clk *clock.Clock, records *export.RecordWriter, rawO
 		guard:     guard,
 		live:      newLiveMeters(p.Registry),
 		clk:       clk,
-		slices:    newTimeslicer(p, &counts[record.Profiling]),
 	}
 	pl.acc.SetListSketch(envListSketch(log))
+	pl.slices = newTimeslicer(p, &counts[record.Profiling], pl.acc)
 	if p.Warmup != nil {
 		pl.warm = metrics.NewAccumulator(p.Registry, p.Metrics, p.SLOs)
 		pl.warm.SetPhase(record.Warmup)

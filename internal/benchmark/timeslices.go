@@ -30,8 +30,10 @@ type timeslicer struct {
 	maxEnd    time.Duration
 }
 
-// newTimeslicer returns nil when the plan asks for no slices.
-func newTimeslicer(p *Plan, profiling *counters) *timeslicer {
+// newTimeslicer returns nil when the plan asks for no slices. Each slice's
+// sweep metrics (effective concurrency, active throughputs) come from run,
+// the whole phase's accumulator, clipped to the slice (see ShareSweeps).
+func newTimeslicer(p *Plan, profiling *counters, run *metrics.Accumulator) *timeslicer {
 	d, ok := p.Config.SliceDuration()
 	if !ok {
 		return nil
@@ -39,7 +41,11 @@ func newTimeslicer(p *Plan, profiling *counters) *timeslicer {
 	return &timeslicer{
 		width:  d,
 		counts: profiling,
-		newAcc: func() *metrics.Accumulator { return metrics.NewAccumulator(p.Registry, p.Metrics, p.SLOs) },
+		newAcc: func() *metrics.Accumulator {
+			a := metrics.NewAccumulator(p.Registry, p.Metrics, p.SLOs)
+			a.ShareSweeps(run)
+			return a
+		},
 	}
 }
 

@@ -48,6 +48,8 @@ type Accumulator struct {
 	phase record.Phase
 
 	sweep sweepCols // the sweep metrics' columns (accumulator_sweep.go)
+	// sweepSrc, when set (ShareSweeps), supplies the sweep metrics' records.
+	sweepSrc *Accumulator
 }
 
 // NewAccumulator prepares columns for the selected metrics of reg. Without
@@ -139,7 +141,7 @@ func (a *Accumulator) Add(p *Processed) {
 	if rec.Error != nil {
 		a.errs[*rec.Error]++
 	}
-	if a.sweep.on {
+	if a.sweep.on && a.sweepSrc == nil {
 		a.addSweep(p)
 	}
 	if !a.anyRecord {

@@ -16,6 +16,10 @@ type sweepCols struct {
 	recs   []sweepRec
 	icl    []float64 // chunk gaps in ns, record after record
 	iclOff bool      // the gaps passed the limit and were dropped
+	// curves caches the step functions built from recs (builtN of them),
+	// so accumulators sharing them (ShareSweeps) build them once.
+	curves *sweep.Curves
+	builtN int
 }
 
 // sweepRec is one record's row; its gaps are icl[off:off+n].
@@ -74,21 +78,45 @@ func (a *Accumulator) sweepWindow() (w0, w1 float64) {
 	return w0, w1
 }
 
+// ShareSweeps makes a's sweep metrics (the effective/active family) the
+// step functions of src's records clipped to a's window, instead of
+// functions of a's own records. A time slice's accumulator holds only the
+// requests sent in the slice, but the requests in flight during it include
+// earlier ones: AIPerf 0.13 windows its run-wide sweeps per timeslice, and
+// so does this. Call it before the first Add; src must outlive a's
+// Summarize.
+func (a *Accumulator) ShareSweeps(src *Accumulator) { a.sweepSrc = src }
+
+// built returns the step functions of the columns' records, building them
+// again only when records were added since.
+func (c *sweepCols) built() *sweep.Curves {
+	if c.curves != nil && c.builtN == len(c.recs) {
+		return c.curves
+	}
+	recs := make([]sweep.Record, len(c.recs))
+	for i, r := range c.recs {
+		recs[i] = sweep.Record{Start: r.start, Gen: r.gen, End: r.end, ISL: r.isl, OSL: r.osl}
+		if !c.iclOff && r.n > 0 {
+			recs[i].ICL = c.icl[r.off : r.off+r.n]
+		}
+	}
+	curves := sweep.Build(recs, !c.iclOff)
+	c.curves, c.builtN = &curves, len(c.recs)
+	return c.curves
+}
+
 // sweepResults computes every selected sweep metric, in display units,
 // keyed by its index in sweep.Metrics(); nil without records.
 func (a *Accumulator) sweepResults() map[int]*Stats {
-	if !a.sweep.on || len(a.sweep.recs) == 0 {
+	col := &a.sweep
+	if a.sweepSrc != nil {
+		col = &a.sweepSrc.sweep
+	}
+	if !a.sweep.on || len(col.recs) == 0 {
 		return nil
 	}
-	recs := make([]sweep.Record, len(a.sweep.recs))
-	for i, r := range a.sweep.recs {
-		recs[i] = sweep.Record{Start: r.start, Gen: r.gen, End: r.end, ISL: r.isl, OSL: r.osl}
-		if !a.sweep.iclOff && r.n > 0 {
-			recs[i].ICL = a.sweep.icl[r.off : r.off+r.n]
-		}
-	}
 	w0, w1 := a.sweepWindow()
-	all := sweep.Build(recs, !a.sweep.iclOff).Compute(w0, w1)
+	all := col.built().Compute(w0, w1)
 	out := make(map[int]*Stats, len(all))
 	nan := math.NaN()
 	for i, s := range all {
