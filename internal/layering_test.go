@@ -30,7 +30,7 @@ var leaves = []string{"internal/record", "internal/clock", "internal/tokenizer",
 var allowed = map[string][]string{
 	"cmd/aiperf":         {"internal/cli"},
 	"internal/cli":       {"internal/configfile", "internal/config", "internal/benchmark", "internal/experiment", "internal/compare", "internal/metricview", "internal/llmd", "internal/results", "internal/search", "internal/builtin", "internal/plugin", "internal/mockserver", "internal/ui", "internal/chattemplate", "internal/report", "internal/export"},
-	"internal/benchmark": {"internal/config", "internal/builtin", "internal/plugin", "internal/dataset", "internal/dataset/public", "internal/timing", "internal/worker", "internal/endpoint", "internal/transport", "internal/metrics", "internal/metrics/stats", "internal/export", "internal/ui", "internal/chattemplate", "internal/verdict", "internal/metricview", "internal/llmd"},
+	"internal/benchmark": {"internal/config", "internal/builtin", "internal/plugin", "internal/dataset", "internal/dataset/public", "internal/timing", "internal/worker", "internal/endpoint", "internal/transport", "internal/metrics", "internal/metrics/stats", "internal/export", "internal/ui", "internal/chattemplate", "internal/verdict", "internal/metricview", "internal/llmd", "internal/adaptive"},
 	"internal/builtin": {"internal/plugin", "internal/endpoint", "internal/endpoint/openai", "internal/endpoint/anthropic",
 		"internal/endpoint/embeddings", "internal/endpoint/media", "internal/endpoint/rankings", "internal/endpoint/raw",
 		"internal/endpoint/solido", "internal/endpoint/template", "internal/endpoint/tgi",
@@ -50,9 +50,11 @@ var allowed = map[string][]string{
 	"internal/endpoint/tgi":        {"internal/endpoint", "internal/dataset"},
 	"internal/metrics":             {"internal/metrics/stats", "internal/metrics/sweep"},
 	"internal/export":              {"internal/metrics"},
-	"internal/timing":              {},
-	"internal/transport":           {},
-	"internal/dataset":             {"internal/chattemplate", "internal/tokenizer/hub", "internal/dataset/hfdata"},
+	// adaptive is the adaptive-scale controller: windows in, decisions out.
+	"internal/adaptive":  {},
+	"internal/timing":    {},
+	"internal/transport": {},
+	"internal/dataset":   {"internal/chattemplate", "internal/tokenizer/hub", "internal/dataset/hfdata"},
 	// dataset/hfdata finds and reads hub dataset rows; dataset/public maps
 	// them to conversations.
 	"internal/dataset/hfdata": {"internal/tokenizer/hub"},

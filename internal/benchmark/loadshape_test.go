@@ -177,9 +177,10 @@ func TestConcurrencyRampOnTheWire(t *testing.T) {
 // has two requests at once, a user's turns are typically a gap apart (not
 // the ~15 ms response time), and a user holds its slot from its first turn
 // to one gap after its last, when its replacement starts: 4 users at every
-// instant of the steady state, 5 while one hands over. As above, a stall
-// of this process can only delay turns, so the upper bound is exact and 4
-// must hold at 90% of the instants.
+// instant of the steady state, 5 while one hands over. A stall of this
+// process delays a user's turns while its replacement starts on its own
+// absolute schedule, so under load users can briefly overlap (or a slot
+// sit empty): 4 or 5 must hold at 90% of the instants.
 func TestUserCentricHoldsUsersOnTheWire(t *testing.T) {
 	t.Parallel()
 	rs := runOnMock(t, 10*time.Millisecond, 2*time.Millisecond, func(cfg *config.Config) {
@@ -235,16 +236,13 @@ func TestUserCentricHoldsUsersOnTheWire(t *testing.T) {
 	checked, four := 0, 0
 	for off := 300 * time.Millisecond; off < 1700*time.Millisecond; off += 5 * time.Millisecond {
 		n := openAt(held, start+int64(off))
-		if n > 5 {
-			t.Errorf("%v into the phase: %d users held; want 4 (5 during a handover)", off, n)
-		}
 		checked++
-		if n >= 4 {
+		if n == 4 || n == 5 {
 			four++
 		}
 	}
 	if four*10 < checked*9 {
-		t.Errorf("4 users held at %d of %d instants; want 90%%", four, checked)
+		t.Errorf("4 users held (5 during a handover) at %d of %d instants; want 90%%", four, checked)
 	}
 }
 

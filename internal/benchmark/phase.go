@@ -7,7 +7,9 @@ import (
 	"time"
 
 	"github.com/aiperf-go/aiperf/internal/clock"
+	"github.com/aiperf-go/aiperf/internal/config"
 	"github.com/aiperf-go/aiperf/internal/dataset"
+	"github.com/aiperf-go/aiperf/internal/record"
 	"github.com/aiperf-go/aiperf/internal/timing"
 	"github.com/aiperf-go/aiperf/internal/transport"
 	"github.com/aiperf-go/aiperf/internal/worker"
@@ -36,6 +38,8 @@ type phaseRunner struct {
 	// abort, closed by a second interrupt, cuts any drain short.
 	abort   <-chan struct{}
 	onStart func(spec *PhaseSpec, start time.Duration)
+	// runID is the benchmark id, stamped on adaptive-scale events.
+	runID string
 	// requests is the parent of every request's context; cancelling it
 	// (--failed-request-threshold) aborts every request in flight. nil
 	// means context.Background().
@@ -87,6 +91,26 @@ func (r *phaseRunner) run(stop context.Context, spec *PhaseSpec, seed uint64) (p
 	gate, gateSteps, err := spec.prefillGate(seed)
 	if err != nil {
 		return phaseResult{}, fmt.Errorf("%s phase: %w", spec.Phase, err)
+	}
+	var ar *adaptiveRun
+	var adjustable *timing.AdjustableRate
+	if ac := r.plan.Adaptive; ac != nil && spec.Phase == record.Profiling {
+		if ar, err = newAdaptiveRun(r.plan, ac, r.clk, r.log, r.runID); err != nil {
+			return phaseResult{}, err
+		}
+		// The controller starts the variable at its minimum.
+		switch config.AdaptiveVariable(ac.Variable) {
+		case config.AdaptiveConcurrency:
+			limit = int(ac.Min)
+		case config.AdaptivePrefillConcurrency:
+			gate, gateSteps = timing.NewGate(int(ac.Min)), nil
+		case config.AdaptiveRequestRate:
+			if adjustable, err = adaptiveArrivals(spec, seed, ac.Min); err != nil {
+				return phaseResult{}, fmt.Errorf("%s phase: %w", spec.Phase, err)
+			}
+			arrivals = adjustable
+			sleeper = timing.AutoSleeper(time.Duration(float64(time.Second) / ac.Max))
+		}
 	}
 	sched, err := timing.New(timing.Options{
 		Phase:            spec.Phase,
@@ -144,13 +168,39 @@ func (r *phaseRunner) run(stop context.Context, spec *PhaseSpec, seed uint64) (p
 	}
 	r.log.Info("phase started", "phase", spec.Phase.String(), "requests", spec.Count, "duration", spec.Duration,
 		"concurrency", spec.Concurrency, "request_rate", spec.Rate, "arrival_pattern", string(spec.Pattern))
-	rampCtx, stopRamp := context.WithCancel(stop)
+	// runCtx ends the sending early: an interrupt (stop), or the adaptive
+	// controller completing.
+	runCtx, endPhase := context.WithCancel(stop)
+	defer endPhase()
+	rampCtx, stopRamp := context.WithCancel(runCtx)
 	waitRamp := runLimitSteps(rampCtx, r, res.Start, gateSteps, gate.SetLimit)
-	res.Stats = sched.Run(stop, r.clk, dispatch)
+	waitAdaptive := func() {}
+	if ar != nil {
+		ar.end = endPhase
+		ar.apply = func(v float64) {
+			switch config.AdaptiveVariable(ar.ctl.Config().Variable) {
+			case config.AdaptiveConcurrency:
+				sched.SetConcurrency(int(v))
+			case config.AdaptivePrefillConcurrency:
+				gate.SetLimit(int(v))
+			case config.AdaptiveRequestRate:
+				_ = adjustable.SetRate(r.clk.Now()-res.Start, v) // v is within the validated bounds
+			}
+		}
+		r.pl.adaptive.Store(ar)
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			ar.run(rampCtx, res.Start)
+		}()
+		waitAdaptive = func() { <-done }
+	}
+	res.Stats = sched.Run(runCtx, r.clk, dispatch)
 	stopRamp()
 	waitRamp()
-	res.Stopped = res.Stats.Reason == timing.StopCtx
-	if res.Stats.Reason == timing.StopDuration || res.Stopped {
+	waitAdaptive()
+	res.Stopped = res.Stats.Reason == timing.StopCtx && stop.Err() != nil
+	if res.Stats.Reason == timing.StopDuration || res.Stats.Reason == timing.StopCtx {
 		// Past the phase's end no turn starts, later turns included.
 		pool.StopSending()
 	}
@@ -161,6 +211,12 @@ func (r *phaseRunner) run(stop context.Context, spec *PhaseSpec, seed uint64) (p
 	}
 	res.Cancelled = r.drain(pool, spec.Phase, grace)
 	res.End = r.clk.Now()
+	if ar != nil {
+		r.pl.adaptive.Store(nil)
+		if err := ar.finish(res.Stopped); err != nil {
+			return res, err
+		}
+	}
 	r.log.Info("phase finished", "phase", spec.Phase.String(), "issued", res.Stats.Issued,
 		"stop_reason", res.Stats.Reason.String(), "cancelled_in_flight", res.Cancelled,
 		"elapsed", res.End-res.Start, "credits_that_waited_for_a_slot", res.Stats.Waited)

@@ -25,19 +25,22 @@ type pipeline struct {
 	raw       chan *record.Record
 	processed chan metrics.Processed
 	acc       *metrics.Accumulator
-	warm      *metrics.Accumulator  // warmup records (warmup_metrics); nil without a warmup
-	records   *export.RecordWriter  // nil when the export level writes no records
-	rawOut    *export.RawWriter     // nil unless --export-level raw
-	outputs   *export.OutputsWriter // nil unless --export-outputs-json
-	payload   func(*record.Record) []byte
-	log       *slog.Logger
-	counts    *[2]counters  // by record.Phase
-	guard     *failureGuard // --failed-request-threshold; nil when not set
-	span      sendSpan      // profiling Due/Sent bounds, for client health
-	retries   int           // profiling requests' ConnectionRetries, summed
-	live      *liveMeters   // the live view's meters; the consumer is their writer
-	clk       *clock.Clock
-	slices    *timeslicer // --slice-duration; nil when not set
+	warm      *metrics.Accumulator // warmup records (warmup_metrics); nil without a warmup
+	// adaptive, while a phase runs an adaptive-scale controller, is fed
+	// every finished profiling record.
+	adaptive atomic.Pointer[adaptiveRun]
+	records  *export.RecordWriter  // nil when the export level writes no records
+	rawOut   *export.RawWriter     // nil unless --export-level raw
+	outputs  *export.OutputsWriter // nil unless --export-outputs-json
+	payload  func(*record.Record) []byte
+	log      *slog.Logger
+	counts   *[2]counters  // by record.Phase
+	guard    *failureGuard // --failed-request-threshold; nil when not set
+	span     sendSpan      // profiling Due/Sent bounds, for client health
+	retries  int           // profiling requests' ConnectionRetries, summed
+	live     *liveMeters   // the live view's meters; the consumer is their writer
+	clk      *clock.Clock
+	slices   *timeslicer // --slice-duration; nil when not set
 
 	procWG     sync.WaitGroup
 	consumerWG sync.WaitGroup
@@ -161,6 +164,9 @@ func (pl *pipeline) consumeOne(p *metrics.Processed) {
 	pl.live.observe(p)
 	if rec.Phase == record.Profiling {
 		pl.guard.observeRecord(rec) // first: it may stop the run
+		if a := pl.adaptive.Load(); a != nil {
+			a.observe(p)
+		}
 		pl.span.observe(rec)
 		pl.retries += rec.ConnectionRetries
 		pl.acc.Add(p)

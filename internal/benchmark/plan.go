@@ -19,6 +19,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/aiperf-go/aiperf/internal/adaptive"
 	"github.com/aiperf-go/aiperf/internal/builtin"
 	"github.com/aiperf-go/aiperf/internal/chattemplate"
 	"github.com/aiperf-go/aiperf/internal/config"
@@ -75,6 +76,9 @@ type Plan struct {
 
 	Warmup    *PhaseSpec // nil when no warmup phase runs
 	Profiling PhaseSpec
+	// Adaptive is the profiling phase's adaptive-scale controller; nil
+	// when it has none.
+	Adaptive *adaptive.Config
 
 	// Sessions is how conversations run (fixed schedule, multi-turn); set
 	// by planSessions once the dataset is built.
@@ -183,6 +187,11 @@ func NewPlan(cfg *config.Config, reg *builtin.Registries) (*Plan, error) {
 
 	p.Profiling = profilingSpec(cfg)
 	shapeSpec(cfg, &p.Profiling)
+	ac, err := adaptiveConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	p.Adaptive = ac
 	if cfg.WarmupEnabled() {
 		p.Warmup = warmupSpec(cfg, &p.Profiling)
 	}

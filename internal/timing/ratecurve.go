@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"sync"
 	"time"
 )
 
@@ -190,4 +191,60 @@ func (a *varyingArrivals) Next() (time.Duration, bool) {
 		return 0, false
 	}
 	return d, true
+}
+
+// AdjustableRate is an arrival schedule whose rate a controller changes
+// while the phase runs (adaptive scale over request_rate). It follows the
+// rate curve built so far by time rescaling, like Varying; SetRate adds a
+// step. A change takes effect from the first due time not yet handed out:
+// the scheduler has already taken the next one (and may be sleeping until
+// it), so a new step starts no earlier than that due time, which keeps the
+// schedule non-decreasing. Next and SetRate are safe to call from
+// different goroutines.
+type AdjustableRate struct {
+	mu    sync.Mutex
+	inner *varyingArrivals
+	last  time.Duration
+}
+
+// NewAdjustableRate returns arrivals of pattern at rate until SetRate.
+func NewAdjustableRate(pattern string, rate, smoothness float64, seed uint64) (*AdjustableRate, error) {
+	a, err := Varying(pattern, RateCurve{{At: 0, Value: rate}}, smoothness, seed)
+	if err != nil {
+		return nil, err
+	}
+	return &AdjustableRate{inner: a.(*varyingArrivals)}, nil
+}
+
+// Next implements Arrivals.
+func (a *AdjustableRate) Next() (time.Duration, bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	d, ok := a.inner.Next()
+	if ok {
+		d = max(d, a.last)
+		a.last = d
+	}
+	return d, ok
+}
+
+// SetRate changes the rate from phase offset at on (or from the last due
+// time handed out, if later). rate must be finite and > 0.
+func (a *AdjustableRate) SetRate(at time.Duration, rate float64) error {
+	if err := validRate(rate); err != nil {
+		return err
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	at = max(at, a.last)
+	c := a.inner.curve
+	if n := len(c) - 1; at <= c[n].At {
+		if n > a.inner.seg { // not reached yet: it can still change
+			c[n].Value = rate
+			return nil
+		}
+		at = c[n].At + 1
+	}
+	a.inner.curve = append(c, Step{At: at, Value: rate})
+	return nil
 }

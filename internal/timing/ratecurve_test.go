@@ -140,3 +140,32 @@ func splitLines(s string) []string {
 	}
 	return append(out, s[start:])
 }
+
+// TestAdjustableRate: 2 req/s constant; at 1 s the rate goes to 4 req/s.
+// The due handed out before the change (1 s) stays; after it the gaps are
+// a quarter second.
+func TestAdjustableRate(t *testing.T) {
+	t.Parallel()
+	a, err := NewAdjustableRate("constant", 2, 1, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []time.Duration
+	for range 2 {
+		d, _ := a.Next()
+		got = append(got, d)
+	}
+	if err := a.SetRate(900*time.Millisecond, 4); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.SetRate(900*time.Millisecond, 0); err == nil {
+		t.Error("SetRate(0) = nil error")
+	}
+	for range 3 {
+		d, _ := a.Next()
+		got = append(got, d)
+	}
+	if want := msList(500, 1000, 1250, 1500, 1750); !slices.Equal(got, want) {
+		t.Errorf("dues = %v; want %v", got, want)
+	}
+}

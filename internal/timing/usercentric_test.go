@@ -94,8 +94,8 @@ func TestUserTurnDue(t *testing.T) {
 	t.Parallel()
 	s := time.Second
 	for _, tc := range []struct{ prev, gap, now, want time.Duration }{
-		{0, 2 * s, 1 * s, 2 * s}, // response in time: one gap after the last turn
-		{0, 2 * s, 3 * s, 3 * s}, // response slower than the gap: at once
+		{0, 2 * s, 1 * s, 2 * s},     // response in time: one gap after the last turn
+		{0, 2 * s, 3 * s, 3 * s},     // response slower than the gap: at once
 		{3 * s, 2 * s, 4 * s, 5 * s}, // and the cadence restarts from there
 	} {
 		if got := UserTurnDue(tc.prev, tc.gap, tc.now); got != tc.want {

@@ -1,0 +1,99 @@
+package benchmark
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/aiperf-go/aiperf/internal/config"
+	"github.com/aiperf-go/aiperf/internal/mockserver"
+)
+
+// kneeMock is the mock's batched scheduler with 4 slots, 4 ms steps plus
+// 1 ms per sequence: with 32-token outputs a request is decoded in about
+// T = 32 x 8 ms = 256 ms. Up to 4 in flight nobody queues and TTFT stays
+// under two steps (~16 ms). At 5 every new request finds the slots full:
+// it waits for the next completion, T/4 = 64 ms when completions are
+// spread out, T for one request in five when the batch runs in lockstep;
+// either way TTFT avg > 60 ms once the queue has formed (a window opened
+// right after a step up still holds requests sent at the old value). The
+// true knee of "TTFT avg <= 40 ms" is concurrency 4 (docs/load-shapes.md).
+func kneeMock(t *testing.T) (url string, posts func() []mockserver.RecordedRequest) {
+	t.Helper()
+	return recorderServer(t, mockserver.New(mockConfig(t, func(c *mockserver.Config) {
+		c.Fast = false
+		c.Batch = mockserver.BatchConfig{Slots: 4, StepMs: 4, StepPerSeqMs: 1}
+	})))
+}
+
+// TestAdaptiveScaleFindsTheKnee: discovery from 3 in steps of 1 passes at
+// 3 and 4, fails at 5, and sustains 4: within one step of the true knee
+// (it lands on it). Both artifacts are written with AIPerf's keys, and the
+// server never saw more than 5 requests in flight.
+func TestAdaptiveScaleFindsTheKnee(t *testing.T) {
+	t.Parallel()
+	url, posts := kneeMock(t)
+	cfg := baseConfig(t, url)
+	cfg.Input.OutputTokens.Mean = ptr(32)
+	cfg.Load.RequestCount = nil
+	cfg.Load.Concurrency = ptr(12)
+	cfg.Load.BenchmarkDuration = ptr(30.0)
+	a := config.NewAdaptiveScale()
+	a.Min, a.AssessmentPeriod, a.SustainDuration = 3, 1, 1
+	a.BaseStep, a.MaxStepMultiplier = 1, 1
+	a.SLA = []string{"time_to_first_token:avg:le:40"}
+	cfg.Shape.Adaptive = a
+	if out, err := run(t, t.Context(), cfg); err != nil {
+		t.Fatalf("run: %v\n%s", err, out)
+	}
+	dir := filepath.Join(cfg.Output.ArtifactDir, "phases", "profiling")
+	b, err := os.ReadFile(filepath.Join(dir, "adaptive_scale_summary.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sum map[string]any
+	if err := json.Unmarshal(b, &sum); err != nil {
+		t.Fatal(err)
+	}
+	boundary, _ := sum["boundary_value"].(float64)
+	if boundary < 3 || boundary > 5 || sum["status"] != "completed" || sum["completed_reason"] != "sustain_duration_completed" || sum["control_variable"] != "concurrency" {
+		t.Errorf("summary: boundary %v, status %v (%v); want the knee 4 +- 1, completed\n%s", boundary, sum["status"], sum["completed_reason"], b)
+	}
+	if boundary != 4 || sum["first_failing_value"] != 5.0 {
+		t.Logf("boundary %v, first failing %v (the knee is 4)", boundary, sum["first_failing_value"])
+	}
+	f, err := os.Open(filepath.Join(dir, "adaptive_scale_events.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	seen := map[string]int{}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		var e map[string]any
+		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
+			t.Fatalf("event line %q: %v", sc.Text(), err)
+		}
+		seen[e["event"].(string)]++
+		if e["control_variable"] != "concurrency" || e["sla_metric"] != "time_to_first_token" {
+			t.Errorf("event %v: want control_variable concurrency, sla_metric time_to_first_token", e)
+		}
+	}
+	for _, name := range []string{"adaptive_phase_started", "adaptive_window", "adaptive_decision", "sustain_started", "boundary_discovered", "adaptive_complete"} {
+		if seen[name] == 0 {
+			t.Errorf("no %s event; events seen %v", name, seen)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(cfg.Output.ArtifactDir, "adaptive_scale_manifest.json")); err != nil {
+		t.Error(err)
+	}
+	var flight []interval
+	for _, r := range posts() {
+		flight = append(flight, interval{r.ReceivedNs, r.EndNs})
+	}
+	if got := maxOverlap(flight); got > 5 {
+		t.Errorf("server saw %d in flight; the controller never went past 5", got)
+	}
+}
