@@ -38,6 +38,7 @@ type pipeline struct {
 	guard    *failureGuard // --failed-request-threshold; nil when not set
 	span     sendSpan      // profiling Due/Sent bounds, for client health
 	retries  int           // profiling requests' ConnectionRetries, summed
+	secrets  [][]byte      // the run's credentials, scrubbed from what the server sent
 	live     *liveMeters   // the live view's meters; the consumer is their writer
 	clk      *clock.Clock
 	slices   *timeslicer // --slice-duration; nil when not set
@@ -84,6 +85,7 @@ func startPipeline(p *Plan, clk *clock.Clock, records *export.RecordWriter, rawO
 		log:       log,
 		counts:    counts,
 		guard:     guard,
+		secrets:   secretsOf(p.Config),
 		live:      newLiveMeters(p.Registry),
 		clk:       clk,
 	}
@@ -150,6 +152,7 @@ func (pl *pipeline) consume() {
 // consumeOne folds one processed record.
 func (pl *pipeline) consumeOne(p *metrics.Processed) {
 	rec := p.Record
+	scrubRecord(rec, pl.secrets) // before anything stores or prints it
 	c := &pl.counts[rec.Phase]
 	c.done.Add(1)
 	if rec.Error != nil {
@@ -181,7 +184,7 @@ func (pl *pipeline) consumeOne(p *metrics.Processed) {
 		pl.noteWriteErr(pl.records.Write(p))
 	}
 	if pl.rawOut != nil {
-		pl.noteWriteErr(pl.rawOut.Write(p, pl.payload(rec)))
+		pl.noteWriteErr(pl.rawOut.Write(p, scrubbed(pl.payload(rec), pl.secrets)))
 	}
 	if pl.outputs != nil {
 		pl.noteWriteErr(pl.outputs.Write(p))

@@ -1,8 +1,12 @@
 package benchmark
 
 import (
+	"bytes"
+	"strings"
+
 	"github.com/aiperf-go/aiperf/internal/config"
 	"github.com/aiperf-go/aiperf/internal/dataset"
+	"github.com/aiperf-go/aiperf/internal/record"
 	"github.com/aiperf-go/aiperf/internal/transport"
 )
 
@@ -47,4 +51,66 @@ func (p *Plan) datasetKeep() int {
 		n += w
 	}
 	return n
+}
+
+// minSecretLen is the shortest credential scrubbed from server text:
+// replacing every "a" of a one-letter test key would garble messages.
+const minSecretLen = 4
+
+// secretsOf lists the run's credentials: the API key, the values of
+// sensitive headers and of sensitive --extra-inputs fields.
+func secretsOf(cfg *config.Config) [][]byte {
+	var out [][]byte
+	add := func(s string) {
+		if s = strings.TrimSpace(s); len(s) >= minSecretLen {
+			out = append(out, []byte(s))
+		}
+	}
+	add(string(cfg.Endpoint.APIKey))
+	for _, h := range cfg.Input.Headers {
+		if config.IsSensitiveHeader(h.Name) {
+			add(h.Value)
+			if _, tok, ok := strings.Cut(h.Value, " "); ok { // "Bearer <token>"
+				add(tok)
+			}
+		}
+	}
+	for _, x := range cfg.Input.Extra {
+		if config.IsSensitiveField(x.Key) {
+			add(strings.Trim(string(x.Value), `"`))
+		}
+	}
+	return out
+}
+
+// scrubRecord replaces every credential in what the server sent back (an
+// error body that echoes the key, a streamed chunk) with "<redacted>",
+// the redaction our own copies of the key get, before the record reaches
+// the summary, the JSONL, the raw export or the console.
+func scrubRecord(rec *record.Record, secrets [][]byte) {
+	if len(secrets) == 0 {
+		return
+	}
+	if e := rec.Error; e != nil {
+		for _, s := range secrets {
+			if strings.Contains(e.Message, string(s)) {
+				e.Message = strings.ReplaceAll(e.Message, string(s), config.Redacted)
+			}
+		}
+	}
+	for i := range rec.Chunks {
+		rec.Chunks[i].Data = scrubbed(rec.Chunks[i].Data, secrets)
+	}
+}
+
+// scrubbed is b with every credential replaced by "<redacted>" (a request
+// body carrying --extra-inputs api_key:..., for the raw export); b itself
+// when it has none.
+func scrubbed(b []byte, secrets [][]byte) []byte {
+	for _, s := range secrets {
+		if bytes.Contains(b, s) {
+			b = bytes.ReplaceAll(b, s, []byte(config.Redacted))
+		}
+	}
+	return b
 }

@@ -104,8 +104,48 @@ func redactValue(flag, v string) string {
 		return redactHeaderArg(v)
 	case "url":
 		return redactURLArg(v)
+	case "extra-inputs":
+		return redactExtraInputsArg(v)
 	}
 	return v
+}
+
+// redactExtraInputsArg redacts the values of sensitive --extra-inputs
+// fields (api_key:..., {"access_token": ...}); an unparsable value that
+// names a sensitive field is redacted whole.
+func redactExtraInputsArg(v string) string {
+	xs, err := config.ParseExtraInputs(v)
+	if err != nil {
+		if config.IsSensitiveField(v) {
+			return config.Redacted
+		}
+		return v
+	}
+	redacted := false
+	for i := range xs {
+		if config.IsSensitiveField(xs[i].Key) {
+			xs[i].Value, redacted = json.RawMessage(jsonString(config.Redacted)), true
+		}
+	}
+	if !redacted {
+		return v
+	}
+	if strings.HasPrefix(strings.TrimSpace(v), "{") {
+		obj := make([]string, len(xs))
+		for i, x := range xs {
+			obj[i] = jsonString(x.Key) + ":" + string(x.Value)
+		}
+		return "{" + strings.Join(obj, ",") + "}"
+	}
+	parts := make([]string, len(xs))
+	for i, x := range xs {
+		val := string(x.Value)
+		if config.IsSensitiveField(x.Key) {
+			val = config.Redacted
+		}
+		parts[i] = x.Key + ":" + val
+	}
+	return strings.Join(parts, " ")
 }
 
 // redactHeaderArg redacts a -H value: "Name:Value" keeps the name; a JSON

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"fmt"
 	"io/fs"
 	"net/http"
 	"net/http/httptest"
@@ -180,5 +181,65 @@ func TestSecretsNotEchoedInUsageErrors(t *testing.T) {
 		if strings.Contains(stderr.String(), secret) {
 			t.Errorf("%q: the error echoes the secret:\n%s", args, stderr.String())
 		}
+	}
+}
+
+// TestSecretsEchoedByServerNeverLeak: a server that answers 401 with a
+// body repeating the API key and an --extra-inputs api_key (as some
+// gateways do) must not get either into stdout, stderr or any artifact
+// but inputs.json (the request bodies, kept to be replayed). The stored
+// command line redacts the extra-inputs key too.
+func TestSecretsEchoedByServerNeverLeak(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end run")
+	}
+	const headerKey, bodyKey = "S3CR3T-echo-header-91ab", "S3CR3T-echo-body-27cd"
+	var echoed sync.Map
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body := new(bytes.Buffer)
+		body.ReadFrom(r.Body)
+		auth := r.Header.Get("Authorization")
+		if strings.Contains(auth, headerKey) {
+			echoed.Store("header", true)
+		}
+		if strings.Contains(body.String(), bodyKey) {
+			echoed.Store("body", true)
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusUnauthorized)
+		fmt.Fprintf(w, `{"error":{"message":"invalid credentials %q in %s","type":"invalid_request_error"}}`, auth, body.String())
+	}))
+	t.Cleanup(srv.Close)
+	dir := t.TempDir()
+	cmd := aiperfCmd(t, "profile", "-m", "mock-model", "--url", srv.URL, "--streaming", "--request-count", "3",
+		"--osl", "4", "--export-level", "raw", "-vv", "--ui", "none", "--tokenizer", "builtin",
+		"--api-key", headerKey, "--extra-inputs", "api_key:"+bodyKey, "--output-artifact-dir", dir)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	_ = cmd.Run() // every request fails: exit 1
+	for _, k := range []string{"header", "body"} {
+		if _, ok := echoed.Load(k); !ok {
+			t.Fatalf("the server never received the %s key: the test would not catch its echo\n%s", k, stderr.String())
+		}
+	}
+	texts := map[string][]byte{"stdout": stdout.Bytes(), "stderr": stderr.Bytes()}
+	filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && filepath.Base(path) != "inputs.json" {
+			texts[path], _ = os.ReadFile(path)
+		}
+		return nil
+	})
+	if len(texts) < 5 {
+		t.Fatalf("only %d outputs to search", len(texts))
+	}
+	for where, b := range texts {
+		for _, k := range []string{headerKey, bodyKey} {
+			if bytes.Contains(b, []byte(k)) {
+				t.Errorf("%s leaks into %s", k, where)
+			}
+		}
+	}
+	if s := string(texts[filepath.Join(dir, "profile_export_aiperf.json")]); !strings.Contains(s, "invalid credentials") || !strings.Contains(s, "<redacted>") {
+		t.Errorf("the summary lacks the scrubbed 401 message:\n%s", s)
 	}
 }

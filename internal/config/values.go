@@ -76,6 +76,35 @@ type ExtraInput struct {
 	Value json.RawMessage `json:"value"`
 }
 
+// IsSensitiveField reports whether a request body field (an
+// --extra-inputs key) holds a credential: its lower-cased name contains
+// "key", "secret", "password", "passwd", "credential", "auth", "cookie" or
+// "signature", or "token" but not "tokens" (api_key, access_token and
+// client_secret are; max_tokens and min_tokens are not).
+func IsSensitiveField(name string) bool {
+	lower := strings.ToLower(name)
+	for _, f := range [...]string{"key", "secret", "password", "passwd", "credential", "auth", "cookie", "signature"} {
+		if strings.Contains(lower, f) {
+			return true
+		}
+	}
+	return strings.Contains(lower, "token") && !strings.Contains(lower, "tokens")
+}
+
+// MarshalJSON writes the entry with the value of a sensitive field (see
+// IsSensitiveField) as "<redacted>", so a key passed in the body never
+// reaches an artifact.
+func (x ExtraInput) MarshalJSON() ([]byte, error) {
+	v := x.Value
+	if IsSensitiveField(x.Key) {
+		v = json.RawMessage(`"` + Redacted + `"`)
+	}
+	return json.Marshal(struct {
+		Key   string          `json:"key"`
+		Value json.RawMessage `json:"value"`
+	}{x.Key, v})
+}
+
 // Seconds is a duration in seconds that may be +Inf ("wait forever").
 // JSON cannot carry infinities, so +Inf marshals as the string "inf" and
 // both forms unmarshal; NaN and -Inf are refused.
