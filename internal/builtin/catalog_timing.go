@@ -15,6 +15,8 @@ func timingStrategyEntries() []plugin.Entry {
 	return []plugin.Entry{
 		entry("fixed_schedule", "Replays the dataset's timestamps on absolute deadlines (--fixed-schedule)."),
 		entry("request_rate", "Requests at --request-rate on absolute deadlines, or as fast as --concurrency allows."),
+		entry("adaptive_scale", "Moves concurrency, prefill concurrency or the request rate online while SLA windows pass, then holds the last passing value (config adaptive_scale:)."),
+		entry("user_centric_rate", "--num-users users sharing --user-centric-rate, one turn per user every users/rate seconds, with a virtual history."),
 	}
 }
 
@@ -27,4 +29,10 @@ func arrivalPatternEntries() []plugin.Entry {
 	}
 }
 
-func rampEntries() []plugin.Entry { return nil }
+func rampEntries() []plugin.Entry {
+	return []plugin.Entry{
+		entry("exponential", "Ease-in: value progress is time progress squared."),
+		entry("linear", "Constant speed: one unit per duration/(target-start)."),
+		entry("poisson", "Steps at the events of a seeded Poisson process, stretched to end on time."),
+	}
+}
