@@ -2,6 +2,7 @@ package benchmark
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"log/slog"
@@ -57,11 +58,50 @@ func openLog(path string, cfg *config.Config, console io.Writer, board *live.Boa
 		consoleLevel = level
 	}
 	h := slog.NewMultiHandler(
-		slog.NewTextHandler(f, &slog.HandlerOptions{Level: level}),
-		slog.NewTextHandler(console, &slog.HandlerOptions{Level: consoleLevel}),
+		slog.NewTextHandler(f, &slog.HandlerOptions{Level: level, ReplaceAttr: dropFileOnlyAttr}),
+		consoleOnly{slog.NewTextHandler(console, &slog.HandlerOptions{Level: consoleLevel})},
 		board.Handler(max(level, slog.LevelInfo)),
 	)
 	return slog.New(h), func() { f.Close() }, nil
+}
+
+// fileOnlyKey marks a log record that is for the log file only: the
+// failure that ends a run, which the command prints once itself ("Error:
+// ..."), so the console does not show it twice.
+const fileOnlyKey = "file_only"
+
+// fileOnly is the attribute that marks such a record.
+var fileOnly = slog.Bool(fileOnlyKey, true)
+
+// dropFileOnlyAttr keeps the marker out of the log file's lines.
+func dropFileOnlyAttr(_ []string, a slog.Attr) slog.Attr {
+	if a.Key == fileOnlyKey {
+		return slog.Attr{}
+	}
+	return a
+}
+
+// consoleOnly is the console handler, less the file-only records.
+type consoleOnly struct{ slog.Handler }
+
+func (c consoleOnly) Handle(ctx context.Context, r slog.Record) error {
+	skip := false
+	r.Attrs(func(a slog.Attr) bool {
+		skip = skip || a.Key == fileOnlyKey
+		return !skip
+	})
+	if skip {
+		return nil
+	}
+	return c.Handler.Handle(ctx, r)
+}
+
+func (c consoleOnly) WithAttrs(as []slog.Attr) slog.Handler {
+	return consoleOnly{c.Handler.WithAttrs(as)}
+}
+
+func (c consoleOnly) WithGroup(name string) slog.Handler {
+	return consoleOnly{c.Handler.WithGroup(name)}
 }
 
 // consoleGate is the console log writer. While a full-screen view is up

@@ -78,18 +78,18 @@ func Run(ctx context.Context, cfg *config.Config, rio IO) error {
 	}
 
 	if err := waitForModel(ctx, plan, rio.Stderr, log); err != nil {
-		log.Error("endpoint not ready", "error", err)
+		log.Error("endpoint not ready", "error", err, fileOnly)
 		return err
 	}
 	started := time.Now()
 	if err := plan.BuildDataset(); err != nil {
-		log.Error("dataset", "error", err)
+		log.Error("dataset", "error", err, fileOnly)
 		return err
 	}
 	log.Info("dataset ready", "conversations", plan.Dataset.Len(), "tokenizer", plan.Tokenizer.Name(),
 		"tokenizer_source", plan.TokenizerSource, "seed", plan.Seed, "elapsed", time.Since(started))
 	if err := plan.planSessions(); err != nil {
-		log.Error("sessions", "error", err)
+		log.Error("sessions", "error", err, fileOnly)
 		return err
 	}
 	if plan.ChatTemplateErr != nil {
@@ -101,11 +101,11 @@ func Run(ctx context.Context, cfg *config.Config, rio IO) error {
 
 	res, err := execute(ctx, plan, rio, log, board, console)
 	if err != nil {
-		log.Error("run failed", "error", err)
+		log.Error("run failed", "error", err, fileOnly)
 		return err
 	}
 	if err := writeArtifacts(plan, res, rio); err != nil {
-		log.Error("writing artifacts failed", "error", err)
+		log.Error("writing artifacts failed", "error", err, fileOnly)
 		return &config.ExitError{Code: config.ExitFailure, Err: err}
 	}
 	return exitStatus(res)

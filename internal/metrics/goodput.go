@@ -9,19 +9,43 @@ import (
 
 // ValidateSLOs checks that every SLO names a metric in selected (AIPerf:
 // "metric(s) ... are not applicable to the current endpoint/configuration").
+//
+// A tag that names no metric at all is reported as unknown, with the tag
+// meant when it is a common short name (ttft, itl, tpot, e2e, ...).
 func ValidateSLOs(slos map[string]float64, selected []*Metric) error {
-	var missing []string
+	var missing, unknown []string
 	for tag := range slos {
 		if !slices.ContainsFunc(selected, func(m *Metric) bool { return m.Tag == tag }) {
-			missing = append(missing, tag)
+			if _, known := Builtin().byTag[tag]; known {
+				missing = append(missing, tag)
+			} else {
+				unknown = append(unknown, tag)
+			}
 		}
 	}
-	if len(missing) == 0 {
-		return nil
-	}
 	slices.Sort(missing)
-	return fmt.Errorf("invalid --goodput: metric(s) %s are not applicable to the current endpoint/configuration",
-		strings.Join(missing, ", "))
+	slices.Sort(unknown)
+	var errs []error
+	for _, tag := range unknown {
+		if want, ok := sloAliases[strings.ToLower(tag)]; ok {
+			errs = append(errs, fmt.Errorf("unknown metric %q, did you mean %s?", tag, want))
+		} else {
+			errs = append(errs, fmt.Errorf("unknown metric %q (metric tags look like time_to_first_token, inter_token_latency, request_latency)", tag))
+		}
+	}
+	if len(missing) > 0 {
+		errs = append(errs, fmt.Errorf("metric(s) %s are not applicable to the current endpoint/configuration", strings.Join(missing, ", ")))
+	}
+	return errors.Join(errs...)
+}
+
+// sloAliases maps the short names users type to metric tags.
+var sloAliases = map[string]string{
+	"ttft": "time_to_first_token", "ttst": "time_to_second_token",
+	"itl": "inter_token_latency", "tpot": "inter_token_latency",
+	"e2e": "request_latency", "e2el": "request_latency", "latency": "request_latency",
+	"isl": "input_sequence_length", "osl": "output_sequence_length",
+	"throughput": "output_token_throughput_per_user",
 }
 
 // slo is one goodput threshold, converted to the metric's base unit.

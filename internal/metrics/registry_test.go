@@ -194,3 +194,19 @@ func TestValidateSLOs(t *testing.T) {
 		t.Errorf("ValidateSLOs(ttft, itl without streaming) = %v", err)
 	}
 }
+
+// TestValidateSLOsUnknownMetric: a short name is answered with the tag
+// meant, an unknown tag is called unknown, not "not applicable".
+func TestValidateSLOsUnknownMetric(t *testing.T) {
+	t.Parallel()
+	sel := Builtin().Select(Selection{Streaming: true, ProducesTokens: true, TokenizesInput: true, Goodput: true})
+	err := ValidateSLOs(map[string]float64{"ttft": 200, "bogus": 1}, sel)
+	for _, want := range []string{`unknown metric "ttft", did you mean time_to_first_token?`, `unknown metric "bogus"`} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("ValidateSLOs = %v; want it to say %s", err, want)
+		}
+	}
+	if err := ValidateSLOs(map[string]float64{"time_to_first_token": 200}, sel); err != nil {
+		t.Errorf("a valid tag: %v", err)
+	}
+}
