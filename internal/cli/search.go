@@ -130,6 +130,21 @@ func (p *profileCommand) searchPlan(cfg *config.Config) (*search.Plan, []error) 
 	}
 	plan.Filters = append(plan.Filters, extra...)
 	plan.Tiers = tiers
+	if s.Recipe == "" {
+		plan.Stopping, plan.Stability = search.DefaultStopping, search.DefaultStability
+	}
+	if s.ImprovementPatience != nil {
+		plan.Stopping.Patience = *s.ImprovementPatience
+	}
+	if s.PlateauWindow != nil {
+		plan.Stopping.Window = *s.PlateauWindow
+	}
+	if s.PlateauThreshold != nil {
+		plan.Stopping.Threshold = *s.PlateauThreshold
+	}
+	if s.MonotonicStability != nil {
+		plan.Stability = *s.MonotonicStability
+	}
 	if s.RandomSeed != nil {
 		seed := uint64(*s.RandomSeed)
 		plan.Seed = &seed

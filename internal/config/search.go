@@ -35,6 +35,13 @@ type Search struct {
 	PercentilePooling string `json:"search_percentile_pooling,omitempty"`
 	// BOConstraintMode is deprecated in AIPerf and ignored.
 	BOConstraintMode string `json:"bo_constraint_mode,omitempty"`
+	// Early stop of the sampling planners and the monotonic planner's
+	// stability window (YAML only, as in AIPerf): nil = AIPerf's defaults
+	// (patience 10, plateau of 8 within 0.01, 2 agreeing verdicts).
+	ImprovementPatience *int     `json:"improvement_patience,omitempty"`
+	PlateauWindow       *int     `json:"plateau_window,omitempty"`
+	PlateauThreshold    *float64 `json:"plateau_threshold,omitempty"`
+	MonotonicStability  *int     `json:"monotonic_stability_trials,omitempty"`
 
 	// SLA are --search-sla filters, "metric:stat:op:threshold";
 	// SLATiers are --search-sla-tier groups.

@@ -16,7 +16,8 @@ const SweepAdaptive = "adaptive_search"
 // searchKeys are the adaptive_search settings this implementation
 // reads; the AIPerf keys after them are accepted when they carry AIPerf's
 // defaults and rejected otherwise.
-var searchKeys = []string{"planner", "search_space", "objectives", "max_iterations", "n_initial_points", "random_seed", "sla_tiers"}
+var searchKeys = []string{"planner", "search_space", "objectives", "max_iterations", "n_initial_points", "random_seed", "sla_tiers",
+	"improvement_patience", "plateau_window", "plateau_threshold", "monotonic_stability_trials"}
 
 // parseAdaptive reads an adaptive_search sweep into s.search: the same
 // settings the --search-* flags give (search_space, objectives,
@@ -82,18 +83,32 @@ func parseAdaptive(n *Node, s *sweepSpec, ps *problems) {
 			if se.Direction == "" {
 				se.Direction = "maximize"
 			}
-		case "max_iterations", "n_initial_points":
+		case "max_iterations", "n_initial_points", "improvement_patience", "plateau_window", "monotonic_stability_trials":
 			i, ok := intOf(v)
-			if !ok {
-				ps.add(v.Pos, path, "must be a whole number, not %s", describe(v))
+			if !ok || i < 1 {
+				ps.add(v.Pos, path, "must be a positive whole number, not %s", describe(v))
 				continue
 			}
 			n := int(i)
-			if k.Name == "max_iterations" {
+			switch k.Name {
+			case "max_iterations":
 				se.MaxIterations = &n
-			} else {
+			case "n_initial_points":
 				se.InitialPoints = &n
+			case "improvement_patience":
+				se.ImprovementPatience = &n
+			case "plateau_window":
+				se.PlateauWindow = &n
+			default:
+				se.MonotonicStability = &n
 			}
+		case "plateau_threshold":
+			f, ok := floatOf(v)
+			if !ok || !(f > 0) {
+				ps.add(v.Pos, path, "must be a positive number, not %s", describe(v))
+				continue
+			}
+			se.PlateauThreshold = &f
 		case "random_seed":
 			if v.Kind == Null {
 				continue

@@ -166,7 +166,7 @@ func (x *experiment) searchLoop(ctx context.Context, planner search.Planner, bud
 			verdict = "infeasible: " + x.firstBreachText(v)
 		}
 		fmt.Fprintf(x.rio.Stderr, "Search: point %d (%s): %s %s = %s, %s\n", v, describeParamsList(params),
-			x.plan.Objective.Metric, x.plan.Objective.Stat, pyStr(obs.Objective), verdict)
+			x.plan.Objective.Metric, x.plan.Objective.Stat, strconv.FormatFloat(obs.Objective, 'g', 6, 64), verdict)
 		if x.adaptive {
 			if err := x.writeSearchHistory(planner); err != nil {
 				fmt.Fprintf(x.rio.Stderr, "Search: writing %s: %v\n", searchHistoryName, err)
@@ -319,17 +319,17 @@ func (x *experiment) printSearchSummary(planner search.Planner) {
 			tag = "no point was feasible; best of all"
 		}
 		fmt.Fprintf(&b, "Best point: %s (%s %s = %s; %s)\n", describeParamsList(pointParams(x.plan.Space, best.Point)),
-			x.plan.Objective.Metric, x.plan.Objective.Stat, pyStr(best.Observation.Objective), tag)
+			x.plan.Objective.Metric, x.plan.Objective.Stat, strconv.FormatFloat(best.Observation.Objective, 'g', 6, 64), tag)
 	}
 	if bs := x.boundary(planner); bs != nil {
 		leaf := lastSegment(bs.path)
 		if bs.feasibleMax != nil {
-			fmt.Fprintf(&b, "Highest passing %s: %s\n", leaf, pyStr(bs.feasibleMax.value))
+			fmt.Fprintf(&b, "Highest passing %s: %s\n", leaf, pyStr(x.dimValue(bs.feasibleMax.value)))
 		} else {
 			fmt.Fprintf(&b, "No %s passed the SLA\n", leaf)
 		}
 		if bs.infeasibleMin != nil {
-			fmt.Fprintf(&b, "Lowest failing %s: %s (%s)\n", leaf, pyStr(bs.infeasibleMin.value), x.firstBreachText(bs.infeasibleMin.iter))
+			fmt.Fprintf(&b, "Lowest failing %s: %s (%s)\n", leaf, pyStr(x.dimValue(bs.infeasibleMin.value)), x.firstBreachText(bs.infeasibleMin.iter))
 		}
 	}
 	fmt.Fprintf(&b, "%s\n", rule)

@@ -69,9 +69,9 @@ func (x *experiment) writeSearchHistory(planner search.Planner) error {
 		set("max_iterations", p.MaxIter).
 		set("n_initial_points", p.InitPoints).
 		set("random_seed", seed).
-		set("improvement_patience", nil).
-		set("plateau_window", nil).
-		set("plateau_threshold", nil).
+		set("improvement_patience", zeroNil(p.Stopping.Patience)).
+		set("plateau_window", zeroNil(p.Stopping.Window)).
+		set("plateau_threshold", zeroNilF(p.Stopping.Threshold)).
 		set("search_space", space).
 		set("sla_filters", filters)
 	iters := make([]any, len(hist))
@@ -235,4 +235,19 @@ func (x *experiment) tierResults(hist []search.Iteration) []any {
 		out[ti] = o
 	}
 	return out
+}
+
+// zeroNil is n, or null when 0 (the stop is off).
+func zeroNil(n int) any {
+	if n == 0 {
+		return nil
+	}
+	return n
+}
+
+func zeroNilF(f float64) any {
+	if f == 0 {
+		return nil
+	}
+	return f
 }

@@ -25,14 +25,19 @@ const SLAPrecision = 0.05
 //
 // A verdict contradicting the bracket (a pass at or above infeasible_min,
 // a failure at or below feasible_max) is flagged NonMonotonic and leaves
-// the bracket as it is. Each point is run once (AIPerf's stability window
-// of one trial; repeated runs of a point are the experiment's
-// --num-profile-runs).
+// the bracket as it is.
+//
+// Stability is AIPerf's stability window: a value's verdict latches once
+// Stability observations of it agree (pass or fail); until then the same
+// value is proposed again. 1 latches every observation at once.
 type MonotonicPlanner struct {
 	base
 	lo, hi int
 	next   int
 	probe  bool
+	// Stability is the agreeing verdicts a value needs (>= 1).
+	Stability int
+	votes     map[int][2]int // value -> passes, fails
 	// FeasibleMax and InfeasibleMin bracket the SLA boundary; -1 until
 	// known.
 	FeasibleMax, InfeasibleMin int
@@ -54,7 +59,7 @@ func NewMonotonic(dim Dim, maxIter int) (*MonotonicPlanner, error) {
 		return nil, errors.New("the monotonic planner needs at least two whole values in its range")
 	}
 	return &MonotonicPlanner{
-		base: base{space: []Dim{dim}, maxIter: maxIter}, lo: lo, hi: hi, next: lo, probe: true,
+		base: base{space: []Dim{dim}, maxIter: maxIter}, lo: lo, hi: hi, next: lo, probe: true, Stability: 1, votes: map[int][2]int{},
 		FeasibleMax: -1, InfeasibleMin: -1, FeasibleIter: -1, InfeasibleIter: -1,
 	}, nil
 }
@@ -67,11 +72,25 @@ func (m *MonotonicPlanner) Next() (Point, bool) {
 	return m.propose(Point{float64(m.next)})
 }
 
+// DefaultStability is AIPerf's monotonic_stability_trials.
+const DefaultStability = 2
+
 // Observe implements Planner.
 func (m *MonotonicPlanner) Observe(o Observation) {
 	v := int(m.pending[0])
 	it := m.record(o)
-	pass := o.Feasible
+	votes := m.votes[v]
+	if o.Feasible {
+		votes[0]++
+	} else {
+		votes[1]++
+	}
+	m.votes[v] = votes
+	need := max(m.Stability, 1)
+	if votes[0] < need && votes[1] < need {
+		return // provisional: the same value again
+	}
+	pass := votes[0] >= need
 	if pass {
 		if m.InfeasibleMin >= 0 && v >= m.InfeasibleMin {
 			it.NonMonotonic = true

@@ -67,12 +67,36 @@ type base struct {
 	hist    []Iteration
 	pending Point
 	reason  string
+	// stop is the early stop of the sampling planners (bayesian, random).
+	stop Stopping
+	// sinceBest counts iterations since the objective last improved.
+	sinceBest int
+	best      float64
+	hasBest   bool
 }
+
+// Stopping is AIPerf's early stop of its sampling planners, besides the
+// iteration budget: "improvement_patience" after Patience iterations
+// without a better objective, "plateau_cv" when the last Window
+// objectives vary by less than Threshold (sample std over |mean|). Zero
+// fields are off.
+type Stopping struct {
+	Patience  int
+	Window    int
+	Threshold float64
+}
+
+// DefaultStopping is AIPerf's: patience 10, a plateau of 8 within 1 %.
+var DefaultStopping = Stopping{Patience: 10, Window: 8, Threshold: 0.01}
+
+// plateauMeanEpsilon keeps the plateau test from dividing by a zero mean.
+const plateauMeanEpsilon = 1e-12
 
 func (b *base) History() []Iteration { return slices.Clone(b.hist) }
 func (b *base) Reason() string       { return b.reason }
 
-// budgetLeft latches max_iterations once the budget is spent.
+// budgetLeft latches max_iterations once the budget is spent, and the
+// early stops of Stopping.
 func (b *base) budgetLeft() bool {
 	if b.reason != "" {
 		return false
@@ -81,7 +105,48 @@ func (b *base) budgetLeft() bool {
 		b.reason = "max_iterations"
 		return false
 	}
+	if b.stop.Patience > 0 && b.sinceBest >= b.stop.Patience {
+		b.reason = "improvement_patience"
+		return false
+	}
+	if w := b.stop.Window; w >= 2 && len(b.hist) >= w {
+		var vals []float64
+		for _, it := range b.hist[len(b.hist)-w:] {
+			if v := it.Observation.Objective; !math.IsNaN(v) && !math.IsInf(v, 0) {
+				vals = append(vals, v)
+			}
+		}
+		if len(vals) == w {
+			mean := 0.0
+			for _, v := range vals {
+				mean += v
+			}
+			mean /= float64(w)
+			ss := 0.0
+			for _, v := range vals {
+				ss += (v - mean) * (v - mean)
+			}
+			if math.Abs(mean) >= plateauMeanEpsilon && math.Sqrt(ss/float64(w-1))/math.Abs(mean) < b.stop.Threshold {
+				b.reason = "plateau_cv"
+				return false
+			}
+		}
+	}
 	return true
+}
+
+// track updates the improvement counter with an observed objective.
+func (b *base) track(o Observation) {
+	v := o.Objective
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		b.sinceBest++
+		return
+	}
+	if !b.hasBest || b.dir.better(v, b.best) {
+		b.best, b.hasBest, b.sinceBest = v, true, 0
+		return
+	}
+	b.sinceBest++
 }
 
 // propose records p as pending and returns it.
@@ -174,6 +239,9 @@ func (g *GridPlanner) Next() (Point, bool) {
 // Observe implements Planner.
 func (g *GridPlanner) Observe(o Observation) { g.record(o) }
 
+// SetStopping sets the early stop of a sampling planner.
+func (r *RandomPlanner) SetStopping(s Stopping) { r.stop = s }
+
 // RandomPlanner proposes seeded uniform samples of the space (log-uniform
 // on log dimensions), maxIter of them; repeats of a whole-number point
 // are redrawn a few times.
@@ -184,8 +252,8 @@ type RandomPlanner struct {
 }
 
 // NewRandom is a random search of maxIter points seeded with seed.
-func NewRandom(space []Dim, maxIter int, seed uint64) *RandomPlanner {
-	return &RandomPlanner{base: base{space: space, maxIter: maxIter}, rng: rand.New(rand.NewPCG(seed, seed^0x5eed)), seen: map[string]bool{}}
+func NewRandom(space []Dim, maxIter int, dir Direction, seed uint64) *RandomPlanner {
+	return &RandomPlanner{base: base{space: space, maxIter: maxIter, dir: dir}, rng: rand.New(rand.NewPCG(seed, seed^0x5eed)), seen: map[string]bool{}}
 }
 
 // Next implements Planner.
@@ -208,4 +276,4 @@ func (r *RandomPlanner) Next() (Point, bool) {
 }
 
 // Observe implements Planner.
-func (r *RandomPlanner) Observe(o Observation) { r.record(o) }
+func (r *RandomPlanner) Observe(o Observation) { r.record(o); r.track(o) }

@@ -69,6 +69,12 @@ type Plan struct {
 	// SLOs are per-request goodput thresholds the recipe sets (ms), as
 	// --goodput metric:value pairs (max-goodput-under-slo).
 	SLOs map[string]float64 `json:"slos,omitempty"`
+	// Stopping is the early stop of the bayesian and random planners
+	// (AIPerf's improvement_patience, plateau_window, plateau_threshold).
+	Stopping Stopping `json:"-"`
+	// Stability is the monotonic planner's window: agreeing verdicts a
+	// point needs (AIPerf's monotonic_stability_trials, default 2).
+	Stability int `json:"-"`
 	// Streaming says the recipe's metrics need a streaming endpoint.
 	Streaming   bool         `json:"-"`
 	PostProcess *PostProcess `json:"post_process,omitempty"`
@@ -87,11 +93,19 @@ func (p *Plan) NewPlanner() (Planner, error) {
 		if len(p.Space) != 1 {
 			return nil, fmt.Errorf("the %s planner searches exactly one dimension, got %d", p.Planner, len(p.Space))
 		}
-		return NewMonotonic(p.Space[0], p.MaxIter)
+		m, err := NewMonotonic(p.Space[0], p.MaxIter)
+		if err == nil && p.Stability > 1 {
+			m.Stability = p.Stability
+		}
+		return m, err
 	case PlannerRandom:
-		return NewRandom(p.Space, p.MaxIter, seed), nil
+		r := NewRandom(p.Space, p.MaxIter, p.Objective.Direction, seed)
+		r.SetStopping(p.Stopping)
+		return r, nil
 	case PlannerBayesian, PlannerOptuna:
-		return NewTPE(p.Space, p.MaxIter, p.InitPoints, p.Objective.Direction, seed), nil
+		t := NewTPE(p.Space, p.MaxIter, p.InitPoints, p.Objective.Direction, seed)
+		t.SetStopping(p.Stopping)
+		return t, nil
 	}
 	return nil, fmt.Errorf("unknown search planner %q (choose from %s)", p.Planner, strings.Join(Planners(), ", "))
 }
@@ -217,7 +231,7 @@ func ExpandRecipe(in RecipeInput) (*Plan, error) {
 			return nil, err
 		}
 		return &Plan{Recipe: in.Name, Planner: PlannerBayesian, Space: []Dim{concurrencyDim(lo, hi, true)},
-			Objective: maxThroughput, MaxIter: 30, InitPoints: 5, Filters: []sla.Filter{f}, Streaming: true}, nil
+			Objective: maxThroughput, MaxIter: 30, InitPoints: 5, Filters: []sla.Filter{f}, Streaming: true, Stopping: DefaultStopping}, nil
 
 	case "concurrency-ramp":
 		lo, hi, err := in.bounds(1, 1000)
@@ -297,7 +311,7 @@ func ExpandRecipe(in RecipeInput) (*Plan, error) {
 		if err != nil {
 			return nil, err
 		}
-		p := &Plan{Recipe: in.Name, Objective: maxThroughput, Filters: filters, Streaming: streaming}
+		p := &Plan{Recipe: in.Name, Objective: maxThroughput, Filters: filters, Streaming: streaming, Stopping: DefaultStopping, Stability: DefaultStability}
 		switch style := in.Style; style {
 		case "", "smooth_isotonic", "monotonic":
 			p.Planner, p.Space, p.MaxIter, p.InitPoints = PlannerMonotonic, []Dim{concurrencyDim(lo, hi, false)}, 20, 1
@@ -380,7 +394,7 @@ func ExpandRecipe(in RecipeInput) (*Plan, error) {
 			return nil, err
 		}
 		return &Plan{Recipe: in.Name, Planner: PlannerBayesian, Space: []Dim{concurrencyDim(lo, hi, true)},
-			Objective: Objective{Metric: "goodput", Stat: "avg", Direction: Maximize}, MaxIter: 30, InitPoints: 5,
+			Objective: Objective{Metric: "goodput", Stat: "avg", Direction: Maximize}, MaxIter: 30, InitPoints: 5, Stopping: DefaultStopping,
 			Filters:   []sla.Filter{{Metric: "good_request_fraction", Stat: "avg", Op: sla.GE, Threshold: att}},
 			SLOs:      map[string]float64{"time_to_first_token": *in.SLA.TTFTms, "inter_token_latency": itl, "request_latency": *in.SLA.E2Ems},
 			Streaming: true}, nil

@@ -205,7 +205,7 @@ func TestBayesianBeatsRandom(t *testing.T) {
 				return b.Observation.Objective
 			}
 			tpe := bestOf(NewTPE(c.space, 50, 8, c.dir, seed))
-			rnd := bestOf(NewRandom(c.space, 50, seed))
+			rnd := bestOf(NewRandom(c.space, 50, c.dir, seed))
 			if c.dir == Minimize {
 				tpe, rnd = -tpe, -rnd
 			}
@@ -239,5 +239,50 @@ func TestTPEDeterministicAndFeasibilityFirst(t *testing.T) {
 	best, feasible, _ := Best(p.History(), Maximize)
 	if best.Point[0] > 40 || best.Point[0] < 30 || feasible < 8 {
 		t.Errorf("best %v with %d feasible points; want the feasible maximum near 40", best.Point, feasible)
+	}
+}
+
+// TestMonotonicStabilityWindow: with AIPerf's window of 2 every value is
+// asked until two verdicts agree; a flip asks a third time.
+func TestMonotonicStabilityWindow(t *testing.T) {
+	t.Parallel()
+	m, _ := NewMonotonic(Dim{Path: "c", Lo: 1, Hi: 64, Int: true}, 40)
+	m.Stability = 2
+	asked := map[float64]int{}
+	pts := drive(m, func(p Point) (float64, bool) {
+		asked[p[0]]++
+		if p[0] == 2 && asked[2] == 1 {
+			return 0, false // a spurious failure, outvoted
+		}
+		return 0, p[0] <= 4
+	})
+	var got []float64
+	for _, p := range pts {
+		got = append(got, p[0])
+	}
+	want := []float64{1, 1, 2, 2, 2, 4, 4, 8, 8, 6, 6, 5, 5}
+	if !slices.Equal(got, want) || m.FeasibleMax != 4 || m.InfeasibleMin != 5 {
+		t.Errorf("points %v, bracket [%d, %d]; want %v, [4, 5]", got, m.FeasibleMax, m.InfeasibleMin, want)
+	}
+}
+
+// TestEarlyStopping: patience ends a search that stops improving, a
+// plateau one whose objective no longer moves.
+func TestEarlyStopping(t *testing.T) {
+	t.Parallel()
+	space := []Dim{{Path: "x", Lo: 0, Hi: 1}}
+	r := NewRandom(space, 100, Maximize, 1)
+	r.SetStopping(Stopping{Patience: 3})
+	n := 0
+	drive(r, func(Point) (float64, bool) { n++; return float64(min(n, 2)), true }) // improves twice, then flat
+	if r.Reason() != "improvement_patience" || len(r.History()) != 5 {
+		t.Errorf("patience: %s after %d", r.Reason(), len(r.History()))
+	}
+	tp := NewTPE(space, 100, 2, Maximize, 1)
+	tp.SetStopping(Stopping{Window: 4, Threshold: 0.01})
+	n = 0
+	drive(tp, func(Point) (float64, bool) { n++; return 100 + 0.01*float64(n), true }) // rising, but by 0.01 %
+	if tp.Reason() != "plateau_cv" || len(tp.History()) != 4 {
+		t.Errorf("plateau: %s after %d", tp.Reason(), len(tp.History()))
 	}
 }

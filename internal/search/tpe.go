@@ -108,7 +108,11 @@ func (t *TPEPlanner) Next() (Point, bool) {
 }
 
 // Observe implements Planner.
-func (t *TPEPlanner) Observe(o Observation) { t.record(o) }
+func (t *TPEPlanner) Observe(o Observation) { t.record(o); t.track(o) }
+
+// SetStopping sets the early stop (AIPerf's improvement patience and
+// plateau); the zero value stops only at the budget.
+func (t *TPEPlanner) SetStopping(s Stopping) { t.stop = s }
 
 // rank orders observation indices best first, feasibility first.
 func (t *TPEPlanner) rank() []int {
