@@ -235,3 +235,47 @@ func runLimitSteps(ctx context.Context, r *phaseRunner, start time.Duration, ste
 	}()
 	return func() { <-done }
 }
+
+// replaySpeedup applies --replay-speedup to a trace replayed on a fixed
+// schedule: every timestamp and inter-turn delay is divided by it (10 = ten
+// times faster than recorded). The baseten_trace loader has applied it
+// already, before its idle-gap cap.
+func (p *Plan) replaySpeedup() {
+	sp := p.Config.Shape.Replay.Speedup
+	if sp == nil || *sp == 1 || p.DatasetType == "baseten_trace" {
+		return
+	}
+	for i := range p.Dataset.Conversations {
+		turns := p.Dataset.Conversations[i].Turns
+		for t := range turns {
+			turns[t].Timestamp = time.Duration(float64(turns[t].Timestamp) / *sp)
+			turns[t].Delay = time.Duration(float64(turns[t].Delay) / *sp)
+		}
+	}
+}
+
+// replayWarnings are the trace-replay flags that only baseten_trace honours,
+// given for another dataset: AIPerf warns and ignores them, and so does
+// this run.
+func (p *Plan) replayWarnings() []string {
+	if p.DatasetType == "baseten_trace" {
+		return nil
+	}
+	r := &p.Config.Shape.Replay
+	var out []string
+	for _, f := range []struct {
+		flag string
+		set  bool
+	}{
+		{"--max-idle-gap-cap-seconds", r.MaxIdleGapCapSeconds != nil},
+		{"--no-open-loop-replay", r.ClosedLoop},
+		{"--open-loop-strict", r.Strict},
+		{"--omit-kv-hints", r.OmitKVHints},
+		{"--no-force-min-tokens", r.NoForceMinTokens},
+	} {
+		if f.set {
+			out = append(out, f.flag)
+		}
+	}
+	return out
+}

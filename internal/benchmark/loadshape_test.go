@@ -2,6 +2,7 @@ package benchmark
 
 import (
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"github.com/aiperf-go/aiperf/internal/config"
+	"github.com/aiperf-go/aiperf/internal/dataset"
 	"github.com/aiperf-go/aiperf/internal/mockserver"
 )
 
@@ -287,5 +289,39 @@ func TestWarmupOwnLoadAndMetrics(t *testing.T) {
 	}
 	if got := avg(t, wm, "request_count"); got != 5 {
 		t.Errorf("warmup_metrics.request_count %v; want 5", got)
+	}
+}
+
+// TestReplaySpeedup: a trace of five requests 400 ms apart replayed at
+// --replay-speedup 4 reaches the server 100 ms apart: the whole replay
+// spans 400 ms, not 1.6 s.
+func TestReplaySpeedup(t *testing.T) {
+	t.Parallel()
+	url, posts := recorderServer(t, mockserver.New(mockConfig(t, nil)))
+	cfg := baseConfig(t, url)
+	cfg.Load.RequestCount = nil
+	cfg.Replay.FixedSchedule = true
+	cfg.Shape.Replay.Speedup = ptr(4.0)
+	ds := &dataset.Dataset{}
+	for i := range 5 {
+		ds.Conversations = append(ds.Conversations, dataset.Conversation{
+			ID:    fmt.Sprintf("trace_%d", i),
+			Turns: []dataset.Turn{{Texts: []string{"replay me"}, InputTokens: 2, MaxTokens: 4, Timestamp: time.Duration(i) * 400 * time.Millisecond, HasTimestamp: true}},
+		})
+	}
+	if out, err := runDataset(t, cfg, ds); err != nil {
+		t.Fatalf("run: %v\n%s", err, out)
+	}
+	rs := posts()
+	if len(rs) != 5 {
+		t.Fatalf("server saw %d requests; want 5", len(rs))
+	}
+	first, last := rs[0].ReceivedNs, rs[0].ReceivedNs
+	for _, r := range rs {
+		first, last = min(first, r.ReceivedNs), max(last, r.ReceivedNs)
+	}
+	// Sends are never early; a late first send can only shorten the span.
+	if span := time.Duration(last - first); span < 300*time.Millisecond || span >= 800*time.Millisecond {
+		t.Errorf("replay spanned %v at the server; want about 400 ms (1.6 s / 4)", span)
 	}
 }

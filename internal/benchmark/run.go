@@ -92,6 +92,9 @@ func Run(ctx context.Context, cfg *config.Config, rio IO) error {
 		log.Error("sessions", "error", err, fileOnly)
 		return err
 	}
+	if flags := plan.replayWarnings(); len(flags) > 0 {
+		log.Warn("only the baseten_trace loader honours these trace-replay flags; they have no effect on this dataset", "flags", flags)
+	}
 	if plan.ChatTemplateErr != nil {
 		log.Warn("--apply-chat-template has no effect: input tokens are counted on the bare prompt text", "reason", plan.ChatTemplateErr)
 	}

@@ -69,6 +69,7 @@ func (p *Plan) planSessions() error {
 		}
 		return nil
 	}
+	p.replaySpeedup()
 	if !all {
 		return usageError(fmt.Errorf("--fixed-schedule: every conversation needs a timestamp on its first turn; %s", firstUntimed(ds)))
 	}

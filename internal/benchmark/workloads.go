@@ -50,8 +50,9 @@ func (p *Plan) publicOptions() public.Options {
 }
 
 // basetenOptions translates the configuration into baseten_trace replay
-// options. --replay-speedup is applied to the schedule by the replay
-// itself, not here, so it is not applied twice.
+// options. The loader applies --replay-speedup itself, before the idle-gap
+// cap (which is in replay seconds, as AIPerf's), so the replay does not
+// apply it again (see replaySpeedup).
 func (p *Plan) basetenOptions() dataset.BasetenOptions {
 	c := p.Config
 	r := &c.Shape.Replay
@@ -64,6 +65,9 @@ func (p *Plan) basetenOptions() dataset.BasetenOptions {
 	}
 	if s := r.MaxIdleGapCapSeconds; s != nil {
 		o.MaxIdleGap = seconds(*s)
+	}
+	if r.Speedup != nil {
+		o.Speedup = *r.Speedup
 	}
 	if v := c.Dataset.TraceSessionSampleRatio; v != nil {
 		o.SampleRatio = *v

@@ -115,24 +115,24 @@ func (b *flagBuilder) addLoadShapeFlags(cfg *config.Config) {
 	b.group = groupConv
 	b.add(&floatPtrValue{recorder: b.rec("max-idle-gap-cap-seconds"), p: &r.MaxIdleGapCapSeconds}, spec{
 		name: "max-idle-gap-cap-seconds", meta: "<seconds>",
-		usage: "Trace replay: collapse idle gaps between consecutive requests (across all sessions, after --replay-speedup) to at most this many seconds.",
+		usage: "baseten_trace replay: collapse idle gaps between consecutive requests (across all sessions, after --replay-speedup) to at most this many seconds.",
 	})
 	b.add(&floatPtrValue{recorder: b.rec("replay-speedup"), p: &r.Speedup}, spec{
 		name: "replay-speedup", meta: "<factor>",
-		usage: "Trace replay: divide every timestamp and inter-turn delay by this factor (10 = ten times faster than recorded).",
+		usage: "Trace replay (any timestamped trace): divide every timestamp and inter-turn delay by this factor (10 = ten times faster than recorded).",
 	})
 	b.addInvertedPair(&r.ClosedLoop, "open-loop-replay",
-		"Trace replay: send each later turn at its recorded timestamp (or when the previous turn finishes, if later). --no-open-loop-replay sends it its recorded think time after the previous response instead.")
+		"baseten_trace replay: send each later turn at its recorded timestamp (or when the previous turn finishes, if later). --no-open-loop-replay sends it its recorded think time after the previous response instead.")
 	b.add(&boolValue{recorder: b.rec("open-loop-strict"), p: &r.Strict}, spec{
 		name:  "open-loop-strict",
-		usage: "Trace replay: send every trace row as its own single-turn session at its recorded timestamp.",
+		usage: "baseten_trace replay: send every trace row as its own single-turn session at its recorded timestamp.",
 	})
 	b.add(&boolValue{recorder: b.rec("omit-kv-hints"), p: &r.OmitKVHints}, spec{
 		name:  "omit-kv-hints",
-		usage: "Trace replay: drop recorded KV-cache hints (hash_ids, block_size) from the request bodies.",
+		usage: "baseten_trace replay: drop recorded KV-cache hints (hash_ids, block_size) from the request bodies.",
 	})
 	b.addInvertedPair(&r.NoForceMinTokens, "force-min-tokens",
-		"Trace replay: pin min_tokens to each row's recorded output length. --no-force-min-tokens lets generations end at EOS.")
+		"baseten_trace replay: pin min_tokens to each row's recorded output length. --no-force-min-tokens lets generations end at EOS.")
 }
 
 // addInvertedPair registers --name (default on) and --no-name for an

@@ -111,8 +111,10 @@ type WarmupLoad struct {
 }
 
 // TraceReplay is how a timestamped trace is paced (AIPerf's Conversation
-// Input replay flags). Applied to every trace replayed on a fixed
-// schedule.
+// Input replay flags). The baseten_trace loader honours them all, as in
+// AIPerf; Speedup also paces every other trace replayed on a fixed
+// schedule, and the rest are ignored elsewhere, with a warning (AIPerf's
+// behaviour).
 type TraceReplay struct {
 	// Speedup divides every timestamp and inter-turn delay (10 = ten
 	// times faster than recorded); nil = real time.
@@ -365,21 +367,6 @@ func (c *Config) validateTraceReplay(p *problems) {
 	}
 	if r.MaxIdleGapCapSeconds != nil {
 		positive(p, "--max-idle-gap-cap-seconds", *r.MaxIdleGapCapSeconds)
-	}
-	for _, f := range []struct {
-		flag string
-		set  bool
-	}{
-		{"--replay-speedup", r.Speedup != nil},
-		{"--max-idle-gap-cap-seconds", r.MaxIdleGapCapSeconds != nil},
-		{"--no-open-loop-replay", r.ClosedLoop},
-		{"--open-loop-strict", r.Strict},
-		{"--omit-kv-hints", r.OmitKVHints},
-		{"--no-force-min-tokens", r.NoForceMinTokens},
-	} {
-		if f.set {
-			p.add(f.flag, "trace-replay pacing is not implemented yet")
-		}
 	}
 	if r.Strict && r.ClosedLoop {
 		p.add("--open-loop-strict", "cannot be combined with --no-open-loop-replay: strict replay is open loop")
