@@ -72,6 +72,7 @@ func writeResults(p *Plan, res *result, rio IO) error {
 		WasCancelled:     res.Stopped,
 		Exports:          exports(p),
 		LogFile:          p.Paths.Log,
+		EmbeddedMock:     p.Config.Endpoint.MockServer,
 	}
 	if res.Health != nil {
 		opts.Footer = healthConsole(*res.Health)

@@ -371,3 +371,24 @@ func TestRunStopsWhenNothingListens(t *testing.T) {
 		t.Errorf("%d records; want all 8 with --keep-going-when-unreachable", n)
 	}
 }
+
+// TestRunAllFailedPrintsErrorTable: when every request failed, the console
+// shows the error table and the main table's counts, not group tables of
+// zeros.
+func TestRunAllFailedPrintsErrorTable(t *testing.T) {
+	t.Parallel()
+	url, _ := faultMock(t, func(c *mockserver.Config) {
+		c.Faults = []mockserver.FaultRate{{Fault: mockserver.FaultHTTP500, Rate: 1}}
+	}, nil)
+	cfg := faultConfig(t, url, true, 4)
+	out, err := run(t, context.Background(), cfg)
+	if exitCode(err) != config.ExitFailure {
+		t.Fatalf("Run = %v; want exit 1 after every request failed", err)
+	}
+	if !strings.Contains(out, "Error Summary") || !strings.Contains(out, "Request Error Rate") {
+		t.Errorf("the console lacks the error table or the error rate:\n%s", out)
+	}
+	if strings.Contains(out, "LLM Metrics: Effective") {
+		t.Errorf("the console prints the effective-metrics table for a run without a good request:\n%s", out)
+	}
+}

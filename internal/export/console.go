@@ -3,6 +3,7 @@ package export
 import (
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -18,6 +19,9 @@ const DefaultConsoleWidth = 140
 
 // ConsoleOptions configure the end-of-run console output.
 type ConsoleOptions struct {
+	// EmbeddedMock reports a run against --mock-server, which has no prompt
+	// cache: the hint about turning on cache reporting does not apply.
+	EmbeddedMock bool
 	// Title heads the main table, e.g. "NVIDIA AIPerf | LLM Metrics";
 	// group tables are titled "<Title>: Usage" and so on.
 	Title string
@@ -107,10 +111,15 @@ func Console(w io.Writer, s *metrics.Summary, o ConsoleOptions) error {
 		b.WriteString(errorTable(s.Errors, width))
 	}
 	results := visibleResults(s)
+	if len(s.Errors) > 0 && validRequests(s) == 0 {
+		// Every request failed: the error table says what happened; the
+		// group tables (effective, usage, ...) would be rows of zeros.
+		results = slices.DeleteFunc(results, func(r metrics.Result) bool { return r.Metric.Group != metrics.GroupDefault })
+	}
 	if tables := metricTables(results, o.Title, width); tables != "" {
 		b.WriteString("\n\n")
 		b.WriteString(tables)
-		if cacheHintApplies(results) {
+		if !o.EmbeddedMock && cacheHintApplies(results) {
 			b.WriteString("\n")
 			for _, l := range wrapText(cacheHint, width) {
 				b.WriteString(l + "\n")
