@@ -59,7 +59,7 @@ func (b *flagBuilder) addSearchFlags(cfg *config.Config) {
 	})
 	b.add(&stringValue{recorder: b.rec("search-percentile-pooling"), p: &s.PercentilePooling}, spec{
 		name: "search-percentile-pooling", meta: "<mode>", def: "mean", choices: []string{"mean", "pooled"},
-		usage: "With a percentile --search-stat: mean of the runs' percentiles (the objective used here in both modes; pooled is accepted for AIPerf scripts).",
+		usage: "With a percentile --search-stat: mean (the runs' percentiles averaged) or pooled (the percentile of every request of the point's runs together, from their profile_export.jsonl; the mean when the records are missing).",
 	})
 	b.add(&stringValue{recorder: b.rec("bo-constraint-mode"), p: &s.BOConstraintMode}, spec{
 		name: "bo-constraint-mode", meta: "<mode>", choices: []string{"penalty", "eic"},

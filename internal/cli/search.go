@@ -142,6 +142,7 @@ func (p *profileCommand) searchPlan(cfg *config.Config) (*search.Plan, []error) 
 	if s.PlateauThreshold != nil {
 		plan.Stopping.Threshold = *s.PlateauThreshold
 	}
+	plan.Pooled = s.PercentilePooling == "pooled"
 	if s.MonotonicStability != nil {
 		plan.Stability = *s.MonotonicStability
 	}

@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -16,6 +17,7 @@ import (
 	"github.com/aiperf-go/aiperf/internal/benchmark"
 	"github.com/aiperf-go/aiperf/internal/config"
 	"github.com/aiperf-go/aiperf/internal/configfile"
+	"github.com/aiperf-go/aiperf/internal/metrics/stats"
 	"github.com/aiperf-go/aiperf/internal/search"
 	"github.com/aiperf-go/aiperf/internal/sla"
 )
@@ -242,7 +244,44 @@ func (x *experiment) observe(v int) search.Observation {
 	if n > 0 {
 		o.Objective = sum / float64(n)
 	}
+	if q, ok := percentileOf(x.plan.Objective.Stat); ok && x.plan.Pooled {
+		if v, ok := x.pooledPercentile(v, q); ok {
+			o.Objective = v
+		}
+	}
 	return o
+}
+
+// percentileOf reads "p95" as 95.
+func percentileOf(stat string) (float64, bool) {
+	if len(stat) < 2 || stat[0] != 'p' {
+		return 0, false
+	}
+	q, err := strconv.ParseFloat(stat[1:], 64)
+	return q, err == nil && q > 0 && q < 100
+}
+
+// pooledPercentile is the q-th percentile (numpy linear) of the
+// objective metric over every successful request of point v's runs;
+// false without records.
+func (x *experiment) pooledPercentile(v int, q float64) (float64, bool) {
+	var all []float64
+	for i := range x.results[v] {
+		r := &x.results[v][i]
+		if !r.ok() || r.Records == "" {
+			continue
+		}
+		vals, err := recordValues(r, x.plan.Objective.Metric)
+		if err != nil {
+			continue
+		}
+		all = append(all, vals...)
+	}
+	if len(all) == 0 {
+		return 0, false
+	}
+	slices.Sort(all)
+	return stats.Percentile(all, q), true
 }
 
 // firstBreach is the first filter (in order) no successful run of point v

@@ -3,8 +3,10 @@ package experiment
 import (
 	"context"
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -125,5 +127,32 @@ func TestSLASearchFindsTheKnee(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "Highest passing concurrency: 4") {
 		t.Errorf("summary:\n%s", out.String())
+	}
+}
+
+// TestPooledPercentile: with --search-percentile-pooling pooled the
+// objective is the percentile of every request of the point's runs.
+func TestPooledPercentile(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	var runs []runResult
+	for i, vals := range [][]float64{{10, 20, 30}, {40, 50}} {
+		var b strings.Builder
+		for _, v := range vals {
+			b.WriteString(`{"metadata":{"benchmark_phase":"profiling"},"metrics":{"time_to_first_token":{"value":` + strconv.FormatFloat(v, 'f', -1, 64) + `,"unit":"ms"}}}` + "\n")
+		}
+		path := filepath.Join(dir, strconv.Itoa(i)+".jsonl")
+		if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		runs = append(runs, runResult{Records: path, Summary: summaryWith(t, "time_to_first_token", 1)})
+	}
+	x := &experiment{results: [][]runResult{runs}, plan: &search.Plan{Objective: search.Objective{Metric: "time_to_first_token", Stat: "p50"}, Pooled: true}}
+	if got := x.observe(0).Objective; got != 30 {
+		t.Errorf("pooled p50 = %v; want 30 (the median of 10..50)", got)
+	}
+	x.plan.Pooled = false
+	if got := x.observe(0).Objective; !math.IsNaN(got) { // the summaries have no p50
+		t.Errorf("mean of the runs' p50 = %v; want NaN (not in the summaries)", got)
 	}
 }

@@ -72,6 +72,10 @@ type Plan struct {
 	// Stopping is the early stop of the bayesian and random planners
 	// (AIPerf's improvement_patience, plateau_window, plateau_threshold).
 	Stopping Stopping `json:"-"`
+	// Pooled computes a percentile objective over the per-request values
+	// of all the point's runs instead of the mean of the runs'
+	// percentiles (--search-percentile-pooling pooled).
+	Pooled bool `json:"-"`
 	// Stability is the monotonic planner's window: agreeing verdicts a
 	// point needs (AIPerf's monotonic_stability_trials, default 2).
 	Stability int `json:"-"`
