@@ -96,8 +96,13 @@ func (p *profileCommand) run(ctx context.Context, args []string) error {
 	problems = append(problems, p.cf.problems...)
 	problems = append(problems, p.valueProblems.errs...)
 	p.cfg.Output.ArtifactDirExplicit = p.cfg.Output.ArtifactDirExplicit || p.cmd.Flags().Changed("output-artifact-dir")
-	problems = append(problems, unjoin(p.cfg.Validate())...)
-	problems = append(problems, plotConfigProblems(&p.cfg)...)
+	if len(p.cf.problems) == 0 {
+		// A config file that did not load left the configuration half
+		// applied: checking it would add problems the file does not have
+		// (a spurious "model required" when the models key was fine).
+		problems = append(problems, unjoin(p.cfg.Validate())...)
+		problems = append(problems, plotConfigProblems(&p.cfg)...)
+	}
 	if len(problems) == 0 {
 		var errs []error
 		p.plan, errs = p.searchPlan(&p.cfg)

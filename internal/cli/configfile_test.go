@@ -97,11 +97,14 @@ func TestConfigFileProblems(t *testing.T) {
 		"c.yaml:3:3: benchmark: unknown key \"modle\"; did you mean \"models\"?",
 		"c.yaml:4:15: benchmark.phases.profiling: unknown key \"concurency\"; did you mean \"concurrency\"?",
 		"--request-count",
-		"4 problems", // and the model the file failed to give
+		"3 problems", // not a fourth "model required": the file's own error says why (issue 11)
 	} {
 		if !strings.Contains(r.stderr, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
 		}
+	}
+	if strings.Contains(r.stderr, "at least one model name is required") {
+		t.Errorf("a config-file error added a spurious model problem:\n%s", r.stderr)
 	}
 	r = runMain(t, context.Background(), nil, "profile", "-f", filepath.Join(t.TempDir(), "missing.yaml"))
 	if r.code != 2 || !strings.Contains(r.stderr, "missing.yaml") {

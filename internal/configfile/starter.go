@@ -35,7 +35,8 @@ benchmark:
       isl: {mean: 550, stddev: 0}   # input tokens; a plain number is a fixed length
       osl: 256                      # output tokens requested (max_completion_tokens)
 
-  # tokenizer: builtin    # counts tokens without downloading anything
+  tokenizer:
+    name: builtin         # counts tokens offline; name your model's (e.g. Qwen/Qwen3-0.6B) for exact counts
 
   warmup:                 # not measured
     type: concurrency
