@@ -99,6 +99,9 @@ func writeResults(p *Plan, res *result, rio IO) error {
 			unwritten[p.Paths.JSON] = true
 		}
 	}
+	if err := writePhaseArtifacts(p, res, info); err != nil {
+		errs = append(errs, err)
+	}
 	if err := llmdReport(p, rio.Version); err != nil {
 		errs = append(errs, err)
 	}

@@ -279,3 +279,48 @@ func (p *Plan) replayWarnings() []string {
 	}
 	return out
 }
+
+// phaseList is the run's phases in order: the config file's named phases,
+// each with its own load, or the warmup (if any) and the profiling phase.
+// In a named run Warmup and Profiling become the first phase of each kind.
+func phaseList(cfg *config.Config, p *Plan) []*PhaseSpec {
+	if len(cfg.Shape.Phases) == 0 {
+		var out []*PhaseSpec
+		if p.Warmup != nil {
+			p.Warmup.Name, p.Warmup.Index, p.Warmup.ProfilingIndex = "warmup", 0, -1
+			out = append(out, p.Warmup)
+		}
+		p.Profiling.Name, p.Profiling.Index, p.Profiling.ProfilingIndex = "profiling", len(out), 0
+		return append(out, &p.Profiling)
+	}
+	var out []*PhaseSpec
+	prof := 0
+	p.Warmup = nil
+	for i, ph := range cfg.Shape.Phases {
+		pc := ph.Phase
+		s := profilingSpec(pc)
+		shapeSpec(pc, &s)
+		if n := pc.Conversation.NumSessions; n != nil {
+			s.Sessions = *n
+		}
+		s.Name, s.Index, s.Named = ph.Name, i, true
+		if ph.Kind == "warmup" {
+			s.Phase, s.ProfilingIndex = record.Warmup, -1
+			if pc.Load.BenchmarkGracePeriod == nil {
+				s.Grace = -1 // a warmup waits for all its responses unless told otherwise
+			}
+		} else {
+			s.ProfilingIndex = prof
+			prof++
+		}
+		out = append(out, &s)
+		switch {
+		case ph.Kind == "warmup" && p.Warmup == nil:
+			p.Warmup = &s
+		case ph.Kind == "profiling" && s.ProfilingIndex == 0:
+			p.Profiling = s
+			out[len(out)-1] = &p.Profiling
+		}
+	}
+	return out
+}

@@ -290,6 +290,20 @@ func TestWarmupOwnLoadAndMetrics(t *testing.T) {
 	if got := avg(t, wm, "request_count"); got != 5 {
 		t.Errorf("warmup_metrics.request_count %v; want 5", got)
 	}
+	// Two phases ran: each has its own summary, indexed in the manifest,
+	// as AIPerf 0.13 writes them.
+	for name, want := range map[string]float64{"warmup": 5, "profiling": 12} {
+		doc := summary(t, filepath.Join(dir, "phases", name, "profile_export_aiperf.json"))
+		if got := avg(t, doc, "request_count"); got != want {
+			t.Errorf("phases/%s request_count %v; want %v", name, got, want)
+		}
+	}
+	man := summary(t, filepath.Join(dir, "phase_manifest.json"))
+	var phases []map[string]any
+	if err := json.Unmarshal(man["phases"], &phases); err != nil || len(phases) != 2 ||
+		phases[0]["phase_name"] != "warmup" || phases[1]["phase_name"] != "profiling" || phases[1]["profiling_index"] != 0.0 || phases[0]["profiling_index"] != nil {
+		t.Errorf("phase_manifest.json phases: %v %v", err, phases)
+	}
 }
 
 // TestReplaySpeedup: a trace of five requests 400 ms apart replayed at

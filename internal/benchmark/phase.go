@@ -149,6 +149,9 @@ func (r *phaseRunner) run(stop context.Context, spec *PhaseSpec, seed uint64) (p
 	if gate != nil {
 		wo.Prefill, wo.Parser = gate, r.plan.Endpoint
 	}
+	if spec.Named {
+		wo.PhaseName, wo.PhaseIndex, wo.ProfilingIndex = spec.Name, spec.Index, max(0, spec.ProfilingIndex)
+	}
 	if r.plan.Sessions.MultiTurn {
 		wo.Endpoint, wo.EOptions = r.plan.Endpoint, &r.plan.EOptions
 	}

@@ -26,6 +26,9 @@ type pipeline struct {
 	processed chan metrics.Processed
 	acc       *metrics.Accumulator
 	warm      *metrics.Accumulator // warmup records (warmup_metrics); nil without a warmup
+	// phaseAccs are the per-phase accumulators by phase index (phases.go);
+	// nil for a single-phase run.
+	phaseAccs []*metrics.Accumulator
 	// adaptive, while a phase runs an adaptive-scale controller, is fed
 	// every finished profiling record.
 	adaptive atomic.Pointer[adaptiveRun]
@@ -95,6 +98,7 @@ func startPipeline(p *Plan, clk *clock.Clock, records *export.RecordWriter, rawO
 		pl.warm = metrics.NewAccumulator(p.Registry, p.Metrics, p.SLOs)
 		pl.warm.SetPhase(record.Warmup)
 	}
+	pl.phaseAccs = phaseAccumulators(p, pl.acc, pl.warm)
 	procs := make([]*metrics.Processor, n)
 	for i := range procs {
 		proc, err := metrics.NewProcessor(p.Registry, metrics.ProcessorOptions{
@@ -165,6 +169,7 @@ func (pl *pipeline) consumeOne(p *metrics.Processed) {
 		c.maxLag.Store(lag)
 	}
 	pl.live.observe(p)
+	pl.addToPhase(p)
 	if rec.Phase == record.Profiling {
 		pl.guard.observeRecord(rec) // first: it may stop the run
 		if a := pl.adaptive.Load(); a != nil {

@@ -76,6 +76,10 @@ type Plan struct {
 
 	Warmup    *PhaseSpec // nil when no warmup phase runs
 	Profiling PhaseSpec
+	// Phases are every phase in run order: the warmup (if any) and the
+	// profiling phase, or a config file's named phases (then Warmup and
+	// Profiling are the first of each kind).
+	Phases []*PhaseSpec
 	// Adaptive is the profiling phase's adaptive-scale controller; nil
 	// when it has none.
 	Adaptive *adaptive.Config
@@ -87,15 +91,22 @@ type Plan struct {
 
 // PhaseSpec is how one phase sends and when it stops.
 type PhaseSpec struct {
-	Phase       record.Phase
-	Count       int           // stop after this many requests; 0 = no count bound
-	Sessions    int           // stop after this many conversations; 0 = no session bound
-	Duration    time.Duration // stop issuing after this long; 0 = no time bound
-	Grace       time.Duration // wait this long for in-flight requests once issuing stops; <0 = forever
-	Concurrency int           // cap on credits outstanding; 0 = unlimited
-	Pattern     config.ArrivalPattern
-	Rate        float64 // requests/s in request-rate mode; 0 in concurrency mode
-	Smoothness  float64 // gamma shape
+	Phase record.Phase
+	// Name, Index and ProfilingIndex place the phase in the run (its
+	// phases/<Name>/ artifacts); ProfilingIndex is -1 for a warmup. Named
+	// is true for a config file's named phases.
+	Name           string
+	Index          int
+	ProfilingIndex int
+	Named          bool
+	Count          int           // stop after this many requests; 0 = no count bound
+	Sessions       int           // stop after this many conversations; 0 = no session bound
+	Duration       time.Duration // stop issuing after this long; 0 = no time bound
+	Grace          time.Duration // wait this long for in-flight requests once issuing stops; <0 = forever
+	Concurrency    int           // cap on credits outstanding; 0 = unlimited
+	Pattern        config.ArrivalPattern
+	Rate           float64 // requests/s in request-rate mode; 0 in concurrency mode
+	Smoothness     float64 // gamma shape
 
 	// Load shapes (loadshape.go). Prefill caps requests awaiting their
 	// first token (0 = none); the ramps move Concurrency, Prefill and Rate
@@ -195,6 +206,7 @@ func NewPlan(cfg *config.Config, reg *builtin.Registries) (*Plan, error) {
 	if cfg.WarmupEnabled() {
 		p.Warmup = warmupSpec(cfg, &p.Profiling)
 	}
+	p.Phases = phaseList(cfg, p)
 
 	p.Paths = export.NewPaths(artifactDir(cfg, p.Meta), cfg.Output.ProfileExportPrefix, exportLevel(cfg))
 	return p, nil

@@ -17,6 +17,7 @@ import (
 	"github.com/aiperf-go/aiperf/internal/export"
 	"github.com/aiperf-go/aiperf/internal/live"
 	"github.com/aiperf-go/aiperf/internal/metrics"
+	"github.com/aiperf-go/aiperf/internal/record"
 	"github.com/aiperf-go/aiperf/internal/transport"
 )
 
@@ -127,6 +128,9 @@ type result struct {
 	Health      *ClientHealth // nil when the profiling phase did not run
 	Timeslices  []export.Timeslice
 	Warmup      *metrics.Summary // the warmup phase's metrics (warmup_metrics); nil without one
+	// Phases are the phases that ran, in order, each with its own summary
+	// when the run had more than one (phase_manifest.json).
+	Phases []phaseOutcome
 }
 
 // execute runs the phases with the processing pipeline behind them, and
@@ -138,7 +142,7 @@ func execute(ctx context.Context, plan *Plan, rio IO, log *slog.Logger, board *l
 	if err != nil {
 		return nil, err
 	}
-	lineOpts := export.LineOptions{Clock: clk, WarmupFirst: plan.Warmup != nil, SensitiveHeader: config.IsSensitiveHeader}
+	lineOpts := export.LineOptions{Clock: clk, WarmupFirst: plan.Warmup != nil && len(plan.Phases) == 2, SensitiveHeader: config.IsSensitiveHeader}
 	var records *export.RecordWriter
 	if plan.Paths.WritesRecords() {
 		if records, err = export.NewRecordWriter(plan.Paths.JSONL, lineOpts); err != nil {
@@ -189,18 +193,38 @@ func execute(ctx context.Context, plan *Plan, rio IO, log *slog.Logger, board *l
 	var phaseErr error
 	var warmRan bool
 	var warmStart time.Duration
-	if plan.Warmup != nil {
-		wr, err := runner.run(stop, plan.Warmup, plan.Seed^0x5741524d5550) // "WARMUP"
-		phaseErr = err
-		res.Stopped = wr.Stopped
-		warmRan, warmStart = err == nil, wr.Stats.Start
-	}
 	var cpuMon *cpuMonitor
-	if phaseErr == nil && ctx.Err() == nil {
-		cpuMon = startCPUMonitor()
-		res.Profiling, phaseErr = runner.run(stop, &plan.Profiling, plan.Seed)
+	firstProfiling := true
+	for _, spec := range plan.Phases {
+		if phaseErr != nil || ctx.Err() != nil || res.Stopped {
+			break
+		}
+		seed := plan.Seed + uint64(max(0, spec.ProfilingIndex))
+		if spec.Phase == record.Warmup {
+			seed = plan.Seed ^ 0x5741524d5550 // "WARMUP"
+		}
+		if spec.Phase == record.Profiling && cpuMon == nil {
+			cpuMon = startCPUMonitor()
+		}
+		pr, err := runner.run(stop, spec, seed)
+		phaseErr = err
+		res.Stopped = pr.Stopped
+		res.Phases = append(res.Phases, phaseOutcome{Spec: spec, Result: pr, Ran: err == nil})
+		switch {
+		case spec.Phase == record.Warmup && !warmRan:
+			warmRan, warmStart = err == nil, pr.Stats.Start
+		case spec.Phase == record.Profiling && firstProfiling:
+			res.Profiling, firstProfiling = pr, false
+		case spec.Phase == record.Profiling:
+			// Later profiling phases extend the profiling window.
+			res.Profiling.End, res.Profiling.Stats.End = pr.End, pr.Stats.End
+			res.Profiling.Stats.Issued += pr.Stats.Issued
+			res.Profiling.Cancelled += pr.Cancelled
+			res.Profiling.Stopped = res.Profiling.Stopped || pr.Stopped
+		}
+	}
+	if cpuMon != nil {
 		cpuMon.stop()
-		res.Stopped = res.Profiling.Stopped
 	}
 	res.Stopped = res.Stopped || ctx.Err() != nil
 	pl.wait()
@@ -235,6 +259,7 @@ func execute(ctx context.Context, plan *Plan, rio IO, log *slog.Logger, board *l
 		pl.acc.SetPhaseStart(res.Profiling.Stats.Start)
 	}
 	res.Summary = pl.acc.Summarize()
+	pl.summarizePhases(res)
 	if pl.warm != nil && warmRan {
 		pl.warm.SetPhaseStart(warmStart)
 		w := pl.warm.Summarize()

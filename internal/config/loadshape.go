@@ -51,6 +51,9 @@ type LoadShape struct {
 	// Adaptive is the profiling phase's adaptive-scale controller; nil
 	// when it is off.
 	Adaptive *AdaptiveScale `json:"adaptive_scale,omitempty"`
+	// Phases are the named phases of a multi-phase run (config file only);
+	// empty for the usual warmup + profiling run.
+	Phases []NamedPhase `json:"phases,omitempty"`
 	// SLA are the phase's own SLA filters (a config file's phase sla:),
 	// which the adaptive-scale controller uses when its block names none;
 	// each "metric:stat:op:threshold".
@@ -200,6 +203,7 @@ func (c *Config) validateShape(p *problems) {
 	c.validateWarmupLoad(p)
 	c.validateTraceReplay(p)
 	c.validateAdaptive(p)
+	c.validatePhases(p)
 }
 
 // validateRamp checks one ramp.

@@ -1,6 +1,7 @@
 package configfile
 
 import (
+	"github.com/aiperf-go/aiperf/internal/config"
 	"reflect"
 	"strings"
 )
@@ -107,8 +108,12 @@ func lowerMap(n *Node, tr *trie, path string, t target, ps *problems) {
 	}
 }
 
-// lowerPhases decodes the phase list: at most one warmup-kind phase and
-// exactly one profiling-kind phase.
+// lowerPhases decodes the phase list. The first warmup-kind and the first
+// profiling-kind phase decode into the run's usual fields, as a two-phase
+// run keeps them. When the list holds more (a kind twice) or names a phase
+// other than its kind, it is a multi-phase run: every phase also decodes,
+// with the profiling keys, into its own configuration, listed in order in
+// Shape.Phases.
 func lowerPhases(n *Node, tr *trie, t target, ps *problems) {
 	if n.Kind == broken {
 		return
@@ -118,6 +123,8 @@ func lowerPhases(n *Node, tr *trie, t target, ps *problems) {
 		return
 	}
 	seen := map[string]bool{}
+	multi := false
+	var named []config.NamedPhase
 	for i, p := range n.Items {
 		if p.Kind != Map {
 			ps.add(p.Pos, "benchmark.phases", "phase %d must be a mapping, not %s", i, describe(p))
@@ -130,21 +137,36 @@ func lowerPhases(n *Node, tr *trie, t target, ps *problems) {
 		}
 		path := "benchmark.phases." + name
 		if kind != "warmup" && kind != "profiling" {
-			ps.add(p.Pos, path, "set kind: warmup or kind: profiling (only one warmup and one profiling phase are supported)")
+			ps.add(p.Pos, path, "set kind: warmup or kind: profiling")
 			continue
 		}
+		userCentricRate(p)
+		if name != kind || seen[kind] {
+			multi = true
+		}
+		// Each phase's own settings, with the profiling keys (a warmup's
+		// exclude_from_results is checked by the warmup keys).
+		own := config.Defaults()
+		q := p.Clone()
+		if kind == "warmup" {
+			q.Delete("exclude_from_results") // checked by the warmup keys
+		}
+		scratch := &problems{file: ps.file}
 		if seen[kind] {
-			ps.add(p.Pos, path, "a second %s phase: only one warmup and one profiling phase are supported", kind)
-			continue
+			scratch = ps // not decoded into the usual fields: report here
 		}
-		seen[kind] = true
-		if kind == "profiling" {
-			userCentricRate(p)
+		lowerMap(q, tr.children["profiling"], path, target{cfg: &own}, scratch)
+		named = append(named, config.NamedPhase{Name: name, Kind: kind, Phase: &own})
+		if !seen[kind] {
+			seen[kind] = true
+			lowerMap(p, tr.children[kind], path, t, ps)
 		}
-		lowerMap(p, tr.children[kind], path, t, ps)
 	}
 	if !seen["profiling"] && len(n.Items) > 0 {
 		ps.add(n.Pos, "benchmark.phases", "needs a profiling phase")
+	}
+	if multi {
+		t.cfg.Shape.Phases = named
 	}
 }
 

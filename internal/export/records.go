@@ -133,18 +133,21 @@ func writeMetadata(w *jsonw, r *record.Record, processorID string, o LineOptions
 	w.str(processorID)
 	w.key("benchmark_phase")
 	w.str(r.Phase.String())
-	phaseIndex := 0
+	phaseIndex, profilingIndex, name := 0, 0, r.Phase.String()
 	if r.Phase == record.Profiling && o.WarmupFirst {
 		phaseIndex = 1
+	}
+	if r.PhaseName != "" { // a named phase of a multi-phase run
+		phaseIndex, profilingIndex, name = r.PhaseIndex, r.ProfilingIndex, r.PhaseName
 	}
 	w.key("phase_index")
 	w.int(int64(phaseIndex))
 	if r.Phase == record.Profiling {
 		w.key("profiling_index")
-		w.int(0)
+		w.int(int64(profilingIndex))
 	}
 	w.key("phase_name")
-	w.str(r.Phase.String())
+	w.str(name)
 	w.key("phase_kind")
 	w.str(r.Phase.String())
 	w.key("was_cancelled")

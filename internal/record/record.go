@@ -48,8 +48,16 @@ type Chunk struct {
 // here (Error), never a Go error.
 type Record struct {
 	// Identity.
-	Seq            uint64 // index of the credit within its phase (AIPerf session_num for single-turn)
-	Phase          Phase
+	Seq   uint64 // index of the credit within its phase (AIPerf session_num for single-turn)
+	Phase Phase
+	// PhaseName, PhaseIndex and ProfilingIndex place the record in a
+	// multi-phase run (a config file's named phases: its phase's name,
+	// its position in the run, and for profiling phases its position among
+	// them). PhaseName is "" in the usual warmup + profiling run, where the
+	// phase's kind names it.
+	PhaseName      string
+	PhaseIndex     int
+	ProfilingIndex int
 	ConversationID string
 	TurnIndex      int
 	XRequestID     string

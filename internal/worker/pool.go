@@ -96,6 +96,10 @@ type Options struct {
 	// Budget, when set, bounds the requests (turns) the pool sends; a
 	// conversation ends when it is spent. nil means no request bound.
 	Budget *Budget
+	// PhaseName, PhaseIndex and ProfilingIndex are stamped on every
+	// record (see record.Record).
+	PhaseName                  string
+	PhaseIndex, ProfilingIndex int
 	// Prefill, when set, is the prefill-concurrency gate: each request
 	// (turn) takes a slot before it is sent and gives it back at its first
 	// content chunk, parsed with Parser (required then), or when it ends.

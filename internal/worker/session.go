@@ -95,6 +95,9 @@ func (p *Pool) session(workerID string, j job) {
 		rec := &record.Record{
 			Seq:            j.credit.Seq,
 			Phase:          j.credit.Phase,
+			PhaseName:      p.o.PhaseName,
+			PhaseIndex:     p.o.PhaseIndex,
+			ProfilingIndex: p.o.ProfilingIndex,
 			ConversationID: conv.ID,
 			TurnIndex:      t,
 			XRequestID:     newID(),

@@ -1,0 +1,167 @@
+package benchmark
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/aiperf-go/aiperf/internal/export"
+	"github.com/aiperf-go/aiperf/internal/metrics"
+	"github.com/aiperf-go/aiperf/internal/record"
+)
+
+// Per-phase results (AIPerf 0.12+): a run of more than one phase - a
+// warmup and the profiling phase, or a config file's named phases - also
+// writes each phase's own summary under phases/<name>/ and indexes them in
+// phase_manifest.json. The top-level summary stays what it is: every
+// profiling-kind phase together, the warmups under warmup_metrics.
+
+// phaseOutcome is one phase that ran.
+type phaseOutcome struct {
+	Spec    *PhaseSpec
+	Result  phaseResult
+	Ran     bool
+	Summary *metrics.Summary // set when the run had more than one phase
+}
+
+// phaseAccumulators are the per-phase accumulators, by phase index; nil
+// for a single-phase run. The usual two-phase run reuses the warmup and
+// top-level accumulators, which then hold exactly one phase each.
+func phaseAccumulators(p *Plan, top, warm *metrics.Accumulator) []*metrics.Accumulator {
+	if len(p.Phases) < 2 {
+		return nil
+	}
+	accs := make([]*metrics.Accumulator, len(p.Phases))
+	named := p.Phases[0].Named
+	for i, s := range p.Phases {
+		switch {
+		case !named && s.Phase == record.Warmup:
+			accs[i] = warm
+		case !named:
+			accs[i] = top
+		default:
+			a := metrics.NewAccumulator(p.Registry, p.Metrics, p.SLOs)
+			a.SetPhase(s.Phase)
+			accs[i] = a
+		}
+	}
+	return accs
+}
+
+// addToPhase folds a record into its named phase's accumulator (the
+// usual run's are fed as the top-level and warmup ones).
+func (pl *pipeline) addToPhase(p *metrics.Processed) {
+	rec := p.Record
+	if rec.PhaseName == "" || rec.PhaseIndex >= len(pl.phaseAccs) {
+		return
+	}
+	pl.phaseAccs[rec.PhaseIndex].Add(p)
+}
+
+// summarizePhases gives every phase that ran its own summary when the run
+// had several; call it after the top-level and warmup summaries.
+func (pl *pipeline) summarizePhases(res *result) {
+	if pl.phaseAccs == nil {
+		return
+	}
+	for i := range res.Phases {
+		o := &res.Phases[i]
+		if !o.Ran {
+			continue
+		}
+		a := pl.phaseAccs[o.Spec.Index]
+		switch {
+		case a == pl.acc:
+			o.Summary = &res.Summary
+		case a == pl.warm && res.Warmup != nil:
+			o.Summary = res.Warmup
+		default:
+			a.SetPhaseStart(o.Result.Stats.Start)
+			s := a.Summarize()
+			o.Summary = &s
+		}
+	}
+}
+
+// writePhaseArtifacts writes phases/<name>/profile_export_aiperf.{json,csv}
+// for each phase and phase_manifest.json, as AIPerf 0.13 does for a run of
+// more than one phase. Every phase is attempted; the manifest is written
+// even when a phase's files fail.
+func writePhaseArtifacts(p *Plan, res *result, base export.RunInfo) error {
+	if len(res.Phases) < 2 {
+		return nil
+	}
+	var errs []error
+	var entries []map[string]any
+	jsonName, csvName := filepath.Base(p.Paths.JSON), filepath.Base(p.Paths.CSV)
+	for _, o := range res.Phases {
+		if o.Summary == nil {
+			continue
+		}
+		s := o.Spec
+		rel := filepath.ToSlash(filepath.Join("phases", s.Name))
+		dir := filepath.Join(p.Paths.Dir, "phases", s.Name)
+		entry := map[string]any{
+			"phase_index":              s.Index,
+			"profiling_index":          nil,
+			"phase_name":               s.Name,
+			"phase_kind":               s.Phase.String(),
+			"start_ns":                 res.Clock.Wall(o.Result.Start).UnixNano(),
+			"end_ns":                   res.Clock.Wall(o.Result.End).UnixNano(),
+			"was_cancelled":            o.Result.Stopped,
+			"successful_request_count": count(o.Summary, "request_count"),
+			"error_request_count":      count(o.Summary, "error_request_count"),
+			"total_request_count":      count(o.Summary, "request_count") + count(o.Summary, "error_request_count"),
+			"error_summary":            errorSummary(o.Summary.Errors),
+		}
+		if s.Phase == record.Profiling {
+			entry["profiling_index"] = s.ProfilingIndex
+		}
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			errs = append(errs, fmt.Errorf("phase %s: %w", s.Name, err))
+			entries = append(entries, entry)
+			continue
+		}
+		info := base
+		info.Start, info.End = res.Clock.Wall(o.Result.Start), res.Clock.Wall(o.Result.End)
+		info.WasCancelled, info.IsComplete = o.Result.Stopped, !o.Result.Stopped
+		info.Warmup, info.Verdicts, info.ClientHealth = nil, nil, nil
+		if err := export.WriteSummaryJSON(filepath.Join(dir, jsonName), o.Summary, info); err != nil {
+			errs = append(errs, fmt.Errorf("phase %s summary JSON: %w", s.Name, err))
+		} else {
+			entry["metrics_json"] = rel + "/" + jsonName
+		}
+		if written, err := export.WriteSummaryCSV(filepath.Join(dir, csvName), o.Summary); err != nil {
+			errs = append(errs, fmt.Errorf("phase %s summary CSV: %w", s.Name, err))
+		} else if written {
+			entry["metrics_csv"] = rel + "/" + csvName
+		}
+		entries = append(entries, entry)
+	}
+	b, err := json.MarshalIndent(map[string]any{"schema_version": 1, "phases": entries}, "", "  ")
+	if err == nil {
+		err = os.WriteFile(filepath.Join(p.Paths.Dir, "phase_manifest.json"), append(b, '\n'), 0o644)
+	}
+	if err != nil {
+		errs = append(errs, fmt.Errorf("phase_manifest.json: %w", err))
+	}
+	return errors.Join(errs...)
+}
+
+// errorSummary is a phase's error summary in AIPerf's shape.
+func errorSummary(errs []metrics.ErrorCount) []any {
+	out := []any{}
+	for _, e := range errs {
+		d := map[string]any{"message": e.Error.Message}
+		if e.Error.Code != 0 {
+			d["code"] = e.Error.Code
+		}
+		if e.Error.Type != "" {
+			d["type"] = e.Error.Type
+		}
+		out = append(out, map[string]any{"error_details": d, "count": e.Count})
+	}
+	return out
+}
