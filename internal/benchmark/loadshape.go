@@ -324,3 +324,32 @@ func phaseList(cfg *config.Config, p *Plan) []*PhaseSpec {
 	}
 	return out
 }
+
+// traceIdleGapCap applies --trace-idle-gap-cap-seconds to a replayed
+// trace: within each conversation (one trace), a gap between consecutive
+// request timestamps longer than the cap is shortened to it, shifting the
+// later requests earlier, and so is every inter-turn delay. Conversations'
+// own start times are kept. It runs after --replay-speedup, so the cap is
+// in replay seconds.
+func (p *Plan) traceIdleGapCap() {
+	c := p.Config.Shape.TraceIdleGapCapSeconds
+	if c == nil {
+		return
+	}
+	limit := seconds(*c)
+	for i := range p.Dataset.Conversations {
+		turns := p.Dataset.Conversations[i].Turns
+		var shift, prev time.Duration // prev: the previous timestamp as recorded
+		for t := range turns {
+			turns[t].Delay = min(turns[t].Delay, limit)
+			if !turns[t].HasTimestamp {
+				continue
+			}
+			orig := turns[t].Timestamp
+			if t > 0 && turns[t-1].HasTimestamp && orig-prev > limit {
+				shift += orig - prev - limit
+			}
+			turns[t].Timestamp, prev = orig-shift, orig
+		}
+	}
+}

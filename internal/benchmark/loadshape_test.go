@@ -339,3 +339,30 @@ func TestReplaySpeedup(t *testing.T) {
 		t.Errorf("replay spanned %v at the server; want about 400 ms (1.6 s / 4)", span)
 	}
 }
+
+// TestTraceIdleGapCap pins the per-trace compression: gaps over the cap
+// between a trace's requests shrink to it, later requests move with them,
+// delays are capped, and the trace keeps its start time.
+func TestTraceIdleGapCap(t *testing.T) {
+	t.Parallel()
+	s := time.Second
+	cfg := config.Defaults()
+	cfg.Shape.TraceIdleGapCapSeconds = ptr(2.0)
+	p := &Plan{Config: &cfg, Dataset: &dataset.Dataset{Conversations: []dataset.Conversation{{Turns: []dataset.Turn{
+		{Timestamp: 10 * s, HasTimestamp: true},
+		{Timestamp: 11 * s, HasTimestamp: true, Delay: 5 * s},
+		{Timestamp: 20 * s, HasTimestamp: true},
+		{Timestamp: 21 * s, HasTimestamp: true},
+	}}}}}
+	p.traceIdleGapCap()
+	var got []time.Duration
+	for _, turn := range p.Dataset.Conversations[0].Turns {
+		got = append(got, turn.Timestamp)
+	}
+	if want := []time.Duration{10 * s, 11 * s, 13 * s, 14 * s}; !slices.Equal(got, want) {
+		t.Errorf("timestamps %v; want %v", got, want)
+	}
+	if d := p.Dataset.Conversations[0].Turns[1].Delay; d != 2*s {
+		t.Errorf("delay %v; want capped to 2s", d)
+	}
+}

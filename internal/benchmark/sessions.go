@@ -70,6 +70,7 @@ func (p *Plan) planSessions() error {
 		return nil
 	}
 	p.replaySpeedup()
+	p.traceIdleGapCap()
 	if !all {
 		return usageError(fmt.Errorf("--fixed-schedule: every conversation needs a timestamp on its first turn; %s", firstUntimed(ds)))
 	}

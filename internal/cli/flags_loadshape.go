@@ -50,7 +50,7 @@ func (b *flagBuilder) addLoadShapeFlags(cfg *config.Config) {
 	})
 	b.add(&floatPtrValue{recorder: b.rec("trace-idle-gap-cap-seconds"), p: &s.TraceIdleGapCapSeconds}, spec{
 		name: "trace-idle-gap-cap-seconds", meta: "<seconds>",
-		usage: "Compress every idle gap between consecutive requests within one trace (conversation) to at most this many seconds.",
+		usage: "Trace replay: compress every gap between consecutive requests within one trace (conversation) to at most this many seconds, inter-turn delays included.",
 	})
 	b.add(&floatPtrValue{recorder: b.rec("system-idle-gap-cap-seconds"), p: &s.SystemIdleGapCapSeconds}, spec{
 		name: "system-idle-gap-cap-seconds", meta: "<seconds>",

@@ -311,7 +311,6 @@ func (c *Config) validateAgentic(p *problems) {
 		{"--burst-phase-starts", s.BurstPhaseStarts},
 		{"--agentic-cache-warmup-duration", s.AgenticCacheWarmup != nil},
 		{"--agentic-warmup-grace-period", s.AgenticWarmupGracePeriod != nil},
-		{"--trace-idle-gap-cap-seconds", s.TraceIdleGapCapSeconds != nil},
 		{"--system-idle-gap-cap-seconds", s.SystemIdleGapCapSeconds != nil},
 	} {
 		if f.set {
