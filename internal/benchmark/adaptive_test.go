@@ -97,3 +97,55 @@ func TestAdaptiveScaleFindsTheKnee(t *testing.T) {
 		t.Errorf("server saw %d in flight; the controller never went past 5", got)
 	}
 }
+
+// TestAdaptiveScaleRequestRate: with an SLA every window passes, the
+// controller doubles the request rate each window (fixed_percent_step
+// 100%) from 5 to its ceiling, 20 req/s, and ends "incomplete" there; the
+// server sees the rate rise.
+func TestAdaptiveScaleRequestRate(t *testing.T) {
+	t.Parallel()
+	url, posts := recorderServer(t, mockserver.New(mockConfig(t, nil)))
+	cfg := baseConfig(t, url)
+	cfg.Load.RequestCount = nil
+	cfg.Load.RequestRate = ptr(20.0)
+	cfg.Load.ArrivalPattern = config.ArrivalConstant
+	cfg.Load.BenchmarkDuration = ptr(20.0)
+	a := config.NewAdaptiveScale()
+	a.Variable, a.Min, a.AssessmentPeriod, a.SustainDuration = config.AdaptiveRequestRate, 5, 1, 1
+	a.StepPolicy, a.StepPercent = "fixed_percent_step", 100
+	a.SLA = []string{"error_rate:avg:le:50"}
+	cfg.Shape.Adaptive = a
+	if out, err := run(t, t.Context(), cfg); err != nil {
+		t.Fatalf("run: %v\n%s", err, out)
+	}
+	b, err := os.ReadFile(filepath.Join(cfg.Output.ArtifactDir, "phases", "profiling", "adaptive_scale_summary.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sum map[string]any
+	if err := json.Unmarshal(b, &sum); err != nil {
+		t.Fatal(err)
+	}
+	if sum["status"] != "incomplete" || sum["control_value"] != 20.0 || sum["completed_reason"] != "max_control_value_reached_without_saturation" {
+		t.Errorf("summary %s", b)
+	}
+	rs := posts()
+	if len(rs) < 20 {
+		t.Fatalf("server saw %d requests", len(rs))
+	}
+	start := rs[0].ReceivedNs
+	for _, r := range rs {
+		start = min(start, r.ReceivedNs)
+	}
+	perSecond := make([]int, 4)
+	for _, r := range rs {
+		if s := int((r.ReceivedNs - start) / 1e9); s < len(perSecond) {
+			perSecond[s]++
+		}
+	}
+	// 5, 10, 20 req/s in the first three windows (give or take the window
+	// edges).
+	if perSecond[0] > 8 || perSecond[2] < 14 {
+		t.Errorf("requests per second %v; want the rate to rise from 5 to 20", perSecond)
+	}
+}

@@ -39,6 +39,18 @@ func TestRampStepsLinearAndExponential(t *testing.T) {
 
 func TestRampStepsPoisson(t *testing.T) {
 	t.Parallel()
+	// Pinned: seed 3, 1 -> 5 over 4 s draws three events (the count is
+	// stochastic), each a third of the way, the last exactly at 4 s.
+	pinned, err := (Ramp{Strategy: RampPoisson, Start: 1, Target: 5, Duration: 4 * time.Second, Seed: 3}).Steps()
+	want := []Step{{1142365711, 1 + 4.0/3}, {3289636232, 1 + 8.0/3}, {4 * time.Second, 5}}
+	if err != nil || len(pinned) != len(want) {
+		t.Fatalf("pinned poisson ramp = %v, %v; want %v", pinned, err, want)
+	}
+	for i := range want {
+		if pinned[i].At != want[i].At || math.Abs(pinned[i].Value-want[i].Value) > 1e-12 {
+			t.Errorf("pinned step %d = %+v; want %+v", i, pinned[i], want[i])
+		}
+	}
 	r := Ramp{Strategy: RampPoisson, Start: 1, Target: 33, Duration: 8 * time.Second, Seed: 7}
 	a, err := r.Steps()
 	if err != nil {
