@@ -48,8 +48,10 @@ var allowed = map[string][]string{
 	"internal/endpoint/solido":     {"internal/endpoint", "internal/dataset"},
 	"internal/endpoint/template":   {"internal/endpoint", "internal/dataset"},
 	"internal/endpoint/tgi":        {"internal/endpoint", "internal/dataset"},
-	"internal/metrics":             {"internal/metrics/stats", "internal/metrics/sweep"},
-	"internal/export":              {"internal/metrics"},
+	// endpointtest: the endpoint packages' shared test helpers.
+	"internal/endpoint/endpointtest": {"internal/endpoint"},
+	"internal/metrics":               {"internal/metrics/stats", "internal/metrics/sweep"},
+	"internal/export":                {"internal/metrics"},
 	// adaptive is the adaptive-scale controller: windows in, decisions out.
 	"internal/adaptive":  {},
 	"internal/timing":    {},

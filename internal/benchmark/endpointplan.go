@@ -12,6 +12,7 @@ import (
 	"github.com/aiperf-go/aiperf/internal/config"
 	"github.com/aiperf-go/aiperf/internal/dataset"
 	"github.com/aiperf-go/aiperf/internal/endpoint"
+	"github.com/aiperf-go/aiperf/internal/tokenizer"
 	"github.com/aiperf-go/aiperf/internal/userfile"
 	"github.com/aiperf-go/aiperf/internal/worker"
 )
@@ -175,10 +176,21 @@ func (p *Plan) formatPayloads() error {
 				return usageError(fmt.Errorf("building the request body of %s turn %d: %w", conv.ID, t, err))
 			}
 			p.Payloads[c][t] = body
+			if !p.Meta.TokenizesInput || noInputText(turn) {
+				turn.InputTokens = -1
+			}
 		}
 	}
 	p.countTemplatedISL()
 	return nil
+}
+
+// noInputText reports a turn that sends no text at all (an image-only
+// request, an audio clip): as in AIPerf, its input token count is
+// unknown, not zero, so ISL is absent rather than 0. An empty text is
+// still text (ISL 0).
+func noInputText(t *dataset.Turn) bool {
+	return len(t.Texts) == 0 && t.System == "" && t.UserContext == "" && len(t.Tools) == 0
 }
 
 // buildRankingsDataset generates the rankings endpoints' synthetic data:
@@ -198,4 +210,15 @@ func (p *Plan) buildRankingsDataset() error {
 	}
 	p.Dataset = ds
 	return p.formatPayloads()
+}
+
+// recordTokenizer is the tokenizer records are counted with: none for an
+// endpoint that neither tokenizes its input nor produces tokens
+// (audio_transcription, image_retrieval), for which AIPerf disables
+// tokenization, so no token counts are reported for them.
+func (p *Plan) recordTokenizer() tokenizer.Tokenizer {
+	if !p.Meta.TokenizesInput && !p.Meta.ProducesTokens {
+		return nil
+	}
+	return p.Tokenizer
 }

@@ -40,6 +40,8 @@ func (p *Plan) loadFileDataset() error {
 			SeedSet: p.SeedSet,
 			Weka:    p.wekaOptions(),
 			Baseten: p.basetenOptions(),
+			// issue 13: repeated images keep their UUID, not their bytes
+			UUIDAndStrip: p.Config.Endpoint.UUIDAndStrip,
 		}
 		if d.BlockSize != nil {
 			o.BlockSize = *d.BlockSize

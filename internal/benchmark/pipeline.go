@@ -104,9 +104,10 @@ func startPipeline(p *Plan, clk *clock.Clock, records *export.RecordWriter, rawO
 		proc, err := metrics.NewProcessor(p.Registry, metrics.ProcessorOptions{
 			ID:                  fmt.Sprintf("record_processor_%d", i),
 			Parser:              p.Endpoint,
-			Tokenizer:           p.Tokenizer,
+			Tokenizer:           p.recordTokenizer(), // issue 13
 			UseServerTokenCount: p.Config.Endpoint.UseServerTokenCount,
 			StrictStreams:       p.Config.Reliability.StrictStreams,
+			NonTextOutputTokens: p.Meta.ProducesTokens, // issue 13
 			Metrics:             p.Metrics,
 			Clock:               clk,
 			SLOs:                p.SLOs,

@@ -102,6 +102,7 @@ func (p *profileCommand) run(ctx context.Context, args []string) error {
 		// (a spurious "model required" when the models key was fine).
 		problems = append(problems, unjoin(p.cfg.Validate())...)
 		problems = append(problems, plotConfigProblems(&p.cfg)...)
+		problems = append(problems, nonTextEndpointProblems(p.cmd.Flags(), p.cfg.Endpoint.Type)...) // issue 13
 	}
 	if len(problems) == 0 {
 		var errs []error

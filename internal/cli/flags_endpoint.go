@@ -1,8 +1,12 @@
 package cli
 
 import (
+	"fmt"
 	"strings"
 
+	"github.com/spf13/pflag"
+
+	"github.com/aiperf-go/aiperf/internal/builtin"
 	"github.com/aiperf-go/aiperf/internal/config"
 )
 
@@ -77,7 +81,8 @@ func (b *flagBuilder) addEndpointFlags(cfg *config.Config) {
 	b.group = groupVideo
 	b.add(&intPtrValue{recorder: b.rec("video-batch-size"), p: &v.BatchSize}, spec{
 		name: "video-batch-size", aliases: []string{"batch-size-video"}, meta: "<n>", def: "0",
-		usage: "Synthetic videos per request (chat video_url parts); videos are sent when this is above 0 and --video-width and --video-height are given.",
+		usage: "Synthetic videos per request (chat video_url parts); videos are sent when --video-width and --video-height are given. " +
+			"A video shape option (size, duration, fps, synth type) without this flag means 1; 0 turns video off.",
 	})
 	b.add(&floatPtrValue{recorder: b.rec("video-duration"), p: &v.Duration}, spec{
 		name: "video-duration", meta: "<seconds>", def: formatFloat(config.DefaultVideoDuration),
@@ -126,4 +131,32 @@ func (b *flagBuilder) addEndpointFlags(cfg *config.Config) {
 		name: "video-audio-depth", meta: "<bits>", def: "16",
 		usage: "Bit depth of the videos' audio track: 8, 16, 24 or 32.",
 	})
+}
+
+// textOnlyFlags are the options AIPerf refuses with an endpoint that
+// neither tokenizes its input nor produces tokens (audio_transcription,
+// image_retrieval): prompt shaping and the tokenizer. Flags another area
+// has not registered yet are skipped.
+var textOnlyFlags = []string{
+	"prompt-input-tokens-mean", "prompt-input-tokens-stddev", "prompt-input-tokens-block-size",
+	"prompt-batch-size", "sequence-distribution", "random-range-ratio",
+	"prompt-prefix-length", "prompt-prefix-pool-size",
+	"tokenizer", "tokenizer-trust-remote-code", "tokenizer-revision",
+}
+
+// nonTextEndpointProblems reports each text-only flag given on the command
+// line with such an endpoint, as AIPerf does.
+func nonTextEndpointProblems(fs *pflag.FlagSet, typ config.EndpointType) []error {
+	p, err := builtin.New().Endpoints.Lookup(string(typ))
+	if err != nil || p.Meta.TokenizesInput || p.Meta.ProducesTokens {
+		return nil
+	}
+	var out []error
+	for _, name := range textOnlyFlags {
+		if fs.Lookup(name) != nil && fs.Changed(name) {
+			out = append(out, &config.FieldError{Flag: "--" + name,
+				Problem: fmt.Sprintf("cannot be used with --endpoint-type %s, which neither tokenizes its input nor produces tokens", typ)})
+		}
+	}
+	return out
 }

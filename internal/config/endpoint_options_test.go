@@ -90,18 +90,28 @@ func TestValidateEndpointOptions(t *testing.T) {
 	}
 }
 
-// TestVideoSpec: video is on only with a batch size and both sizes, as in
-// AIPerf; the section's own defaults apply, Hz-looking sample rates are
-// read as Hz, and the audio codec follows the container.
+// TestVideoSpec: video is on with both sizes and a batch size, which the
+// sizes alone imply to be 1 (as AIPerf's command line does; pinned by the
+// chat_video_defaults golden), and off with --video-batch-size 0; the
+// section's own defaults apply, Hz-looking sample rates are read as Hz,
+// and the audio codec follows the container.
 func TestVideoSpec(t *testing.T) {
 	t.Parallel()
 	var v Video
 	if _, on := v.Spec(); on {
 		t.Error("video on with no flags")
 	}
-	v.Width, v.Height = ptr(64), ptr(48)
+	v.Width = ptr(64)
 	if _, on := v.Spec(); on {
-		t.Error("video on without --video-batch-size (AIPerf's section default is 0)")
+		t.Error("video on without a height")
+	}
+	v.Height = ptr(48)
+	if s, on := v.Spec(); !on || s.BatchSize != 1 {
+		t.Errorf("sizes alone: Spec() = %+v, %v; want a batch of 1", s, on)
+	}
+	v.BatchSize = ptr(0)
+	if _, on := v.Spec(); on {
+		t.Error("video on with --video-batch-size 0")
 	}
 	v.BatchSize = ptr(2)
 	s, on := v.Spec()

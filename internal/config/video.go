@@ -105,15 +105,20 @@ func (v *Video) given() bool {
 }
 
 // Spec resolves the video options and reports whether the run sends video:
-// a batch size above 0 and both a width and a height, as in AIPerf.
+// a batch size above 0 and both a width and a height, as in AIPerf. A
+// shape option (width, height, duration, fps, synth type) given without a
+// batch size implies a batch of one, as AIPerf's command line does.
 func (v *Video) Spec() (VideoSpec, bool) {
 	s := VideoSpec{
 		Duration: DefaultVideoDuration, FPS: DefaultVideoFPS, SynthType: VideoMovingShapes,
 		Format: VideoWebM, Codec: DefaultVideoCodec,
 		AudioSampleRateKHz: DefaultVideoAudioSampleRate, AudioDepth: DefaultVideoAudioDepth,
 	}
-	if v.BatchSize != nil {
+	switch {
+	case v.BatchSize != nil:
 		s.BatchSize = *v.BatchSize
+	case v.Width != nil || v.Height != nil || v.Duration != nil || v.FPS != nil || v.SynthType != "":
+		s.BatchSize = 1 // AIPerf: a video shape option without a batch size means one video
 	}
 	if v.Duration != nil {
 		s.Duration = *v.Duration

@@ -72,6 +72,10 @@ type LoadOptions struct {
 	Weka WekaOptions
 	// Baseten shapes baseten_trace replay.
 	Baseten BasetenOptions
+	// UUIDAndStrip (--uuid-and-strip) drops the bytes of single_turn
+	// images a conversation already sent under the same cache UUID (see
+	// StripRepeatedImages); multi_turn files refuse it, as in AIPerf.
+	UUIDAndStrip bool
 }
 
 // Loaded is a dataset read from a file.

@@ -34,6 +34,9 @@ func (l *loader) randomPool() ([]Conversation, error) {
 			if err != nil {
 				return err
 			}
+			if err := resolveTurnMedia(&ts.turn); err != nil {
+				return err
+			}
 			pool = append(pool, ts.turn)
 			return nil
 		})

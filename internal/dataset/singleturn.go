@@ -66,52 +66,19 @@ func trimDot(s string) string {
 	return s
 }
 
-// textOrList reads AIPerf's paired singular/plural media fields ("text" /
-// "texts"): at most one may be set.
-func textOrList(r row, one, many string) ([]string, error) {
-	s, hasOne, err := r.str(one)
-	if err != nil {
-		return nil, &fieldErr{one, err}
-	}
-	list, hasMany, err := r.strs(many)
-	if err != nil {
-		return nil, &fieldErr{many, err}
-	}
-	if hasOne && s != "" && hasMany && len(list) > 0 {
-		return nil, &fieldErr{one, fmt.Errorf("%s and %s cannot be set together", one, many)}
-	}
-	if hasOne {
-		return []string{s}, nil
-	}
-	return list, nil
-}
-
 // parseTurnRow reads the single-turn fields of r: text/texts,
-// image/images, audio/audios, timestamp or delay (ms), role, session_id,
-// output_length and extra. pool rows (random_pool) carry only media.
+// image/images (and image_uuids), audio/audios, video/videos, timestamp or
+// delay (ms), role, session_id, output_length and extra. pool rows
+// (random_pool) carry only media. Media files are not read here (see
+// resolveTurnMedia), so detection can parse rows cheaply.
 func parseTurnRow(r row, pool bool) (turnSpec, error) {
 	var ts turnSpec
 	t := &ts.turn
-	var err error
-	if t.Texts, err = textOrList(r, "text", "texts"); err != nil {
+	if err := readTurnMedia(r, t); err != nil {
 		return ts, err
 	}
-	if t.Images, err = textOrList(r, "image", "images"); err != nil {
-		return ts, err
-	}
-	if t.Audios, err = textOrList(r, "audio", "audios"); err != nil {
-		return ts, err
-	}
-	for _, k := range []string{"video", "videos"} {
-		if r.has(k) {
-			return ts, &fieldErr{k, errors.New("video inputs are not supported yet")}
-		}
-	}
-	if len(t.Texts)+len(t.Images)+len(t.Audios) == 0 && !r.has("image_uuids") {
-		return ts, errors.New("at least one of text, texts, image, images, audio, audios must be given")
-	}
-	if r.has("image_uuids") {
-		return ts, &fieldErr{"image_uuids", errors.New("not supported yet")}
+	if len(t.Texts)+len(t.Images)+len(t.Audios)+len(t.Videos) == 0 {
+		return ts, errors.New("at least one of text, texts, image, images, image_uuids, audio, audios, video, videos must be given")
 	}
 	if pool {
 		return ts, nil
@@ -218,6 +185,9 @@ func (l *loader) singleTurn() ([]Conversation, error) {
 		if err != nil {
 			return err
 		}
+		if err := resolveTurnMedia(&ts.turn); err != nil {
+			return err
+		}
 		id := ts.sessionID
 		if id == "" {
 			id = l.sessionID()
@@ -230,14 +200,26 @@ func (l *loader) singleTurn() ([]Conversation, error) {
 		return nil, err
 	}
 	convs := s.conversations()
+	if l.opts.UUIDAndStrip {
+		for c := range convs {
+			StripRepeatedImages(&convs[c])
+		}
+	}
 	l.countTurns(convs)
 	return convs, nil
 }
+
+// ErrUUIDAndStripMultiTurn refuses --uuid-and-strip with a multi_turn file.
+var ErrUUIDAndStripMultiTurn = errors.New("--uuid-and-strip is not supported with --custom-dataset-type multi_turn: " +
+	"repeated images are only stripped by the single_turn loader; use single_turn rows grouped by session_id")
 
 // multiTurn reads a multi_turn JSONL file: each line is
 // {"session_id": ..., "turns": [single-turn objects]}; lines with the same
 // session_id are one conversation, their turns in file order.
 func (l *loader) multiTurn() ([]Conversation, error) {
+	if l.opts.UUIDAndStrip {
+		return nil, ErrUUIDAndStripMultiTurn
+	}
 	file := l.opts.Path
 	s := sessions{keep: l.opts.Keep}
 	var p problems
@@ -245,6 +227,15 @@ func (l *loader) multiTurn() ([]Conversation, error) {
 		id, turns, err := parseMultiTurnRow(line)
 		if err != nil {
 			return err
+		}
+		for i := range turns {
+			if err := resolveTurnMedia(&turns[i]); err != nil {
+				var fe *fieldErr
+				if errors.As(err, &fe) {
+					return &fieldErr{fmt.Sprintf("turns[%d].%s", i, fe.field), fe.err}
+				}
+				return err
+			}
 		}
 		if id == "" {
 			id = l.sessionID()

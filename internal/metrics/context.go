@@ -48,6 +48,10 @@ type recordContext struct {
 	finished bool              // a chunk gave a finish_reason
 	tokens   tokenCounts
 	startNs  int64 // wall-clock Unix ns of rec.Sent
+	// outputSeen reports a content response that carried output: text, or
+	// (with NonTextOutputTokens) a non-text answer. The output's tokens
+	// are then counted, 0 for an answer without text.
+	outputSeen bool
 
 	slos       []slo
 	thresholds Thresholds

@@ -54,6 +54,12 @@ type ProcessorOptions struct {
 	// and without a finish_reason (--strict-streams); without it the
 	// record stays good and is only flagged Record.StreamIncomplete.
 	StrictStreams bool
+	// NonTextOutputTokens counts an answer without text (embeddings,
+	// rankings, images) as an output of 0 tokens, as AIPerf does, so that
+	// an endpoint that produces tokens (template, raw) reports OSL 0 for
+	// it rather than none. Off for endpoints that produce no tokens, whose
+	// output length is not one of their metrics.
+	NonTextOutputTokens bool
 	// Metrics are the metrics to compute, normally Registry.Select's result.
 	// Only record and aggregate metrics are computed per record.
 	Metrics []*Metric
@@ -298,6 +304,7 @@ func (p *Processor) parse(c *recordContext, text, reasoning *strings.Builder) *r
 		}
 		if parsed.HasContent() {
 			c.content = append(c.content, content{at: ch.At, output: parsed.Text != ""})
+			c.outputSeen = c.outputSeen || parsed.Text != "" || parsed.Output && p.opts.NonTextOutputTokens
 			text.WriteString(parsed.Text)
 			reasoning.WriteString(parsed.Reasoning)
 		}
@@ -357,7 +364,8 @@ func invalidResult(c *recordContext) *record.ErrorDetails {
 // ones. Client mode uses the record's known input count or tokenizes
 // " ".join(InputTexts), and, for valid records, tokenizes the concatenated
 // output and reasoning texts; a kind of text that never appeared has no
-// count.
+// count, except that with NonTextOutputTokens a non-text answer counts as
+// an output of 0 tokens, as in AIPerf.
 func (p *Processor) countTokens(c *recordContext, valid bool, text, reasoning string) tokenCounts {
 	var t tokenCounts
 	if p.opts.UseServerTokenCount {
@@ -390,7 +398,7 @@ func (p *Processor) countTokens(c *recordContext, valid bool, text, reasoning st
 	if !valid || tok == nil {
 		return t
 	}
-	if text != "" {
+	if c.outputSeen {
 		t.output = count{int64(tok.Count(text)), true}
 	}
 	if reasoning != "" {

@@ -54,10 +54,14 @@ var embeddingsAPI = &apiSpec{
 		var in struct {
 			Model    string            `json:"model"`
 			Input    json.RawMessage   `json:"input"`
+			Text     json.RawMessage   `json:"text"`     // AIPerf's nv-embedqa template body
 			Messages []json.RawMessage `json:"messages"` // vLLM's chat-style embeddings
 		}
 		if err := decodeJSON(body, &in); err != nil {
 			return apiRequest{}, err
+		}
+		if len(in.Input) == 0 {
+			in.Input = in.Text
 		}
 		req := apiRequest{Model: in.Model}
 		if in.Messages != nil {

@@ -84,7 +84,7 @@ func (Generate) ParseResponse(data []byte) (record.Parsed, error) {
 	trimmed := bytes.TrimSpace(data)
 	var r response
 	var err error
-	if len(trimmed) > 0 && trimmed[0] == '[' {
+	if len(trimmed) > 0 && trimmed[0] == '[' && string(trimmed) != "[DONE]" {
 		var list []response
 		if err = endpoint.DecodeValue(trimmed, &list); err == nil && len(list) > 0 {
 			r = list[0]
