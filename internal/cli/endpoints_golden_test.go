@@ -16,6 +16,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -143,10 +144,15 @@ func TestEndpointsMatchAIPerf(t *testing.T) {
 		}
 	}
 	dependent := endpointDependentMetrics(goldens)
+	// A few cases at a time: each is a whole run in its own process, and
+	// the package's timing-sensitive tests run alongside.
+	slots := make(chan struct{}, max(2, runtime.GOMAXPROCS(0)/4))
 	for i, f := range files {
 		g := goldens[i]
 		t.Run(strings.TrimSuffix(filepath.Base(f), ".json"), func(t *testing.T) {
 			t.Parallel()
+			slots <- struct{}{}
+			defer func() { <-slots }()
 			dir := t.TempDir()
 			for _, in := range inputs {
 				b, err := os.ReadFile(filepath.Join("testdata", "aiperf013", "endpoints", "inputs", in.Name()))
