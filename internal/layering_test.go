@@ -28,9 +28,10 @@ var leaves = []string{"internal/record", "internal/clock", "internal/tokenizer",
 // internal package at all (mockserver must stay standard-library only, so a
 // bug cannot hide on both sides of the wire).
 var allowed = map[string][]string{
-	"cmd/aiperf":         {"internal/cli"},
-	"internal/cli":       {"internal/configfile", "internal/config", "internal/benchmark", "internal/experiment", "internal/compare", "internal/metricview", "internal/llmd", "internal/results", "internal/search", "internal/builtin", "internal/plugin", "internal/mockserver", "internal/ui", "internal/chattemplate", "internal/report", "internal/export"},
-	"internal/benchmark": {"internal/config", "internal/builtin", "internal/plugin", "internal/dataset", "internal/dataset/public", "internal/timing", "internal/worker", "internal/endpoint", "internal/transport", "internal/metrics", "internal/metrics/stats", "internal/export", "internal/ui", "internal/chattemplate", "internal/verdict", "internal/metricview", "internal/llmd", "internal/adaptive"},
+	"cmd/aiperf":   {"internal/cli"},
+	"internal/cli": {"internal/configfile", "internal/config", "internal/benchmark", "internal/experiment", "internal/compare", "internal/metricview", "internal/llmd", "internal/results", "internal/search", "internal/builtin", "internal/plugin", "internal/mockserver", "internal/ui", "internal/chattemplate", "internal/report", "internal/export"},
+	"internal/benchmark": {"internal/config", "internal/builtin", "internal/plugin", "internal/dataset", "internal/dataset/public", "internal/timing", "internal/worker", "internal/endpoint", "internal/transport", "internal/metrics", "internal/metrics/stats", "internal/export", "internal/ui", "internal/chattemplate", "internal/verdict", "internal/metricview", "internal/llmd", "internal/adaptive",
+		"internal/controlhook", "internal/telemetry/servermetrics", "internal/telemetry/gpu", "internal/telemetry/dcgm", "internal/telemetry/nvml", "internal/telemetry/energy"},
 	"internal/builtin": {"internal/plugin", "internal/endpoint", "internal/endpoint/openai", "internal/endpoint/anthropic",
 		"internal/endpoint/embeddings", "internal/endpoint/media", "internal/endpoint/rankings", "internal/endpoint/raw",
 		"internal/endpoint/solido", "internal/endpoint/template", "internal/endpoint/tgi",
@@ -68,6 +69,21 @@ var allowed = map[string][]string{
 	// request path; they import no other internal package but their own
 	// shared pieces.
 	"internal/telemetry/prom": {},
+	// The parent package holds what the sources share (the polling loop,
+	// the live-panel sink).
+	"internal/telemetry": {"internal/live"},
+	// Server metrics and GPU telemetry write their own artifacts with the
+	// export package's writers (AIPerf's spelling of numbers and files).
+	"internal/telemetry/servermetrics": {"internal/telemetry", "internal/telemetry/prom", "internal/live", "internal/export", "internal/metrics/stats"},
+	"internal/telemetry/gpu":           {"internal/telemetry", "internal/telemetry/prom", "internal/live", "internal/export", "internal/metrics/stats"},
+	"internal/telemetry/dcgm":          {"internal/telemetry/gpu", "internal/telemetry/prom"},
+	"internal/telemetry/nvml":          {"internal/telemetry/gpu"},
+	// energy joins GPU telemetry with the metrics summary (AIPerf's
+	// post-aggregation analyzer).
+	"internal/telemetry/energy": {"internal/telemetry/gpu", "internal/metrics", "internal/export"},
+	// controlhook calls the server's control plane (KV-cache reset,
+	// profiler); it knows HTTP only.
+	"internal/controlhook": {},
 	// bench/benchtool reads the mock's request record (its schema type)
 	// and summarizes with the same percentile code as the metrics.
 	"bench/benchtool": {"internal/mockserver", "internal/metrics/stats"},

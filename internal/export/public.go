@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/go-json-experiment/json/jsontext"
+	"github.com/jedib0t/go-pretty/v6/text"
 )
 
 // The writers below are the building blocks of this package's artifacts,
@@ -102,3 +103,28 @@ func CSVRow(cells ...string) string {
 // CSVFixed2 formats a value as the summary CSV does ("%.2f"; "" when not
 // finite).
 func CSVFixed2(f float64) string { return csvNumber(f) }
+
+// MetricTable renders a console table as the metric tables are drawn (Rich's
+// heavy head, title centred above): the first column right-aligned and
+// wrapped when the table is wider than width, the others right-aligned.
+func MetricTable(title string, headers []string, rows [][]string, width int) string {
+	cols := make([]column, len(headers))
+	for i, h := range headers {
+		cols[i] = column{header: h, align: text.AlignRight, wrap: i == 0}
+	}
+	if width <= 0 {
+		width = DefaultConsoleWidth
+	}
+	return richTable(title, cols, rows, width)
+}
+
+// Panel draws body in a rounded box titled title, like AIPerf's notes.
+func Panel(title, body string, width int) string {
+	if width <= 0 {
+		width = DefaultConsoleWidth
+	}
+	return panel(title, body, width)
+}
+
+// Grouped2 formats a number as the console tables do ("1,480.42").
+func Grouped2(v float64) string { return grouped2(v) }

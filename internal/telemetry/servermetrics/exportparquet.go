@@ -109,7 +109,8 @@ func (x *Export) Parquet(s *Store, meta ParquetMeta) ([]byte, error) {
 // parquetRowType is the row struct of one file: the fixed columns around
 // one optional string column per label name, in order.
 func parquetRowType(labels []string) reflect.Type {
-	str, optStr, optF, i64 := reflect.TypeFor[string](), reflect.TypeFor[*string](), reflect.TypeFor[*float64](), reflect.TypeFor[int64]()
+	// Every column is optional, as pyarrow writes AIPerf's (nullable).
+	str, optStr, optF, i64 := reflect.TypeFor[*string](), reflect.TypeFor[*string](), reflect.TypeFor[*float64](), reflect.TypeFor[*int64]()
 	field := func(i int, name string, t reflect.Type) reflect.StructField {
 		tag := `parquet:"` + name
 		if t.Kind() == reflect.Pointer {
@@ -146,12 +147,13 @@ func appendParquetRows(rows []reflect.Value, rt reflect.Type, url string, e *ent
 	help := e.help
 	base := func(ts int64) reflect.Value {
 		v := reflect.New(rt).Elem()
-		v.Field(0).SetString(url)
-		v.Field(1).SetString(e.name)
-		v.Field(2).SetString(e.typ.String())
+		u, name, typ := url, e.name, e.typ.String()
+		v.Field(0).Set(reflect.ValueOf(&u))
+		v.Field(1).Set(reflect.ValueOf(&name))
+		v.Field(2).Set(reflect.ValueOf(&typ))
 		v.Field(3).Set(reflect.ValueOf(unitPtr))
 		v.Field(4).Set(reflect.ValueOf(&help))
-		v.Field(5).SetInt(ts)
+		v.Field(5).Set(reflect.ValueOf(&ts))
 		for i, l := range labels {
 			for _, el := range e.labels {
 				if el.Name == l {

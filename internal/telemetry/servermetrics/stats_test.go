@@ -13,9 +13,9 @@ import (
 // statistics AIPerf 0.13's compute_stats gave it
 // (scripts/telemetry-goldens.sh).
 type referenceCase struct {
-	Name    string `json:"name"`
-	Type    string `json:"type"`
-	Points  []struct {
+	Name   string `json:"name"`
+	Type   string `json:"type"`
+	Points []struct {
 		TS    int64   `json:"ts"`
 		Value float64 `json:"value"`
 	} `json:"points"`
