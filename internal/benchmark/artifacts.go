@@ -81,7 +81,7 @@ func writeResults(p *Plan, res *result, rio IO) error {
 		opts.Footer += verdict.Panel(*rep)
 	}
 
-	var errs []error
+	errs := writeTelemetry(p, res.Telemetry, s, &info, &opts)
 	// Files announced after the tables must exist: one that failed to
 	// write (a full disk) or was not written (an empty CSV) is left out.
 	unwritten := map[string]bool{}
@@ -105,7 +105,7 @@ func writeResults(p *Plan, res *result, rio IO) error {
 	if err := llmdReport(p, rio.Version); err != nil {
 		errs = append(errs, err)
 	}
-	if written, err := export.WriteSummaryCSV(p.Paths.CSV, s); err != nil || !written {
+	if written, err := writeSummaryCSV(p, res.Telemetry, s); err != nil || !written {
 		if err != nil {
 			errs = append(errs, fmt.Errorf("summary CSV: %w", err))
 		}

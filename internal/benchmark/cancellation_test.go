@@ -46,6 +46,7 @@ type jsonlRecord struct {
 		CancellationTimeNS *int64 `json:"cancellation_time_ns"`
 		RequestStartNS     int64  `json:"request_start_ns"`
 		Phase              string `json:"benchmark_phase"`
+		RequestEndNS       int64  `json:"request_end_ns"`
 	} `json:"metadata"`
 	Error *struct {
 		Code    int    `json:"code"`

@@ -103,6 +103,13 @@ func Run(ctx context.Context, cfg *config.Config, rio IO) error {
 		return &config.ExitError{Code: config.ExitFailure, Err: fmt.Errorf("writing inputs.json: %w", err)}
 	}
 
+	if hooks := controlHooks(plan); hooks != nil && cfg.Telemetry.ResetKVCache != nil {
+		if err := hooks.ResetKVCache(ctx); err != nil {
+			log.Error("reset_kv_cache failed before benchmark start", "error", err)
+			return &config.ExitError{Code: config.ExitFailure, Err: fmt.Errorf("reset_kv_cache failed before benchmark start: %w", err)}
+		}
+		log.Info("KV cache reset", "urls", cfg.Endpoint.URLs)
+	}
 	res, err := execute(ctx, plan, rio, log, board, console)
 	if err != nil {
 		log.Error("run failed", "error", err, fileOnly)
@@ -130,7 +137,8 @@ type result struct {
 	Warmup      *metrics.Summary // the warmup phase's metrics (warmup_metrics); nil without one
 	// Phases are the phases that ran, in order, each with its own summary
 	// when the run had more than one (phase_manifest.json).
-	Phases []phaseOutcome
+	Phases    []phaseOutcome
+	Telemetry *telemetryResults // nil when no telemetry was collected
 }
 
 // execute runs the phases with the processing pipeline behind them, and
@@ -180,12 +188,22 @@ func execute(ctx context.Context, plan *Plan, rio IO, log *slog.Logger, board *l
 		observers = append(observers, sl)
 	}
 	progress := newPublisher(observers, clk, &counts, pl.live, board)
+	// Telemetry starts before the warmup: its first scrapes are the
+	// baseline every counter of the profiling window is measured from.
+	tel, err := startTelemetry(ctx, plan, clk, log, board)
+	if err != nil {
+		return nil, err
+	}
+	hooks := controlHooks(plan)
 	runner := &phaseRunner{
 		plan: plan, clk: clk, client: client, sampler: sampler, pl: pl, log: log,
 		interruptGrace: grace(plan.Config.GracePeriod()),
 		abort:          rio.Abort,
-		onStart:        progress.start,
-		requests:       requests,
+		onStart: func(spec *PhaseSpec, start time.Duration) {
+			tel.phaseStarted(spec, clk.WallNanos(start))
+			progress.start(spec, start)
+		},
+		requests: requests,
 	}
 
 	res := &result{Clock: clk, BenchmarkID: newBenchmarkID()}
@@ -194,10 +212,18 @@ func execute(ctx context.Context, plan *Plan, rio IO, log *slog.Logger, board *l
 	var warmRan bool
 	var warmStart time.Duration
 	var cpuMon *cpuMonitor
-	firstProfiling := true
+	var warmup *phaseResult
+	firstProfiling, profiling := true, false
 	for _, spec := range plan.Phases {
 		if phaseErr != nil || ctx.Err() != nil || res.Stopped {
 			break
+		}
+		if spec.Phase == record.Profiling && firstProfiling && hooks != nil && hooks.Profiling() {
+			if err := hooks.StartProfiler(ctx); err != nil {
+				phaseErr = &config.ExitError{Code: config.ExitFailure, Err: fmt.Errorf("server_profiler start failed: %w", err)}
+				break
+			}
+			profiling = true
 		}
 		seed := plan.Seed + uint64(max(0, spec.ProfilingIndex))
 		if spec.Phase == record.Warmup {
@@ -210,9 +236,13 @@ func execute(ctx context.Context, plan *Plan, rio IO, log *slog.Logger, board *l
 		phaseErr = err
 		res.Stopped = pr.Stopped
 		res.Phases = append(res.Phases, phaseOutcome{Spec: spec, Result: pr, Ran: err == nil})
+		if spec.Phase == record.Warmup {
+			tel.warmupDone(ctx) // AIPerf's end-of-warmup scrape
+		}
 		switch {
 		case spec.Phase == record.Warmup && !warmRan:
 			warmRan, warmStart = err == nil, pr.Stats.Start
+			warmup = &pr
 		case spec.Phase == record.Profiling && firstProfiling:
 			res.Profiling, firstProfiling = pr, false
 		case spec.Phase == record.Profiling:
@@ -223,11 +253,21 @@ func execute(ctx context.Context, plan *Plan, rio IO, log *slog.Logger, board *l
 			res.Profiling.Stopped = res.Profiling.Stopped || pr.Stopped
 		}
 	}
+	if profiling {
+		if err := hooks.StopProfiler(context.WithoutCancel(ctx)); err != nil {
+			log.Warn("server_profiler stop failed", "error", err)
+		}
+	}
 	if cpuMon != nil {
 		cpuMon.stop()
 	}
 	res.Stopped = res.Stopped || ctx.Err() != nil
 	pl.wait()
+	if err := tel.finish(ctx); err != nil {
+		// As in AIPerf, a telemetry file that could not be written does
+		// not fail the benchmark.
+		log.Error("telemetry export failed", "error", err)
+	}
 	if reason := guard.Reason(); reason != "" {
 		res.Stopped, res.Aborted, res.AbortCode = true, reason, guard.ExitCode()
 	}
@@ -264,6 +304,9 @@ func execute(ctx context.Context, plan *Plan, rio IO, log *slog.Logger, board *l
 		pl.warm.SetPhaseStart(warmStart)
 		w := pl.warm.Summarize()
 		res.Warmup = &w
+	}
+	if cpuMon != nil {
+		res.Telemetry = tel.results(&res.Summary, &res.Profiling, warmup, clk, plan)
 	}
 	res.Timeslices = pl.slices.slices(clk.Wall)
 	if cpuMon != nil {

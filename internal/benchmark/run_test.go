@@ -51,6 +51,10 @@ func baseConfig(t *testing.T, url string) *config.Config {
 	cfg.Output.ArtifactDirExplicit = true
 	cfg.Service.UIType = config.UINone
 	cfg.Load.RequestCount = ptr(10)
+	// Telemetry has its own tests (telemetry_test.go); here its /metrics
+	// probes would reach handlers that count every request as inference.
+	cfg.Telemetry.ServerMetrics.Disabled = true
+	cfg.Telemetry.GPU.Disabled = true
 	return &cfg
 }
 

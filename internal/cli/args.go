@@ -78,11 +78,17 @@ func prepareProfileArgs(fs *pflag.FlagSet, args []string) (out []string, problem
 // reaches validation. It returns the index of the last argument consumed.
 func emit(fs *pflag.FlagSet, f *pflag.Flag, value string, hasValue bool, args []string, i int, multi map[string]bool, out *[]string, problems *[]error) int {
 	name := "--" + f.Name
-	if f.NoOptDefVal != "" { // boolean
+	if f.NoOptDefVal != "" { // boolean, or a flag whose values are optional
 		if hasValue {
 			*out = append(*out, name+"="+value)
 		} else {
 			*out = append(*out, name)
+		}
+		if optionalValueFlags()[f.Name] {
+			for i+1 < len(args) && !strings.HasPrefix(args[i+1], "-") {
+				i++
+				*out = append(*out, name+"="+args[i])
+			}
 		}
 		return i
 	}

@@ -179,11 +179,22 @@ func startEmbeddedMock(cfg *config.Config, stderr io.Writer) (stop func(), err e
 		return nil, fmt.Errorf("--mock-server: %w", err)
 	}
 	mcfg.CountTokens = tok.Count
+	// Its fake GPUs too: the run then shows server metrics, GPU telemetry
+	// and the energy metrics without any hardware.
+	mcfg.DCGM.Enabled = !cfg.Telemetry.GPU.Disabled && cfg.Telemetry.GPU.Collector == ""
 	srv, err := mockserver.Start(mcfg, "127.0.0.1:0")
 	if err != nil {
 		return nil, fmt.Errorf("--mock-server: %w", err)
 	}
 	cfg.Endpoint.URLs = []string{srv.URL()}
+	if u := srv.DCGMURL(); u != "" {
+		cfg.Telemetry.GPU.URLs = append(cfg.Telemetry.GPU.URLs, u)
+		cfg.Telemetry.GPU.Requested = true
+	}
+	// The mock counts every token before writing it: its metrics are final
+	// when the last response is, so the final scrape needs no flush wait.
+	noFlush := 0.0
+	cfg.Telemetry.ServerMetrics.FlushSeconds = &noFlush
 	fmt.Fprintf(stderr, "Benchmarking the built-in mock server at %s\n", srv.URL())
 	return func() {
 		if err := srv.Close(); err != nil {

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/aiperf-go/aiperf/internal/benchmark"
 	"io"
 	"math"
 	"os"
@@ -27,6 +28,12 @@ func TestMain(m *testing.M) {
 	if os.Getenv(asAIPerfEnv) == "1" {
 		os.Exit(Main(context.Background(), os.Args[1:], OSEnv()))
 	}
+	// Runs against the mock need no server-metrics flush wait (the mock
+	// counts each token before writing it), and must not pick up a DCGM
+	// exporter someone runs on this machine's default ports. The
+	// processes the tests start inherit both.
+	os.Setenv(benchmark.EnvServerMetricsFlush, "0")
+	os.Setenv(benchmark.EnvGPUDefaultDCGM, "")
 	os.Exit(m.Run())
 }
 

@@ -34,7 +34,7 @@ const (
 func profileGroups() []string {
 	return []string{
 		groupEndpoint, groupInput, groupConv, groupTok, groupISL, groupOSL, groupPrompt, groupPrefix, groupRankings, groupAudio, groupImage, groupVideo,
-		groupLoad, groupFixed, groupWarmup, groupUserCentric, groupGoodput, groupOutput, groupUI, groupService, groupMultiRun, groupAnalysis,
+		groupLoad, groupFixed, groupWarmup, groupUserCentric, groupGoodput, groupOutput, groupUI, groupService, groupServerMetrics, groupGPUTelemetry, groupMultiRun, groupAnalysis,
 	}
 }
 
@@ -50,7 +50,8 @@ const (
 // multiValueFlags are the flags that, as in AIPerf, take several values
 // after one flag name (`--extra-inputs a:1 b:2`, `-u host1 host2`).
 func multiValueFlags() map[string]bool {
-	return map[string]bool{"url": true, "extra-inputs": true, "header": true}
+	return map[string]bool{"url": true, "extra-inputs": true, "header": true,
+		"server-metrics": true, "server-metrics-formats": true, "gpu-telemetry": true}
 }
 
 // flagBuilder registers profile flags bound to a Config, recording aliases
@@ -348,6 +349,7 @@ func registerProfileFlags(fs *pflag.FlagSet, cfg *config.Config, probs *problemL
 	})
 
 	b.addVisualsFlags(cfg)
+	b.addTelemetryFlags(cfg) // Endpoint hooks, Server Metrics, GPU Telemetry; sets b.group
 
 	b.group = groupUI
 	b.add(&choiceValue[config.UIType]{recorder: b.rec("ui-type"), p: &cfg.Service.UIType, normalize: normalizeChoice[config.UIType]}, spec{

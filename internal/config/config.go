@@ -62,7 +62,8 @@ type Config struct {
 	Reliability  Reliability  `json:"reliability,omitzero"`
 	Analysis     Analysis     `json:"analysis,omitzero"`
 	Search       Search       `json:"search,omitzero"`
-	Visuals      Visuals      `json:"visuals,omitzero"` // issue 17: timeslices, auto-plot
+	Visuals      Visuals      `json:"visuals,omitzero"`   // issue 17: timeslices, auto-plot
+	Telemetry    Telemetry    `json:"telemetry,omitzero"` // issue 12: server metrics, GPU telemetry, control hooks
 
 	// Load shapes (issue 16): prefill concurrency, ramps, rate series,
 	// user-centric rate, the warmup's own load, adaptive scale.

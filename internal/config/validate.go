@@ -66,6 +66,7 @@ func (c *Config) Validate() error {
 	c.validateEndpointOptions(&p) // issue 13
 	c.validateRankings(&p)
 	c.validateVideo(&p)
+	c.validateTelemetry(&p)
 	return errors.Join(p...)
 }
 

@@ -39,6 +39,10 @@ type ConsoleOptions struct {
 	OSLMismatchThresholdPct float64
 	OSLMismatchMaxTokens    int
 
+	// Telemetry is text printed after the tables and notes, before Footer,
+	// as given: the GPU and server telemetry tables.
+	Telemetry string
+
 	// Footer is text printed after the tables and notes, as given (the
 	// client-health warnings); empty for none.
 	Footer string
@@ -132,6 +136,7 @@ func Console(w io.Writer, s *metrics.Summary, o ConsoleOptions) error {
 			b.WriteString(panel(n.title, n.body, width))
 		}
 	}
+	b.WriteString(o.Telemetry)
 	b.WriteString(o.Footer)
 	_, err := io.WriteString(w, b.String())
 	return err

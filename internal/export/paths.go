@@ -91,8 +91,12 @@ type Paths struct {
 	// TimeslicesJSON and TimeslicesCSV hold the per-slice metrics; written
 	// with --slice-duration only.
 	TimeslicesJSON, TimeslicesCSV string
-	Inputs                        string // inputs.json, always written
-	Log                           string // logs/aiperf.log
+	// The telemetry files, written when server metrics or GPU telemetry
+	// were collected (and, for server metrics, their format was chosen).
+	ServerMetricsJSON, ServerMetricsCSV, ServerMetricsJSONL, ServerMetricsParquet string
+	GPUTelemetryJSONL                                                             string
+	Inputs                                                                        string // inputs.json, always written
+	Log                                                                           string // logs/aiperf.log
 	// Outputs is outputs.json (--export-outputs-json); AIPerf does not
 	// prefix it.
 	Outputs string
@@ -109,18 +113,23 @@ func NewPaths(dir, prefix string, level Level) Paths {
 		return filepath.Join(dir, base+suffix)
 	}
 	return Paths{
-		Dir:            dir,
-		Level:          level,
-		JSON:           name("profile_export_aiperf.json", ".json"),
-		CSV:            name("profile_export_aiperf.csv", ".csv"),
-		JSONL:          name("profile_export.jsonl", ".jsonl"),
-		RawJSONL:       name("profile_export_raw.jsonl", "_raw.jsonl"),
-		ConsoleTxt:     name("profile_export_console.txt", "_console.txt"),
-		TimeslicesJSON: name("profile_export_aiperf_timeslices.json", "_timeslices.json"),
-		TimeslicesCSV:  name("profile_export_aiperf_timeslices.csv", "_timeslices.csv"),
-		Inputs:         filepath.Join(dir, "inputs.json"),
-		Log:            filepath.Join(dir, "logs", "aiperf.log"),
-		Outputs:        filepath.Join(dir, "outputs.json"),
+		Dir:                  dir,
+		Level:                level,
+		JSON:                 name("profile_export_aiperf.json", ".json"),
+		CSV:                  name("profile_export_aiperf.csv", ".csv"),
+		JSONL:                name("profile_export.jsonl", ".jsonl"),
+		RawJSONL:             name("profile_export_raw.jsonl", "_raw.jsonl"),
+		ConsoleTxt:           name("profile_export_console.txt", "_console.txt"),
+		TimeslicesJSON:       name("profile_export_aiperf_timeslices.json", "_timeslices.json"),
+		TimeslicesCSV:        name("profile_export_aiperf_timeslices.csv", "_timeslices.csv"),
+		ServerMetricsJSON:    name("server_metrics_export.json", "_server_metrics.json"),
+		ServerMetricsCSV:     name("server_metrics_export.csv", "_server_metrics.csv"),
+		ServerMetricsJSONL:   name("server_metrics_export.jsonl", "_server_metrics.jsonl"),
+		ServerMetricsParquet: name("server_metrics_export.parquet", "_server_metrics.parquet"),
+		GPUTelemetryJSONL:    name("gpu_telemetry_export.jsonl", "_gpu_telemetry.jsonl"),
+		Inputs:               filepath.Join(dir, "inputs.json"),
+		Log:                  filepath.Join(dir, "logs", "aiperf.log"),
+		Outputs:              filepath.Join(dir, "outputs.json"),
 	}
 }
 

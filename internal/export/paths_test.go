@@ -37,16 +37,21 @@ func TestNewPaths(t *testing.T) {
 	p := NewPaths(dir, "", LevelRecords)
 	want := Paths{
 		Dir: dir, Level: LevelRecords,
-		JSON:           filepath.Join(dir, "profile_export_aiperf.json"),
-		CSV:            filepath.Join(dir, "profile_export_aiperf.csv"),
-		JSONL:          filepath.Join(dir, "profile_export.jsonl"),
-		RawJSONL:       filepath.Join(dir, "profile_export_raw.jsonl"),
-		ConsoleTxt:     filepath.Join(dir, "profile_export_console.txt"),
-		TimeslicesJSON: filepath.Join(dir, "profile_export_aiperf_timeslices.json"),
-		TimeslicesCSV:  filepath.Join(dir, "profile_export_aiperf_timeslices.csv"),
-		Inputs:         filepath.Join(dir, "inputs.json"),
-		Log:            filepath.Join(dir, "logs", "aiperf.log"),
-		Outputs:        filepath.Join(dir, "outputs.json"),
+		JSON:                 filepath.Join(dir, "profile_export_aiperf.json"),
+		CSV:                  filepath.Join(dir, "profile_export_aiperf.csv"),
+		JSONL:                filepath.Join(dir, "profile_export.jsonl"),
+		RawJSONL:             filepath.Join(dir, "profile_export_raw.jsonl"),
+		ConsoleTxt:           filepath.Join(dir, "profile_export_console.txt"),
+		TimeslicesJSON:       filepath.Join(dir, "profile_export_aiperf_timeslices.json"),
+		TimeslicesCSV:        filepath.Join(dir, "profile_export_aiperf_timeslices.csv"),
+		ServerMetricsJSON:    filepath.Join(dir, "server_metrics_export.json"),
+		ServerMetricsCSV:     filepath.Join(dir, "server_metrics_export.csv"),
+		ServerMetricsJSONL:   filepath.Join(dir, "server_metrics_export.jsonl"),
+		ServerMetricsParquet: filepath.Join(dir, "server_metrics_export.parquet"),
+		GPUTelemetryJSONL:    filepath.Join(dir, "gpu_telemetry_export.jsonl"),
+		Inputs:               filepath.Join(dir, "inputs.json"),
+		Log:                  filepath.Join(dir, "logs", "aiperf.log"),
+		Outputs:              filepath.Join(dir, "outputs.json"),
 	}
 	if p != want {
 		t.Errorf("NewPaths default = %+v; want %+v", p, want)
@@ -57,6 +62,9 @@ func TestNewPaths(t *testing.T) {
 		p.JSON: "myrun.json", p.CSV: "myrun.csv", p.JSONL: "myrun.jsonl",
 		p.RawJSONL: "myrun_raw.jsonl", p.ConsoleTxt: "myrun_console.txt", p.Inputs: "inputs.json", p.Outputs: "outputs.json",
 		p.TimeslicesJSON: "myrun_timeslices.json", p.TimeslicesCSV: "myrun_timeslices.csv",
+		p.ServerMetricsJSON: "myrun_server_metrics.json", p.ServerMetricsCSV: "myrun_server_metrics.csv",
+		p.ServerMetricsJSONL: "myrun_server_metrics.jsonl", p.ServerMetricsParquet: "myrun_server_metrics.parquet",
+		p.GPUTelemetryJSONL: "myrun_gpu_telemetry.jsonl",
 	} {
 		if filepath.Base(got) != want {
 			t.Errorf("prefixed path %s; want base %s", got, want)

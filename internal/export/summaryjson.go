@@ -47,6 +47,11 @@ type RunInfo struct {
 	// --use-case (not an AIPerf key).
 	Verdicts any
 
+	// TelemetryData is the GPU telemetry block (telemetry_data), already
+	// encoded; nil leaves it out. It follows the leading metrics, as in
+	// AIPerf's file.
+	TelemetryData []byte
+
 	// ClientHealth, when non-nil, is marshalled as the last key,
 	// "client_health": this port's self-assessment of the load generator
 	// (not an AIPerf key; AIPerf's keys are unaffected).
@@ -149,6 +154,10 @@ func SummaryJSON(s *metrics.Summary, info RunInfo) ([]byte, error) {
 			w.key(tag)
 			writeResultJSON(&w, r)
 		}
+	}
+	if len(info.TelemetryData) > 0 {
+		w.key("telemetry_data")
+		w.raw(info.TelemetryData)
 	}
 	if info.InputConfig != nil {
 		if err := w.member("input_config", info.InputConfig); err != nil {

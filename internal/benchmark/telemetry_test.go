@@ -1,0 +1,440 @@
+package benchmark
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"math"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/aiperf-go/aiperf/internal/config"
+	"github.com/aiperf-go/aiperf/internal/mockserver"
+)
+
+// telemetryMock starts the mock server with its fake DCGM exporter: TTFT
+// 30 ms, ITL 4 ms, vLLM-style /metrics, 2 H200s.
+func telemetryMock(t *testing.T) *mockserver.Running {
+	t.Helper()
+	mcfg := mockConfig(t, func(c *mockserver.Config) {
+		c.Fast, c.TTFT, c.ITL = false, 30*time.Millisecond, 4*time.Millisecond
+		c.DCGM.Enabled = true
+	})
+	srv, err := mockserver.Start(mcfg, "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := srv.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+	return srv
+}
+
+// telemetryConfig is AIPerf's reference run (scripts/aiperf-telemetry-reference.sh)
+// against srv: 40 streaming requests at concurrency 4, ISL 100, OSL 50,
+// every server-metrics format, the mock's DCGM exporter.
+func telemetryConfig(t *testing.T, srv *mockserver.Running) *config.Config {
+	t.Helper()
+	cfg := baseConfig(t, srv.URL())
+	cfg.Load.Concurrency, cfg.Load.RequestCount = ptr(4), ptr(40)
+	cfg.Input.InputTokens.Mean, cfg.Input.OutputTokens.Mean = 100, ptr(50)
+	cfg.Input.Extra = []config.ExtraInput{{Key: "ignore_eos", Value: json.RawMessage("true")}}
+	cfg.Telemetry.ServerMetrics = config.ServerMetrics{Formats: config.ServerMetricsFormats()}
+	noFlush := 0.0
+	cfg.Telemetry.ServerMetrics.FlushSeconds = &noFlush // the mock's counters are final with its last byte
+	cfg.Telemetry.GPU = config.GPUTelemetry{Requested: true, URLs: []string{srv.DCGMURL()}}
+	return cfg
+}
+
+func readJSON(t *testing.T, path string) map[string]any {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var doc map[string]any
+	if err := dec.Decode(&doc); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return doc
+}
+
+// at walks a decoded JSON document along keys and list indices.
+func at(t *testing.T, v any, path ...any) any {
+	t.Helper()
+	for _, p := range path {
+		switch k := p.(type) {
+		case string:
+			m, ok := v.(map[string]any)
+			if !ok || m[k] == nil {
+				t.Fatalf("no %q at %v", k, path)
+			}
+			v = m[k]
+		case int:
+			l, ok := v.([]any)
+			if !ok || k >= len(l) {
+				t.Fatalf("no [%d] at %v", k, path)
+			}
+			v = l[k]
+		}
+	}
+	return v
+}
+
+func num(t *testing.T, v any) float64 {
+	t.Helper()
+	n, ok := v.(json.Number)
+	if !ok {
+		t.Fatalf("%v is not a number", v)
+	}
+	f, err := n.Float64()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// TestTelemetryAgainstTheMock runs the reference workload against the mock
+// and checks the acceptance figures and, against AIPerf 0.13's own files
+// from the same workload on the same mock (testdata/aiperf013), the shape
+// of every telemetry artifact.
+func TestTelemetryAgainstTheMock(t *testing.T) {
+	t.Parallel()
+	srv := telemetryMock(t)
+	cfg := telemetryConfig(t, srv)
+	out, err := run(t, context.Background(), cfg)
+	if err != nil {
+		t.Fatalf("run: %v\n%s", err, out)
+	}
+	dir := cfg.Output.ArtifactDir
+	prof := readJSON(t, filepath.Join(dir, "profile_export_aiperf.json"))
+	sm := readJSON(t, filepath.Join(dir, "server_metrics_export.json"))
+
+	// The server's generation-token counter over the profiling window is
+	// exactly the client's output token total.
+	totalOSL := num(t, at(t, prof, "total_osl", "avg"))
+	if got := num(t, at(t, sm, "metrics", "vllm:generation_tokens", "series", 0, "stats", "total")); got != totalOSL {
+		t.Errorf("vllm:generation_tokens total = %v; want total_osl %v", got, totalOSL)
+	}
+	// The running-requests gauge peaks at the concurrency.
+	if got := num(t, at(t, sm, "metrics", "vllm:num_requests_running", "series", 0, "stats", "max")); got != 4 {
+		t.Errorf("vllm:num_requests_running max = %v; want the concurrency, 4", got)
+	}
+	// The TTFT histogram's median estimate lies in the bucket that holds
+	// the mock's 30 ms TTFT: (0.02, 0.04] s.
+	if p50 := num(t, at(t, sm, "metrics", "vllm:time_to_first_token_seconds", "series", 0, "stats", "p50_estimate")); !(p50 > 0.02 && p50 <= 0.04) {
+		t.Errorf("TTFT p50 estimate = %v s; want it in (0.02, 0.04]", p50)
+	}
+
+	// Total GPU energy is the integral of the mock's power over the
+	// window, from the samples the run recorded (the mock holds each
+	// reported power until its next reading and integrates exactly that).
+	energyJ := num(t, at(t, prof, "nvidia_total_gpu_energy", "avg"))
+	start := isoNanos(t, at(t, prof, "telemetry_data", "summary", "start_time").(string))
+	end := isoNanos(t, at(t, prof, "telemetry_data", "summary", "end_time").(string))
+	if integral := powerIntegral(t, filepath.Join(dir, "gpu_telemetry_export.jsonl"), start, end); math.Abs(energyJ-integral) > 0.02*integral {
+		t.Errorf("nvidia_total_gpu_energy = %v J; integral of the reported power = %v J (want within 2 %%)", energyJ, integral)
+	}
+	if got, want := num(t, at(t, prof, "nvidia_output_tokens_per_joule", "avg")), totalOSL/energyJ; math.Abs(got-want) > 1e-12*want {
+		t.Errorf("nvidia_output_tokens_per_joule = %v; want total_osl/energy = %v", got, want)
+	}
+
+	// Shapes against AIPerf 0.13's files.
+	ref := "testdata/aiperf013"
+	refSM := readJSON(t, filepath.Join(ref, "server_metrics_export.json"))
+	delete(refSM, "input_config")
+	delete(sm, "input_config")
+	if diff := cmp.Diff(shape(refSM), shape(sm)); diff != "" {
+		t.Errorf("server_metrics_export.json shape differs from AIPerf's (-aiperf +ours):\n%s", diff)
+	}
+	refProf := readJSON(t, filepath.Join(ref, "profile_export_aiperf.json"))
+	if diff := cmp.Diff(shape(refProf["telemetry_data"]), shape(prof["telemetry_data"])); diff != "" {
+		t.Errorf("telemetry_data shape differs (-aiperf +ours):\n%s", diff)
+	}
+	for k, v := range refProf {
+		if strings.HasPrefix(k, "nvidia_") {
+			if diff := cmp.Diff(shape(v), shape(prof[k])); diff != "" {
+				t.Errorf("%s differs (-aiperf +ours):\n%s", k, diff)
+			}
+		}
+	}
+	for k := range prof {
+		if strings.HasPrefix(k, "nvidia_") && refProf[k] == nil {
+			t.Errorf("%s is not in AIPerf's summary", k)
+		}
+	}
+	for _, f := range []string{"gpu_telemetry_export.jsonl", "server_metrics_export.jsonl"} {
+		want, got := jsonLines(t, filepath.Join(ref, f)), jsonLines(t, filepath.Join(dir, f))
+		for i := range min(2, len(want)) {
+			if diff := cmp.Diff(shape(want[i]), shape(got[i])); diff != "" {
+				t.Errorf("%s line %d shape differs (-aiperf +ours):\n%s", f, i+1, diff)
+			}
+		}
+	}
+	for _, c := range []struct {
+		file    string
+		gpuOnly bool
+		rows    int // at least, so an empty comparison cannot pass
+	}{{"server_metrics_export.csv", false, 20}, {"profile_export_aiperf.csv", true, 20}} {
+		want, got := csvShape(t, filepath.Join(ref, c.file), c.gpuOnly), csvShape(t, filepath.Join(dir, c.file), c.gpuOnly)
+		if len(want) < c.rows {
+			t.Fatalf("reference %s has only %d rows", c.file, len(want))
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("%s shape differs (-aiperf +ours):\n%s", c.file, diff)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "server_metrics_export.parquet")); err != nil {
+		t.Errorf("no parquet export: %v", err)
+	}
+
+	// The console shows the energy table, the server panel and the GPUs.
+	for _, want := range []string{"GPU Power Efficiency (NVIDIA)", "Server Metrics (vLLM)", "AIPerf | GPU Telemetry Summary", "Server Metrics JSON Export:"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("console lacks %q", want)
+		}
+	}
+}
+
+// isoNanos parses an artifact's local ISO time (microseconds) to Unix ns.
+func isoNanos(t *testing.T, s string) int64 {
+	t.Helper()
+	tm, err := time.ParseInLocation("2006-01-02T15:04:05.999999", s, time.Local)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tm.UnixNano()
+}
+
+// powerIntegral integrates each GPU's reported power, held from one sample
+// to the next, from the last sample before start to the last at or before
+// end plus AIPerf's 666 ms grace, in joules, summed over GPUs.
+func powerIntegral(t *testing.T, path string, start, end int64) float64 {
+	t.Helper()
+	type sample struct {
+		at    int64
+		power float64
+	}
+	byGPU := map[float64][]sample{}
+	for _, l := range jsonLines(t, path) {
+		idx := num(t, l["gpu_index"])
+		byGPU[idx] = append(byGPU[idx], sample{int64(num(t, l["timestamp_ns"])), num(t, at(t, l, "telemetry_data", "nvidia_power_usage"))})
+	}
+	end += int64(666 * time.Millisecond)
+	var total float64
+	for _, s := range byGPU {
+		sort.Slice(s, func(i, j int) bool { return s[i].at < s[j].at })
+		lo := sort.Search(len(s), func(i int) bool { return s[i].at >= start })
+		hi := sort.Search(len(s), func(i int) bool { return s[i].at > end }) - 1
+		for i := max(lo-1, 0); i < hi; i++ {
+			total += s[i].power * float64(s[i+1].at-s[i].at) / 1e9
+		}
+	}
+	return total
+}
+
+func jsonLines(t *testing.T, path string) []map[string]any {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []map[string]any
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 16<<20)
+	for sc.Scan() {
+		dec := json.NewDecoder(strings.NewReader(sc.Text()))
+		dec.UseNumber()
+		var m map[string]any
+		if err := dec.Decode(&m); err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+var (
+	hostRE = regexp.MustCompile(`^(https?://)?(127\.0\.0\.1|localhost):\d+(/metrics)?$`)
+	isoRE  = regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?$`)
+	idRE   = regexp.MustCompile(`^[0-9a-f]{12}$`)
+)
+
+// shape reduces a decoded JSON value to what two runs of the same workload
+// on the same mock must share: keys, nesting, list lengths, number kinds
+// (int or float) and fixed strings. Hosts, times, ids, UUIDs and versions
+// are placeholders.
+func shape(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		out := map[string]any{}
+		for k, e := range x {
+			out[placeholder(k)] = shape(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = shape(e)
+		}
+		return out
+	case json.Number:
+		if strings.ContainsAny(string(x), ".eE") {
+			return "<float>"
+		}
+		return "<int>"
+	case string:
+		return placeholder(x)
+	}
+	return v
+}
+
+func placeholder(s string) string {
+	switch {
+	case hostRE.MatchString(s):
+		return "<host>"
+	case isoRE.MatchString(s):
+		return "<time>"
+	case idRE.MatchString(s):
+		return "<id>"
+	case strings.HasPrefix(s, "GPU-"):
+		return "<uuid>"
+	case s == "0.13.0" || s == "test":
+		return "<version>"
+	}
+	return s
+}
+
+var numberCell = regexp.MustCompile(`^-?\d+(\.\d+)?(e[+-]\d+)?$`)
+
+// csvShape is a CSV file with numbers, hosts, UUIDs and versions replaced
+// by placeholders; gpuOnly keeps only the GPU section of the summary CSV
+// (from its Endpoint,GPU_Index header).
+func csvShape(t *testing.T, path string, gpuOnly bool) []string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	in := !gpuOnly
+	for _, line := range strings.Split(string(b), "\n") {
+		if gpuOnly && strings.HasPrefix(line, "Endpoint,GPU_Index") {
+			in = true
+		}
+		if !in {
+			continue
+		}
+		if strings.HasPrefix(line, "# aiperf_version:") || strings.HasPrefix(line, "# benchmark_id:") {
+			line = line[:strings.IndexByte(line, ':')]
+		}
+		cells := strings.Split(line, ",")
+		for i, c := range cells {
+			if c == "" {
+				continue
+			}
+			if numberCell.MatchString(c) {
+				cells[i] = "#"
+			} else {
+				cells[i] = placeholder(c)
+			}
+		}
+		// Bucket lists: keep the bounds, drop the counts.
+		joined := strings.Join(cells, ",")
+		joined = regexp.MustCompile(`=\d+`).ReplaceAllString(joined, "=#")
+		out = append(out, joined)
+	}
+	return slices.DeleteFunc(out, func(s string) bool { return s == "" })
+}
+
+// TestServerMetricsAutoDisable: an endpoint that answers /metrics with JSON
+// is dropped with one warning, and the run writes no server metrics.
+func TestServerMetricsAutoDisable(t *testing.T) {
+	t.Parallel()
+	h := mockserver.New(mockConfig(t, nil))
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, "/metrics") {
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = w.Write([]byte(`{"status":"ok"}`))
+			return
+		}
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	cfg := baseConfig(t, srv.URL)
+	cfg.Telemetry.ServerMetrics.Disabled = false
+	noFlush := 0.0
+	cfg.Telemetry.ServerMetrics.FlushSeconds = &noFlush
+	out, err := run(t, context.Background(), cfg)
+	if err != nil {
+		t.Fatalf("run: %v\n%s", err, out)
+	}
+	log, err := os.ReadFile(filepath.Join(cfg.Output.ArtifactDir, "logs", "aiperf.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(log), "disabling server metrics collection"); n != 1 {
+		t.Errorf("log has %d auto-disable warnings; want 1:\n%s", n, log)
+	}
+	if _, err := os.Stat(filepath.Join(cfg.Output.ArtifactDir, "server_metrics_export.json")); !os.IsNotExist(err) {
+		t.Errorf("server_metrics_export.json written for an endpoint without Prometheus metrics (stat: %v)", err)
+	}
+}
+
+// TestControlHooks: the KV cache is reset before the first request and the
+// profiler runs exactly around the profiling phase.
+func TestControlHooks(t *testing.T) {
+	t.Parallel()
+	mcfg := mockConfig(t, nil)
+	srv, err := mockserver.Start(mcfg, "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = srv.Close() })
+	cfg := baseConfig(t, srv.URL())
+	cfg.Warmup.RequestCount = ptr(3)
+	cfg.Telemetry.ResetKVCache = &config.ResetKVCache{}
+	cfg.Telemetry.ServerProfiler = &config.ServerProfiler{}
+	out, err := run(t, context.Background(), cfg)
+	if err != nil {
+		t.Fatalf("run: %v\n%s", err, out)
+	}
+	calls := srv.Server().ControlCalls()
+	var paths []string
+	for _, c := range calls {
+		paths = append(paths, c.Path)
+	}
+	if strings.Join(paths, " ") != "/reset_prefix_cache /start_profile /stop_profile" {
+		t.Fatalf("control calls = %q; want reset, start, stop", paths)
+	}
+	var firstStart, lastEnd int64 = math.MaxInt64, 0
+	for _, r := range readRecords(t, cfg.Output.ArtifactDir) {
+		firstStart = min(firstStart, r.Metadata.RequestStartNS)
+		lastEnd = max(lastEnd, r.Metadata.RequestEndNS)
+	}
+	if reset := calls[0].At.UnixNano(); reset >= firstStart {
+		t.Errorf("KV-cache reset at %d, after the first profiling request at %d", reset, firstStart)
+	}
+	if start := calls[1].At.UnixNano(); start >= firstStart {
+		t.Errorf("profiler started at %d, after the first profiling request at %d", start, firstStart)
+	}
+	if stop := calls[2].At.UnixNano(); stop <= lastEnd {
+		t.Errorf("profiler stopped at %d, before the last profiling response at %d", stop, lastEnd)
+	}
+}
