@@ -19,6 +19,8 @@ type inputConfigDoc struct {
 	Artifacts inputArtifacts      `json:"artifacts"`
 	SLOs      map[string]float64  `json:"slos,omitzero"`
 	Tokenizer inputTokenizer      `json:"tokenizer"`
+	GPU       inputGPUTelemetry   `json:"gpu_telemetry"`
+	Server    inputServerMetrics  `json:"server_metrics"`
 	Runtime   map[string]string   `json:"runtime"`
 	Extra     []config.ExtraInput `json:"extra_inputs,omitzero"`
 	Headers   []config.Header     `json:"headers,omitzero"`
@@ -33,14 +35,33 @@ type inputModel struct {
 }
 
 type inputEndpoint struct {
-	URLs                []string      `json:"urls"`
-	Type                string        `json:"type"`
-	Path                string        `json:"path,omitzero"`
-	Streaming           bool          `json:"streaming"`
-	APIKey              config.Secret `json:"api_key,omitzero"`
-	Timeout             float64       `json:"timeout"`
-	UseLegacyMaxTokens  bool          `json:"use_legacy_max_tokens,omitzero"`
-	UseServerTokenCount bool          `json:"use_server_token_count,omitzero"`
+	URLs                []string               `json:"urls"`
+	Type                string                 `json:"type"`
+	Path                string                 `json:"path,omitzero"`
+	Streaming           bool                   `json:"streaming"`
+	APIKey              config.Secret          `json:"api_key,omitzero"`
+	Timeout             float64                `json:"timeout"`
+	UseLegacyMaxTokens  bool                   `json:"use_legacy_max_tokens,omitzero"`
+	UseServerTokenCount bool                   `json:"use_server_token_count,omitzero"`
+	ResetKVCache        *config.ResetKVCache   `json:"reset_kv_cache,omitzero"`
+	ServerProfiler      *config.ServerProfiler `json:"server_profiler,omitzero"`
+}
+
+// inputGPUTelemetry and inputServerMetrics are AIPerf's telemetry
+// sections: only enabled when turned off or left alone, the rest as the
+// flags set them.
+type inputGPUTelemetry struct {
+	Enabled     bool     `json:"enabled"`
+	URLs        []string `json:"urls,omitzero"`
+	Collector   string   `json:"collector,omitzero"`
+	Mode        string   `json:"mode,omitzero"`
+	MetricsFile string   `json:"metrics_file,omitzero"`
+}
+
+type inputServerMetrics struct {
+	Enabled bool     `json:"enabled"`
+	URLs    []string `json:"urls,omitzero"` // [] when enabled
+	Formats []string `json:"formats,omitzero"`
 }
 
 type inputDataset struct {
@@ -112,7 +133,11 @@ func inputConfig(p *Plan, ui config.UIType) inputConfigDoc {
 			Timeout:             cfg.Endpoint.TimeoutSeconds,
 			UseLegacyMaxTokens:  cfg.Endpoint.UseLegacyMaxTokens,
 			UseServerTokenCount: cfg.Endpoint.UseServerTokenCount,
+			ResetKVCache:        cfg.Telemetry.ResetKVCache,
+			ServerProfiler:      cfg.Telemetry.ServerProfiler,
 		},
+		GPU:    gpuTelemetryDoc(&cfg.Telemetry.GPU),
+		Server: serverMetricsDoc(&cfg.Telemetry.ServerMetrics),
 		Artifacts: inputArtifacts{Dir: p.Paths.Dir, Prefix: cfg.Output.ProfileExportPrefix, ExportLevel: p.Paths.Level.String(),
 			SliceDuration: cfg.Visuals.SliceDurationSeconds, AutoPlot: cfg.AutoPlot(), PlotRequired: cfg.Visuals.PlotRequired},
 		SLOs:      p.SLOs,
@@ -149,6 +174,40 @@ func inputConfig(p *Plan, ui config.UIType) inputConfigDoc {
 		prof.Type, prof.AutoOffset, prof.StartOffset, prof.EndOffset = "fixed_schedule", r.AutoOffset, r.StartOffset, r.EndOffset
 	}
 	doc.Phases = append(doc.Phases, prof)
+	return doc
+}
+
+func gpuTelemetryDoc(g *config.GPUTelemetry) inputGPUTelemetry {
+	doc := inputGPUTelemetry{Enabled: !g.Disabled}
+	if g.Disabled || !(g.Requested || len(g.URLs) > 0 || g.Collector != "" || g.Dashboard || g.MetricsFile != "") {
+		return doc
+	}
+	doc.URLs = config.RedactURLs(g.URLs)
+	if doc.URLs == nil {
+		doc.URLs = []string{}
+	}
+	doc.Collector, doc.Mode, doc.MetricsFile = string(config.GPUCollectorDCGM), "summary", g.MetricsFile
+	if g.Collector != "" {
+		doc.Collector = string(g.Collector)
+	}
+	if g.Dashboard {
+		doc.Mode = "realtime_dashboard"
+	}
+	return doc
+}
+
+func serverMetricsDoc(s *config.ServerMetrics) inputServerMetrics {
+	doc := inputServerMetrics{Enabled: !s.Disabled, URLs: config.RedactURLs(s.URLs)}
+	if s.Disabled {
+		doc.URLs = nil
+		return doc
+	}
+	if doc.URLs == nil {
+		doc.URLs = []string{}
+	}
+	for _, f := range s.Formats {
+		doc.Formats = append(doc.Formats, string(f))
+	}
 	return doc
 }
 

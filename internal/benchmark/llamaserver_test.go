@@ -27,8 +27,9 @@ import (
 //	  GOTOOLCHAIN=local go test -count=1 -run LlamaServer -v ./internal/benchmark/
 //
 // and is skipped otherwise. Each case checks the run against what the
-// server itself reports; llamaServerCheck is the hook for more checks of
-// the server's /metrics (telemetry).
+// server itself reports (llamaServerCheck) and against the server-metrics
+// export the run wrote from the same /metrics (llamaServerTelemetryCheck,
+// llamaserver_telemetry_test.go).
 
 // llamaServerEnv names the environment variable with the server's URL.
 const llamaServerEnv = "AIPERF_TEST_LLAMA_SERVER"
@@ -127,6 +128,7 @@ func TestLlamaServerIntegration(t *testing.T) {
 			cfg.Input.Extra = []config.ExtraInput{{Key: "ignore_eos", Value: json.RawMessage("true")}}
 			cfg.Load.Concurrency = ptr(c.concurrency)
 			cfg.Load.RequestCount = ptr(n)
+			llamaTelemetry(cfg)
 			before := llamaMetrics(t, url)
 			start := time.Now()
 			out, err := run(t, context.Background(), cfg)
@@ -155,6 +157,7 @@ func TestLlamaServerIntegration(t *testing.T) {
 				t.Errorf("%d records; want %d", len(recs), n)
 			}
 			llamaServerCheck(t, c, before, after, recs)
+			llamaServerTelemetryCheck(t, c, cfg.Output.ArtifactDir, out, recs)
 			t.Logf("%s: %d requests in %.1f s, %d connection resends", c.name(), len(recs), time.Since(start).Seconds(), retries)
 		})
 	}

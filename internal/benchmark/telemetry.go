@@ -230,7 +230,6 @@ type telemetryResults struct {
 	gpu       *gpu.Results
 	gpuStore  *gpu.Store
 	gpuTried  []string
-	requested bool // --gpu-telemetry given: show the GPU tables
 }
 
 // results summarises the telemetry over the profiling window (start to
@@ -240,7 +239,7 @@ func (t *telemetryRun) results(s *metrics.Summary, prof, warm *phaseResult, clk 
 		return nil
 	}
 	start, end := clk.WallNanos(prof.Start), clk.WallNanos(prof.End)
-	r := &telemetryResults{requested: p.Config.Telemetry.GPU.Requested}
+	r := &telemetryResults{}
 	if t.sm != nil {
 		r.sm = t.sm.Store()
 		r.smWindow = servermetrics.Window{Start: start, End: end}
@@ -352,6 +351,12 @@ func controlHooks(p *Plan) *controlhook.Hooks {
 	if r := t.ResetKVCache; r != nil {
 		o.Reset, o.ResetPath = true, r.Path
 		o.ResetTimeout = time.Duration(r.TimeoutSeconds * float64(time.Second))
+		if m := r.MaxRetrySeconds; m != nil {
+			o.ResetRetry = -1
+			if *m > 0 {
+				o.ResetRetry = time.Duration(*m * float64(time.Second))
+			}
+		}
 	}
 	if s := t.ServerProfiler; s != nil {
 		o.Profiler, o.StartPath, o.StopPath = true, s.StartPath, s.StopPath

@@ -20,6 +20,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/aiperf-go/aiperf/internal/config"
+	"github.com/aiperf-go/aiperf/internal/live"
 	"github.com/aiperf-go/aiperf/internal/mockserver"
 )
 
@@ -52,7 +53,7 @@ func telemetryConfig(t *testing.T, srv *mockserver.Running) *config.Config {
 	cfg.Load.Concurrency, cfg.Load.RequestCount = ptr(4), ptr(40)
 	cfg.Input.InputTokens.Mean, cfg.Input.OutputTokens.Mean = 100, ptr(50)
 	cfg.Input.Extra = []config.ExtraInput{{Key: "ignore_eos", Value: json.RawMessage("true")}}
-	cfg.Telemetry.ServerMetrics = config.ServerMetrics{Formats: config.ServerMetricsFormats()}
+	cfg.Telemetry.ServerMetrics = config.ServerMetrics{Formats: []config.ServerMetricsFormat{"json", "csv", "parquet", "jsonl"}} // as scripts/aiperf-telemetry-reference.sh
 	noFlush := 0.0
 	cfg.Telemetry.ServerMetrics.FlushSeconds = &noFlush // the mock's counters are final with its last byte
 	cfg.Telemetry.GPU = config.GPUTelemetry{Requested: true, URLs: []string{srv.DCGMURL()}}
@@ -163,6 +164,11 @@ func TestTelemetryAgainstTheMock(t *testing.T) {
 		t.Errorf("server_metrics_export.json shape differs from AIPerf's (-aiperf +ours):\n%s", diff)
 	}
 	refProf := readJSON(t, filepath.Join(ref, "profile_export_aiperf.json"))
+	for _, k := range []string{"gpu_telemetry", "server_metrics"} {
+		if diff := cmp.Diff(shape(at(t, refProf, "input_config", k)), shape(at(t, prof, "input_config", k))); diff != "" {
+			t.Errorf("input_config.%s shape differs (-aiperf +ours):\n%s", k, diff)
+		}
+	}
 	if diff := cmp.Diff(shape(refProf["telemetry_data"]), shape(prof["telemetry_data"])); diff != "" {
 		t.Errorf("telemetry_data shape differs (-aiperf +ours):\n%s", diff)
 	}
@@ -425,6 +431,9 @@ func TestControlHooks(t *testing.T) {
 	}
 	var firstStart, lastEnd int64 = math.MaxInt64, 0
 	for _, r := range readRecords(t, cfg.Output.ArtifactDir) {
+		if r.Metadata.Phase != "profiling" {
+			continue // the warmup's records are in the file too
+		}
 		firstStart = min(firstStart, r.Metadata.RequestStartNS)
 		lastEnd = max(lastEnd, r.Metadata.RequestEndNS)
 	}
@@ -436,5 +445,54 @@ func TestControlHooks(t *testing.T) {
 	}
 	if stop := calls[2].At.UnixNano(); stop <= lastEnd {
 		t.Errorf("profiler stopped at %d, before the last profiling response at %d", stop, lastEnd)
+	}
+}
+
+// TestTelemetryPanelsReachObservers: the live snapshots (the dashboard's
+// telemetry pane, IO.Observers) carry a server-metrics and a GPU panel
+// per source, refreshed while the run goes on.
+func TestTelemetryPanelsReachObservers(t *testing.T) {
+	t.Parallel()
+	srv := telemetryMock(t)
+	cfg := telemetryConfig(t, srv)
+	obs := &snapshotLog{}
+	var out, errOut bytes.Buffer
+	if err := Run(context.Background(), cfg, IO{Stdout: &out, Stderr: &errOut, Observers: []live.Observer{obs}}); err != nil {
+		t.Fatal(err, errOut.String())
+	}
+	obs.mu.Lock()
+	defer obs.mu.Unlock()
+	last := obs.snaps[len(obs.snaps)-1]
+	sources := map[string]live.Panel{}
+	for _, p := range last.Telemetry {
+		sources[p.Source] = p
+	}
+	sm, gp := sources["server_metrics"], sources["gpu_telemetry"]
+	if len(sm.Gauges) == 0 || len(gp.Gauges) == 0 {
+		t.Fatalf("final snapshot's panels = %+v; want server_metrics and gpu_telemetry gauges", last.Telemetry)
+	}
+	names := func(p live.Panel) string {
+		var s []string
+		for _, g := range p.Gauges {
+			s = append(s, g.Name)
+		}
+		return strings.Join(s, " ")
+	}
+	if n := names(sm); !strings.Contains(n, "num_running") {
+		t.Errorf("server metrics gauges %q lack the running requests", n)
+	}
+	if n := names(gp); !strings.Contains(n, "nvidia_power_usage") {
+		t.Errorf("GPU gauges %q lack the power", n)
+	}
+	distinct := map[time.Duration]bool{}
+	for _, s := range obs.snaps {
+		for _, p := range s.Telemetry {
+			if p.Source == "gpu_telemetry" {
+				distinct[p.At] = true
+			}
+		}
+	}
+	if len(distinct) < 2 {
+		t.Errorf("the GPU panel was sampled at %d distinct times; want it refreshed during the run", len(distinct))
 	}
 }

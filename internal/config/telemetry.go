@@ -81,8 +81,8 @@ const (
 type GPUTelemetry struct {
 	// Disabled is --no-gpu-telemetry.
 	Disabled bool `json:"disabled,omitempty"`
-	// Requested records that --gpu-telemetry was given: the console then
-	// shows the GPU telemetry tables, as AIPerf does.
+	// Requested records that --gpu-telemetry was given (which
+	// --no-gpu-telemetry then contradicts).
 	Requested bool `json:"requested,omitempty"`
 	// URLs are DCGM exporter endpoints given with --gpu-telemetry,
 	// normalised to full URLs.
@@ -118,6 +118,10 @@ const (
 type ResetKVCache struct {
 	Path           string  `json:"path,omitempty"`
 	TimeoutSeconds float64 `json:"timeout_seconds,omitempty"`
+	// MaxRetrySeconds bounds the retries of a retryable failure (a
+	// connection error, 409, 423, 429, 503); nil = 60 s, 0 = no retry.
+	// Config file only (endpoint.reset_kv_cache.max_retry_seconds).
+	MaxRetrySeconds *float64 `json:"max_retry_seconds,omitempty"`
 }
 
 // ServerProfiler is the server profiler started around profiling. Zero
@@ -169,6 +173,9 @@ func (c *Config) validateTelemetry(p *problems) {
 	if r := t.ResetKVCache; r != nil {
 		checkHookPath(p, "--reset-kv-cache-path", r.Path)
 		checkHookTimeout(p, "--reset-kv-cache-timeout-seconds", r.TimeoutSeconds)
+		if m := r.MaxRetrySeconds; m != nil && (*m < 0 || math.IsNaN(*m) || math.IsInf(*m, 0)) {
+			p.add("endpoint.reset_kv_cache.max_retry_seconds", "must be a finite number of seconds >= 0, got %v", *m)
+		}
 	}
 	if s := t.ServerProfiler; s != nil {
 		checkHookPath(p, "--server-profiler-start-path", s.StartPath)

@@ -61,22 +61,7 @@ var (
 			map[string]any{"type": "object", "properties": map[string]any{"items": map[string]any{"type": "array"}, "strategy": map[string]any{"type": "string"}}},
 		}},
 	}
-	urlsConv = conv{
-		decode: func(n *Node, dst any) string {
-			p := dst.(*[]string)
-			if msg := decodeValue(n, reflect.ValueOf(p).Elem()); msg != "" {
-				return msg
-			}
-			for i, u := range *p {
-				(*p)[i] = config.NormalizeURL(u)
-			}
-			return ""
-		},
-		schema: map[string]any{"anyOf": []any{
-			map[string]any{"type": "string"},
-			map[string]any{"type": "array", "items": map[string]any{"type": "string"}},
-		}},
-	}
+	urlsConv   = normalizedURLsConv(config.NormalizeURL)
 	choiceConv = conv{
 		decode: func(n *Node, dst any) string {
 			s, ok := stringOf(n)
@@ -532,4 +517,24 @@ func jsonToPlain(v any) any {
 		}
 	}
 	return v
+}
+
+// normalizedURLsConv decodes a URL or a list of URLs, each through norm.
+func normalizedURLsConv(norm func(string) string) conv {
+	return conv{
+		decode: func(n *Node, dst any) string {
+			p := dst.(*[]string)
+			if msg := decodeValue(n, reflect.ValueOf(p).Elem()); msg != "" {
+				return msg
+			}
+			for i, u := range *p {
+				(*p)[i] = norm(u)
+			}
+			return ""
+		},
+		schema: map[string]any{"anyOf": []any{
+			map[string]any{"type": "string"},
+			map[string]any{"type": "array", "items": map[string]any{"type": "string"}},
+		}},
+	}
 }

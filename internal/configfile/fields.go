@@ -41,7 +41,7 @@ type field struct {
 
 // fields is the config-file schema. Keep rows grouped by section.
 func fields() []field {
-	return []field{
+	return append([]field{
 		// Envelope.
 		{path: "random_seed", flag: "random-seed", bind: func(t target) any { return &t.cfg.Input.RandomSeed },
 			doc: "Base seed of the synthetic data; sweep variation i uses random_seed + i unless sweep.same_seed."},
@@ -260,8 +260,6 @@ func fields() []field {
 		{path: "benchmark.tokenizer.apply_chat_template", flag: "apply-chat-template", bind: func(t target) any { return &t.cfg.Tokenizer.ApplyChatTemplate }},
 
 		// AIPerf sections not implemented here.
-		{path: "benchmark.gpu_telemetry", unsupported: true},
-		{path: "benchmark.server_metrics", unsupported: true},
 		{path: "benchmark.network_latency", unsupported: true},
 		{path: "benchmark.otel", unsupported: true},
 		{path: "benchmark.mlflow", unsupported: true},
@@ -294,7 +292,7 @@ func fields() []field {
 		{path: "sweep.iteration_order", flag: "parameter-sweep-mode", bind: func(t target) any { return &t.cfg.Experiment.ParameterSweepMode }, conv: &choiceConv,
 			doc: "repeated (trials outer, the default) or independent."},
 		{path: "no_sweep_table", flag: "no-sweep-table", bind: func(t target) any { return &t.cfg.Experiment.NoSweepTable }},
-	}
+	}, telemetryFields()...)
 }
 
 // templateOf returns the config's endpoint template section, creating it

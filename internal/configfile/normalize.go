@@ -170,6 +170,7 @@ func normalizeBody(b *Node, ps *problems) {
 		named(ph, "profiling")
 		b.Set("phases", &Node{Kind: Seq, Pos: ph.Pos, Items: []*Node{ph}})
 	}
+	normalizeTelemetry(b, ps)
 }
 
 // named gives a phase mapping its name and kind when it has none.

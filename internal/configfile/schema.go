@@ -42,6 +42,12 @@ func Schema() []byte {
 	eprops := bprops["endpoint"].(map[string]any)["properties"].(map[string]any)
 	eprops["url"] = eprops["urls"]
 	bprops["tokenizer"] = map[string]any{"anyOf": []any{map[string]any{"type": "string"}, bprops["tokenizer"]}}
+	for _, k := range [][2]string{{"server_metrics", "serverMetrics"}, {"gpu_telemetry", "gpuTelemetry"}} {
+		sec := bprops[k[0]].(map[string]any)
+		sec["properties"].(map[string]any)["url"] = sec["properties"].(map[string]any)["urls"]
+		s := map[string]any{"anyOf": []any{map[string]any{"type": "string", "description": "Shorthand for {enabled: true, urls: [URL]}."}, sec}}
+		bprops[k[0]], bprops[k[1]] = s, s
+	}
 
 	sweep := objectSchema(tr.children["sweep"], "sweep")
 	sprops := sweep["properties"].(map[string]any)

@@ -35,7 +35,8 @@ type Options struct {
 	Reset        bool
 	ResetPath    string        // default /reset_prefix_cache
 	ResetTimeout time.Duration // per attempt; default 30 s
-	// ResetRetry bounds the retries of a retryable failure; default 60 s.
+	// ResetRetry bounds the retries of a retryable failure; 0 = 60 s, a
+	// negative value = no retry.
 	ResetRetry time.Duration
 
 	Profiler        bool
@@ -89,8 +90,11 @@ func New(o Options) *Hooks {
 			*d = DefaultTimeout
 		}
 	}
-	if o.ResetRetry <= 0 {
+	switch {
+	case o.ResetRetry == 0:
 		o.ResetRetry = DefaultRetry
+	case o.ResetRetry < 0:
+		o.ResetRetry = 0 // no retry
 	}
 	if o.Backoff <= 0 {
 		o.Backoff = defaultBackoff

@@ -1,0 +1,199 @@
+package configfile
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+
+	"github.com/aiperf-go/aiperf/internal/config"
+)
+
+// The telemetry sections (issue 12): benchmark.server_metrics and
+// benchmark.gpu_telemetry, and the endpoint's control hooks
+// reset_kv_cache and server_profiler, in AIPerf 0.13's shapes.
+
+func telemetryFields() []field {
+	return []field{
+		{path: "benchmark.endpoint.reset_kv_cache", flag: "reset-kv-cache,reset-kv-cache-timeout-seconds,reset-kv-cache-path",
+			bind: func(t target) any { return &t.cfg.Telemetry.ResetKVCache }, conv: &resetKVCacheConv,
+			doc: "POST the server's KV-cache reset once before the run: false, true, or {path, timeout_seconds, max_retry_seconds}."},
+		{path: "benchmark.endpoint.server_profiler", flag: "server-profiler,server-profiler-timeout-seconds,server-profiler-start-path,server-profiler-stop-path",
+			bind: func(t target) any { return &t.cfg.Telemetry.ServerProfiler }, conv: &serverProfilerConv,
+			doc: "Start and stop the server profiler around the profiling phase: false, true, or {start_path, stop_path, timeout_seconds}."},
+
+		{path: "benchmark.server_metrics.enabled", flag: "no-server-metrics", bind: func(t target) any { return &t.cfg.Telemetry.ServerMetrics.Disabled }, conv: &enabledConv,
+			doc: "Scrape the servers' Prometheus metrics (<url>/metrics of every endpoint URL, plus urls); on by default."},
+		{path: "benchmark.server_metrics.urls", flag: "server-metrics", bind: func(t target) any { return &t.cfg.Telemetry.ServerMetrics.URLs }, conv: &metricsURLsConv,
+			doc: "More Prometheus endpoints; node1:8081 means http://node1:8081/metrics."},
+		{path: "benchmark.server_metrics.formats", flag: "server-metrics-formats", bind: func(t target) any { return &t.cfg.Telemetry.ServerMetrics.Formats },
+			doc: "Server metrics files to write: json, csv, jsonl, parquet (default json and csv)."},
+		{path: "benchmark.server_metrics.discovery", ignored: true, conv: &anyMappingConv,
+			doc: "Kubernetes discovery of metrics endpoints is not implemented; the endpoint URLs and server_metrics.urls are scraped."},
+
+		{path: "benchmark.gpu_telemetry.enabled", flag: "no-gpu-telemetry", bind: func(t target) any { return &t.cfg.Telemetry.GPU.Disabled }, conv: &enabledConv,
+			doc: "Collect GPU telemetry (DCGM exporters at localhost:9400 and :9401 when they answer, plus urls); on by default."},
+		{path: "benchmark.gpu_telemetry.urls", flag: "gpu-telemetry", bind: func(t target) any { return &t.cfg.Telemetry.GPU.URLs }, conv: &metricsURLsConv,
+			doc: "DCGM exporter URLs; node1:9400 means http://node1:9400/metrics."},
+		{path: "benchmark.gpu_telemetry.collector", flag: "gpu-telemetry", bind: func(t target) any { return &t.cfg.Telemetry.GPU.Collector }, conv: &choiceConv,
+			doc: "dcgm (exporters over HTTP, the default) or pynvml (the local NVIDIA driver; a cgo build on Linux)."},
+		{path: "benchmark.gpu_telemetry.mode", flag: "gpu-telemetry", bind: func(t target) any { return &t.cfg.Telemetry.GPU.Dashboard }, conv: &gpuModeConv,
+			doc: "summary (the default) or realtime_dashboard (live GPU panels)."},
+		{path: "benchmark.gpu_telemetry.metrics_file", flag: "gpu-telemetry", bind: func(t target) any { return &t.cfg.Telemetry.GPU.MetricsFile },
+			doc: "CSV of DCGM fields to collect besides the defaults: lines of \"DCGM_FI_* field, gauge|counter, help (in unit)\"."},
+	}
+}
+
+// normalizeTelemetry rewrites AIPerf's shorthands of the telemetry
+// sections in a benchmark body: server_metrics or gpu_telemetry as a URL
+// string is {enabled: true, urls: [URL]}; url is urls; a false or true
+// control hook is left for its conv.
+func normalizeTelemetry(b *Node, ps *problems) {
+	for _, key := range []string{"server_metrics", "gpu_telemetry"} {
+		n := b.Get(key)
+		if n == nil {
+			continue
+		}
+		if s, ok := stringOf(n); ok {
+			m := newMap(n.Pos)
+			m.Set("enabled", &Node{Kind: Scalar, Value: true, Pos: n.Pos})
+			m.Set("urls", &Node{Kind: Seq, Pos: n.Pos, Items: []*Node{{Kind: Scalar, Value: s, Pos: n.Pos}}})
+			b.Set(key, m)
+			continue
+		}
+		if n.Kind == Map && n.Get("url") != nil {
+			if n.Get("urls") != nil {
+				ps.add(n.KeyPos("url"), "benchmark."+key+".url", "cannot be used together with \"urls\"; keep one")
+			} else {
+				n.Set("urls", n.Delete("url"))
+			}
+		}
+	}
+}
+
+var (
+	// anyMappingConv accepts a mapping it does not read.
+	anyMappingConv = conv{
+		decode: func(n *Node, _ any) string {
+			if n.Kind != Map && n.Kind != Null {
+				return "must be a mapping, not " + describe(n)
+			}
+			return ""
+		},
+		schema: map[string]any{"type": "object"},
+	}
+	// enabledConv binds AIPerf's "enabled" to a Disabled field.
+	enabledConv = conv{
+		decode: func(n *Node, dst any) string {
+			b, ok := n.Value.(bool)
+			if n.Kind != Scalar || !ok {
+				return "must be true or false, not " + describe(n)
+			}
+			*dst.(*bool) = !b
+			return ""
+		},
+		encode: func(dst any) (any, bool) { return !*dst.(*bool), true },
+		schema: map[string]any{"type": "boolean"},
+	}
+	metricsURLsConv = normalizedURLsConv(config.NormalizeMetricsURL)
+	gpuModeConv     = conv{
+		decode: func(n *Node, dst any) string {
+			s, ok := stringOf(n)
+			if !ok {
+				return "must be summary or realtime_dashboard, not " + describe(n)
+			}
+			switch strings.ToLower(s) {
+			case "summary":
+				*dst.(*bool) = false
+			case "realtime_dashboard":
+				*dst.(*bool) = true
+			default:
+				return fmt.Sprintf("unknown mode %q (summary or realtime_dashboard)", s)
+			}
+			return ""
+		},
+		encode: func(dst any) (any, bool) {
+			if *dst.(*bool) {
+				return "realtime_dashboard", true
+			}
+			return "summary", true
+		},
+		schema: map[string]any{"type": "string", "enum": []any{"summary", "realtime_dashboard"}},
+	}
+	resetKVCacheConv = hookConv(func(c *config.ResetKVCache) map[string]any {
+		return map[string]any{"path": &c.Path, "timeout_seconds": &c.TimeoutSeconds, "max_retry_seconds": &c.MaxRetrySeconds}
+	}, "path", "timeout_seconds", "max_retry_seconds")
+	serverProfilerConv = hookConv(func(c *config.ServerProfiler) map[string]any {
+		return map[string]any{"start_path": &c.StartPath, "stop_path": &c.StopPath, "timeout_seconds": &c.TimeoutSeconds}
+	}, "start_path", "stop_path", "timeout_seconds")
+)
+
+// hookConv decodes AIPerf's "false | true | {keys...}" control hooks.
+func hookConv[T any](keys func(*T) map[string]any, order ...string) conv {
+	props := map[string]any{}
+	for _, k := range order {
+		props[k] = map[string]any{"type": "string"}
+		if strings.HasSuffix(k, "_seconds") {
+			props[k] = map[string]any{"type": "number", "minimum": 0}
+		}
+	}
+	return conv{
+		decode: func(n *Node, dst any) string {
+			p := dst.(**T)
+			switch n.Kind {
+			case Null:
+				*p = nil
+				return ""
+			case Scalar:
+				b, ok := n.Value.(bool)
+				if !ok {
+					return "must be false, true or a mapping of " + strings.Join(order, ", ") + "; not " + describe(n)
+				}
+				*p = nil
+				if b {
+					*p = new(T)
+				}
+				return ""
+			case Map:
+				*p = new(T)
+				fields := keys(*p)
+				for _, k := range n.Keys {
+					ptr, ok := fields[k.Name]
+					if !ok {
+						msg := fmt.Sprintf("unknown key %q (%s)", k.Name, strings.Join(order, ", "))
+						if s := suggest(k.Name, order); s != "" {
+							msg += fmt.Sprintf("; did you mean %q?", s)
+						}
+						return msg
+					}
+					if msg := decodeValue(k.Value, reflect.ValueOf(ptr).Elem()); msg != "" {
+						return k.Name + ": " + msg
+					}
+				}
+				return ""
+			}
+			return "must be false, true or a mapping, not " + describe(n)
+		},
+		encode: func(dst any) (any, bool) {
+			c := *dst.(**T)
+			if c == nil {
+				return false, true
+			}
+			out := map[string]any{}
+			for k, ptr := range keys(c) {
+				if reflect.ValueOf(ptr).Elem().IsZero() {
+					continue
+				}
+				x, _ := encodeValue(ptr)
+				out[k] = x
+			}
+			if len(out) == 0 {
+				return true, true
+			}
+			return out, true
+		},
+		schema: map[string]any{"anyOf": []any{
+			map[string]any{"type": "boolean"},
+			map[string]any{"type": "object", "properties": props, "additionalProperties": false},
+		}},
+	}
+}
