@@ -22,6 +22,37 @@ func transportReuse(cfg *config.Config) transport.Reuse {
 	return transport.ReusePooled
 }
 
+// poolCap is the transport's cap on connections per host under the pooled
+// strategy: the most credits any phase may hold outstanding, so a pool of
+// that many connections serves the run, as AIPerf's connector limit does.
+// Without the cap net/http may dial an extra connection when the next
+// request starts before the previous response's connection is back in the
+// idle pool (it is returned asynchronously after the body's EOF), and that
+// request then pays a connect inside its TTFT. 0 (no cap) when some phase
+// is unbounded (request rate without --concurrency, user-centric), when
+// adaptive scale moves the limit, or for the other strategies (never opens
+// one connection per request; sticky leases its own per session).
+func poolCap(plan *Plan) int {
+	if transportReuse(plan.Config) != transport.ReusePooled || plan.Adaptive != nil {
+		return 0
+	}
+	phases := plan.Phases
+	if len(phases) == 0 {
+		phases = []*PhaseSpec{&plan.Profiling}
+		if plan.Warmup != nil {
+			phases = append(phases, plan.Warmup)
+		}
+	}
+	limit := 0
+	for _, ph := range phases {
+		if ph.Concurrency <= 0 || ph.Users > 0 {
+			return 0
+		}
+		limit = max(limit, ph.Concurrency)
+	}
+	return limit
+}
+
 // datasetKeep is how many conversations of an --input-file the run can
 // send, when that is known before reading it: the run samples in order
 // (the format's default or --dataset-sampling-strategy sequential) and

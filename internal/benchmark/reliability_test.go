@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/aiperf-go/aiperf/internal/adaptive"
 	"github.com/aiperf-go/aiperf/internal/config"
 	"github.com/aiperf-go/aiperf/internal/dataset"
 	"github.com/aiperf-go/aiperf/internal/mockserver"
@@ -390,5 +391,38 @@ func TestRunAllFailedPrintsErrorTable(t *testing.T) {
 	}
 	if strings.Contains(out, "LLM Metrics: Effective") {
 		t.Errorf("the console prints the effective-metrics table for a run without a good request:\n%s", out)
+	}
+}
+
+// TestPoolCap: the pooled strategy caps connections at the largest phase
+// concurrency; an unbounded phase, adaptive scale or another strategy
+// leaves the transport uncapped.
+func TestPoolCap(t *testing.T) {
+	t.Parallel()
+	phase := func(c, users int) *PhaseSpec { return &PhaseSpec{Concurrency: c, Users: users} }
+	for _, tc := range []struct {
+		name     string
+		reuse    config.ConnectionReuse
+		phases   []*PhaseSpec
+		adaptive bool
+		want     int
+	}{
+		{"one phase", config.ReusePooled, []*PhaseSpec{phase(8, 0)}, false, 8},
+		{"warmup wider", config.ReusePooled, []*PhaseSpec{phase(16, 0), phase(8, 0)}, false, 16},
+		{"rate without concurrency", config.ReusePooled, []*PhaseSpec{phase(4, 0), phase(0, 0)}, false, 0},
+		{"user-centric", config.ReusePooled, []*PhaseSpec{phase(4, 10)}, false, 0},
+		{"adaptive", config.ReusePooled, []*PhaseSpec{phase(4, 0)}, true, 0},
+		{"never", config.ReuseNever, []*PhaseSpec{phase(4, 0)}, false, 0},
+		{"sticky", config.ReuseSticky, []*PhaseSpec{phase(4, 0)}, false, 0},
+	} {
+		cfg := &config.Config{}
+		cfg.Endpoint.ConnectionReuse = tc.reuse
+		plan := &Plan{Config: cfg, Phases: tc.phases}
+		if tc.adaptive {
+			plan.Adaptive = &adaptive.Config{}
+		}
+		if got := poolCap(plan); got != tc.want {
+			t.Errorf("%s: poolCap = %d; want %d", tc.name, got, tc.want)
+		}
 	}
 }

@@ -178,6 +178,7 @@ func execute(ctx context.Context, plan *Plan, rio IO, log *slog.Logger, board *l
 	client := transport.New(transport.Options{
 		Timeout:             seconds(plan.Config.Endpoint.TimeoutSeconds),
 		MaxIdleConnsPerHost: plan.Profiling.Concurrency, // 0 = the transport's large default
+		MaxConnsPerHost:     poolCap(plan),
 		Reuse:               transportReuse(plan.Config),
 		BackoffRefused:      plan.Config.Reliability.KeepGoingUnreachable,
 	})
