@@ -78,9 +78,6 @@ var allowed = map[string][]string{
 	"internal/telemetry/gpu":           {"internal/telemetry", "internal/telemetry/prom", "internal/live", "internal/export", "internal/metrics/stats"},
 	"internal/telemetry/dcgm":          {"internal/telemetry/gpu", "internal/telemetry/prom"},
 	"internal/telemetry/nvml":          {"internal/telemetry/gpu"},
-	// arrowcheck reads server-metrics parquet back with Apache Arrow in
-	// its tests only (arrow-go stays out of the binary).
-	"internal/telemetry/servermetrics/arrowcheck": {"internal/telemetry/servermetrics"},
 	// energy joins GPU telemetry with the metrics summary (AIPerf's
 	// post-aggregation analyzer).
 	"internal/telemetry/energy": {"internal/telemetry/gpu", "internal/metrics", "internal/export"},

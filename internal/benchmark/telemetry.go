@@ -224,12 +224,12 @@ func (t *telemetryRun) finish(ctx context.Context) error {
 
 // telemetryResults are what the telemetry contributes to the artifacts.
 type telemetryResults struct {
-	sm        *servermetrics.Store
-	smWindow  servermetrics.Window
-	smWarmup  *servermetrics.Window
-	gpu       *gpu.Results
-	gpuStore  *gpu.Store
-	gpuTried  []string
+	sm       *servermetrics.Store
+	smWindow servermetrics.Window
+	smWarmup *servermetrics.Window
+	gpu      *gpu.Results
+	gpuStore *gpu.Store
+	gpuTried []string
 }
 
 // results summarises the telemetry over the profiling window (start to

@@ -1,66 +1,33 @@
-package arrowcheck
+//go:build arrowcheck
+
+package servermetrics
 
 import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"io"
-	"net/http"
-	"net/http/httptest"
-	"os"
 	"slices"
-	"strings"
 	"testing"
-	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
-
-	"github.com/aiperf-go/aiperf/internal/mockserver"
-	"github.com/aiperf-go/aiperf/internal/telemetry/prom"
-	"github.com/aiperf-go/aiperf/internal/telemetry/servermetrics"
 )
 
-// TestParquetReadsBackWithArrow scrapes the mock (vLLM style) around a few
-// requests, writes the parquet export and reads it with arrow-go: AIPerf's
-// columns, types and metadata, one row per gauge/counter sample and per
-// bucket of each histogram sample, counters as increases.
+// TestParquetReadsBackWithArrow reads mockParquet's file with Apache
+// Arrow's own Go implementation (an independent parquet reader; a
+// test-only dependency that takes about two minutes to build on two
+// cores, hence the build tag):
+//
+//	GOTOOLCHAIN=local go test -tags arrowcheck -run Arrow ./internal/telemetry/servermetrics/
+//
+// AIPerf 0.13's columns, types and nullability as pyarrow reads them, its
+// metadata, one row per gauge/counter sample and per bucket of each
+// histogram sample, counters as increases.
 func TestParquetReadsBackWithArrow(t *testing.T) {
-	cfg := mockserver.DefaultConfig()
-	cfg.Fast = true
-	ts := httptest.NewServer(mockserver.New(cfg))
-	defer ts.Close()
-	scr := prom.NewScraper(ts.URL+"/metrics", nil)
-	store := servermetrics.NewStore()
-	scrape := func(at int64) {
-		sc, err := scr.Scrape(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		store.Add(servermetrics.Sample{URL: sc.URL, At: at, Duplicate: sc.Duplicate, Families: sc.Families})
-	}
-	const sec = int64(time.Second)
-	scrape(1 * sec) // the baseline, before the window
-	for i := range 3 {
-		resp, err := http.Post(ts.URL+"/v1/completions", "application/json",
-			strings.NewReader(`{"model":"m","prompt":"a b c","max_tokens":10,"ignore_eos":true}`))
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, _ = io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
-		scrape(int64(2+i) * sec)
-	}
-	x := &servermetrics.Export{Version: "test", BenchmarkID: "abc", Profiling: servermetrics.Window{Start: 2 * sec, End: 4 * sec},
-		InputConfig: map[string]any{"models": []string{"m"}}}
-	b, err := x.Parquet(store, servermetrics.ParquetMeta{Models: []string{"m"}, Concurrency: "1"})
-	if err != nil || b == nil {
-		t.Fatalf("Parquet = %d bytes, %v", len(b), err)
-	}
-
+	b := mockParquet(t)
 	rdr, err := file.NewParquetReader(bytes.NewReader(b))
 	if err != nil {
 		t.Fatal(err)
@@ -77,17 +44,7 @@ func TestParquetReadsBackWithArrow(t *testing.T) {
 	defer tbl.Release()
 
 	// Columns, types and nullability exactly as pyarrow reads AIPerf's.
-	var ref struct {
-		Columns      [][]any  `json:"columns"`
-		MetadataKeys []string `json:"metadata_keys"`
-	}
-	raw, err := os.ReadFile("../testdata/aiperf013_parquet_schema.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(raw, &ref); err != nil {
-		t.Fatal(err)
-	}
+	refColumns, refKeys := loadParquetReference(t)
 	var got, want [][]any
 	for _, f := range tbl.Schema().Fields() {
 		typ := f.Type.String()
@@ -101,7 +58,7 @@ func TestParquetReadsBackWithArrow(t *testing.T) {
 		}
 		got = append(got, []any{f.Name, typ, f.Nullable})
 	}
-	for _, c := range ref.Columns {
+	for _, c := range refColumns {
 		want = append(want, c)
 	}
 	if gs, ws := jsonOf(got), jsonOf(want); gs != ws {
@@ -111,7 +68,7 @@ func TestParquetReadsBackWithArrow(t *testing.T) {
 	for _, kv := range rdr.MetaData().KeyValueMetadata().Keys() {
 		keys = append(keys, kv)
 	}
-	for _, k := range ref.MetadataKeys {
+	for _, k := range refKeys {
 		if k == "aiperf.python_version" || k == "aiperf.pyarrow_version" {
 			continue // ours says aiperf.go_version instead
 		}
@@ -145,7 +102,7 @@ func TestParquetReadsBackWithArrow(t *testing.T) {
 		}
 	}
 	// Each request made 10 tokens; the reference is the baseline at 1 s.
-	if jsonOf(gen) != "[10,20,30]" {
+	if g, _ := json.Marshal(gen); string(g) != "[10,20,30]" {
 		t.Errorf("generation-token rows = %v; want the increases 10, 20, 30 from the baseline", gen)
 	}
 	if histRows != 3*23 { // 22 finite buckets and +Inf, per sample
