@@ -157,6 +157,9 @@ func (p *Plan) workerRequestOptions(wo *worker.Options) {
 // it is, every other turn goes through the endpoint with its own extra
 // fields merged last.
 func (p *Plan) formatPayloads() error {
+	if err := p.finishTurns(); err != nil {
+		return err
+	}
 	ds := p.Dataset
 	if err := assignModels(ds, p.Models, p.Config.ResolvedModelSelection(), p.Seed); err != nil {
 		return usageError(err)

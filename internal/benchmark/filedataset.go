@@ -19,6 +19,10 @@ func (p *Plan) loadFileDataset() error {
 		loaded *dataset.Loaded
 		err    error
 	)
+	corpus, err := p.promptCorpus()
+	if err != nil {
+		return err
+	}
 	pub := d.ResolvedPublic()
 	switch {
 	case pub == config.PublicShareGPT && d.InputFile != "":
@@ -31,7 +35,9 @@ func (p *Plan) loadFileDataset() error {
 			SeedSet: p.SeedSet,
 		}, p.Tokenizer)
 	case pub != "":
-		loaded, err = public.Load(context.Background(), string(pub), p.publicOptions())
+		po := p.publicOptions()
+		po.Weka.Corpus = corpus
+		loaded, err = public.Load(context.Background(), string(pub), po)
 	default:
 		o := dataset.LoadOptions{
 			Path:    d.InputFile,
@@ -42,6 +48,7 @@ func (p *Plan) loadFileDataset() error {
 			Baseten: p.basetenOptions(),
 			// issue 13: repeated images keep their UUID, not their bytes
 			UUIDAndStrip: p.Config.Endpoint.UUIDAndStrip,
+			Corpus:       corpus,
 		}
 		if d.BlockSize != nil {
 			o.BlockSize = *d.BlockSize

@@ -223,3 +223,46 @@ func TestRunShareGPTLocal(t *testing.T) {
 		}
 	}
 }
+
+// TestRunSystemPromptFile sends --system-prompt-file's text as the leading
+// system message of every request of a file dataset (later turns too),
+// fills max tokens from --osl where a line sets none, and fails before
+// the run on a missing file.
+func TestRunSystemPromptFile(t *testing.T) {
+	url, bodies, _ := fileRecordingMock(t)
+	dir := t.TempDir()
+	sys := filepath.Join(dir, "system.txt")
+	data := filepath.Join(dir, "data.jsonl")
+	os.WriteFile(sys, []byte("Answer in French."), 0o644)
+	os.WriteFile(data, []byte(`{"session_id":"s","turns":[{"text":"t1","output_length":3},{"text":"t2"}]}`+"\n"), 0o644)
+	cfg := baseConfig(t, url)
+	cfg.Endpoint.Streaming = false
+	cfg.Tokenizer.Name = "builtin"
+	cfg.Dataset.InputFile, cfg.Dataset.CustomType = data, config.DatasetMultiTurn
+	cfg.Prompt.SystemPromptFile = sys
+	cfg.Load.RequestCount = ptr(2)
+	cfg.Load.Concurrency = ptr(1)
+	if out, err := run(t, context.Background(), cfg); err != nil {
+		t.Fatalf("run: %v\n%s", err, out)
+	}
+	b := bodies()
+	if len(b) != 2 {
+		t.Fatalf("%d requests, want 2", len(b))
+	}
+	for i, want := range []float64{3, 8} {
+		msgs, _ := b[i]["messages"].([]any)
+		first, _ := msgs[0].(map[string]any)
+		if first["role"] != "system" || first["content"] != "Answer in French." {
+			t.Errorf("request %d starts with %v; want the system prompt", i, first)
+		}
+		if b[i]["max_completion_tokens"] != want {
+			t.Errorf("request %d max tokens = %v; want %v", i, b[i]["max_completion_tokens"], want)
+		}
+	}
+	cfg.Prompt.SystemPromptFile = filepath.Join(dir, "missing.txt")
+	cfg.Output.ArtifactDir = t.TempDir()
+	_, err := run(t, context.Background(), cfg)
+	if exitCode(err) != int(config.ExitUsage) || !strings.Contains(err.Error(), "missing.txt") {
+		t.Errorf("missing file: %v (exit %d)", err, exitCode(err))
+	}
+}

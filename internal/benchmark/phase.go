@@ -44,6 +44,8 @@ type phaseRunner struct {
 	// (--failed-request-threshold) aborts every request in flight. nil
 	// means context.Background().
 	requests context.Context
+	// bust marks requests (--cache-bust) across every phase; nil when off.
+	bust *worker.CacheBust
 }
 
 // run issues the phase's credits until its stop condition (or stop being
@@ -156,6 +158,7 @@ func (r *phaseRunner) run(stop context.Context, spec *PhaseSpec, seed uint64) (p
 		wo.Endpoint, wo.EOptions = r.plan.Endpoint, &r.plan.EOptions
 	}
 	r.plan.workerRequestOptions(&wo)
+	wo.CacheBust = r.bust
 	if capNS, ok := r.plan.Config.InterTurnDelayCap(); ok {
 		wo.CapDelays, wo.DelayCap = true, time.Duration(capNS)
 	}

@@ -138,6 +138,7 @@ func NewPlan(cfg *config.Config, reg *builtin.Registries) (*Plan, error) {
 		problems = append(problems, fmt.Errorf("--endpoint-type: %w", err))
 	} else {
 		p.Meta = plugin.Meta
+		problems = append(problems, p.checkPromptSource()...)
 		if p.Endpoint, err = buildEndpoint(cfg, plugin); err != nil {
 			problems = append(problems, err)
 		}
@@ -238,6 +239,9 @@ func (p *Plan) BuildDataset() error {
 	p.shapeSynthetic(&o)
 	p.setUpChatTemplate()
 	p.compensateSyntheticISL(&o)
+	if err := p.shapePromptSource(&o); err != nil {
+		return err
+	}
 	ds, err := dataset.Synthetic(o, p.Tokenizer)
 	if err != nil {
 		return usageError(fmt.Errorf("synthetic dataset: %w", err))

@@ -45,41 +45,65 @@ func TestPublicDatasetsMatchAIPerf(t *testing.T) {
 	for _, name := range []string{"aimo", "blazedit_5k", "spec_al_gsm8k", "spec_al_mtbench", "instruct_coder", "mmvu", "librispeech", "exgentic"} {
 		t.Run(name, func(t *testing.T) {
 			// AIPerf, from the hub.
-			ref := t.TempDir()
-			cmd := exec.Command(bin, "profile", "-m", "mock-model", "--url", mock.URL, "--endpoint-type", "chat",
-				"--public-dataset", name, "--request-count", "2", "--concurrency", "1", "--random-seed", "42",
-				"--tokenizer", tokDir, "--artifact-dir", ref, "--ui-type", "none")
-			cmd.Env = append(os.Environ(), "HF_ENDPOINT="+hubSrv.URL, "HF_HOME="+t.TempDir(), "HF_HUB_OFFLINE=", "HF_DATASETS_OFFLINE=")
-			var out bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &out, &out
-			if err := cmd.Run(); err != nil {
-				t.Fatalf("aiperf: %v\n%s", err, tail(out.String(), 3000))
-			}
+			ref := aiperfReference(t, bin, mock.URL, []string{"HF_ENDPOINT=" + hubSrv.URL, "HF_HUB_OFFLINE=", "HF_DATASETS_OFFLINE="},
+				"--public-dataset", name, "--request-count", "2", "--tokenizer", tokDir)
 			// This implementation, from the cache.
 			t.Setenv("HF_HUB_CACHE", publicFixtureHub)
 			t.Setenv("HF_HUB_OFFLINE", "1")
-			cfg := baseConfig(t, mock.URL)
-			cfg.Endpoint.Streaming = false
+			cfg := referenceConfig(t, mock.URL, tokDir)
 			cfg.Input.OutputTokens.Mean = nil
-			cfg.Input.RandomSeed = ptr(int64(42))
-			cfg.Tokenizer.Name = tokDir
 			cfg.Dataset.Public = config.PublicDataset(name)
 			cfg.Load.RequestCount = ptr(2)
-			cfg.Load.Concurrency = ptr(1)
-			if out, err := run(t, context.Background(), cfg); err != nil {
-				t.Fatalf("run: %v\n%s", err, out)
-			}
-			want := inputsPayloads(t, filepath.Join(ref, "inputs.json"))
-			got := inputsPayloads(t, filepath.Join(cfg.Output.ArtifactDir, "inputs.json"))
-			if len(want) == 0 || len(got) != len(want) {
-				t.Fatalf("%d sessions here, %d in AIPerf's inputs.json", len(got), len(want))
-			}
-			for i := range want {
-				if got[i] != want[i] {
-					t.Errorf("session %d differs:\n got  %s\n want %s", i, got[i], want[i])
-				}
-			}
+			compareInputs(t, ref, cfg)
 		})
+	}
+}
+
+// aiperfReference runs AIPerf's profile against the mock at url, at
+// concurrency 1 with seed 42 and streaming off, with args added and env
+// added to its environment, and returns its artifact directory.
+func aiperfReference(t *testing.T, bin, url string, env []string, args ...string) string {
+	t.Helper()
+	ref := t.TempDir()
+	args = append([]string{"profile", "-m", "mock-model", "--url", url, "--endpoint-type", "chat",
+		"--concurrency", "1", "--random-seed", "42", "--artifact-dir", ref, "--ui-type", "none"}, args...)
+	cmd := exec.Command(bin, args...)
+	cmd.Env = append(append(os.Environ(), "HF_HOME="+t.TempDir()), env...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("aiperf: %v\n%s", err, tail(out.String(), 3000))
+	}
+	return ref
+}
+
+// referenceConfig is the configuration aiperfReference runs AIPerf with.
+func referenceConfig(t *testing.T, url, tokDir string) *config.Config {
+	t.Helper()
+	cfg := baseConfig(t, url)
+	cfg.Endpoint.Streaming = false
+	cfg.Input.RandomSeed = ptr(int64(42))
+	cfg.Tokenizer.Name = tokDir
+	cfg.Load.Concurrency = ptr(1)
+	return cfg
+}
+
+// compareInputs runs cfg and requires its inputs.json bodies to be those
+// of AIPerf's run in ref.
+func compareInputs(t *testing.T, ref string, cfg *config.Config) {
+	t.Helper()
+	if out, err := run(t, context.Background(), cfg); err != nil {
+		t.Fatalf("run: %v\n%s", err, out)
+	}
+	want := inputsPayloads(t, filepath.Join(ref, "inputs.json"))
+	got := inputsPayloads(t, filepath.Join(cfg.Output.ArtifactDir, "inputs.json"))
+	if len(want) == 0 || len(got) != len(want) {
+		t.Fatalf("%d sessions here, %d in AIPerf's inputs.json", len(got), len(want))
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("session %d differs:\n got  %s\n want %s", i, got[i], want[i])
+		}
 	}
 }
 

@@ -209,6 +209,7 @@ func execute(ctx context.Context, plan *Plan, rio IO, log *slog.Logger, board *l
 
 	res := &result{Clock: clk, BenchmarkID: newBenchmarkID()}
 	runner.runID = res.BenchmarkID
+	runner.bust = plan.cacheBust(res.BenchmarkID)
 	var phaseErr error
 	var warmRan bool
 	var warmStart time.Duration

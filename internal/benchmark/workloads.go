@@ -1,11 +1,16 @@
 package benchmark
 
 import (
+	"errors"
+	"fmt"
 	"os"
+	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/aiperf-go/aiperf/internal/dataset"
 	"github.com/aiperf-go/aiperf/internal/dataset/public"
+	"github.com/aiperf-go/aiperf/internal/worker"
 )
 
 // publicOptions translates the configuration into a public dataset load.
@@ -106,4 +111,149 @@ func (p *Plan) wekaOptions() dataset.WekaOptions {
 		o.EndOffset = &d
 	}
 	return o
+}
+
+// systemPrompt returns the verbatim system prompt (--system-prompt, or the
+// content of --system-prompt-file), "" when none is given.
+func (p *Plan) systemPrompt() (string, error) {
+	pr := &p.Config.Prompt
+	if pr.SystemPromptFile == "" {
+		return pr.SystemPrompt, nil
+	}
+	data, err := os.ReadFile(pr.SystemPromptFile)
+	if err != nil {
+		return "", fmt.Errorf("--system-prompt-file: %w", err)
+	}
+	if !utf8.Valid(data) {
+		return "", fmt.Errorf("--system-prompt-file %s: not UTF-8 text", pr.SystemPromptFile)
+	}
+	if strings.TrimSpace(string(data)) == "" {
+		return "", errors.New("--system-prompt-file " + pr.SystemPromptFile + ": the file is empty")
+	}
+	return string(data), nil
+}
+
+// finishTurns applies what AIPerf's composers add to every dataset once it
+// is built: the verbatim system prompt ahead of each conversation's own
+// system message, and, for file and public datasets, a max tokens drawn
+// from --osl for turns that set none. Input token counts include the
+// system prompt.
+func (p *Plan) finishTurns() error {
+	sys, err := p.systemPrompt()
+	if err != nil {
+		return usageError(err)
+	}
+	in := p.Config.Input
+	fillOSL := p.Config.Dataset.FromFile() && in.OutputTokens.Mean != nil && *in.OutputTokens.Mean > 0
+	if sys == "" && !fillOSL {
+		return nil
+	}
+	osl := dataset.NewMaxTokens(p.Seed, float64(derefInt(in.OutputTokens.Mean)), in.OutputTokens.Stddev)
+	for c := range p.Dataset.Conversations {
+		conv := &p.Dataset.Conversations[c]
+		for t := range conv.Turns {
+			turn := &conv.Turns[t]
+			if turn.RawPayload != nil {
+				continue // sent verbatim
+			}
+			if fillOSL && turn.MaxTokens == 0 {
+				turn.MaxTokens = osl.Next()
+			}
+			if sys == "" {
+				continue
+			}
+			if turn.System == "" {
+				turn.System = sys
+			} else {
+				turn.System = sys + "\n\n" + turn.System
+			}
+			if p.Tokenizer != nil && turn.InputTokens >= 0 {
+				turn.InputTokens = p.Tokenizer.Count(dataset.JoinInputs(turn))
+			}
+		}
+	}
+	return nil
+}
+
+func derefInt(p *int) int {
+	if p == nil {
+		return 0
+	}
+	return *p
+}
+
+// promptCorpus builds the --prompt-corpus corpus; nil when the flag is not
+// given (each dataset then uses its default).
+func (p *Plan) promptCorpus() (*dataset.PromptCorpus, error) {
+	pr := &p.Config.Prompt
+	if pr.Corpus == "" || p.Tokenizer == nil {
+		return nil, nil
+	}
+	c, err := dataset.NewPromptCorpus(pr.Corpus, pr.RandomCorpusStyle, p.Tokenizer)
+	if err != nil {
+		return nil, usageError(fmt.Errorf("--prompt-corpus: %w", err))
+	}
+	return c, nil
+}
+
+// shapePromptSource sets the synthetic corpus and the --random-range-ratio
+// window; it runs after the special tokens are known.
+func (p *Plan) shapePromptSource(o *dataset.SyntheticOptions) error {
+	c, err := p.promptCorpus()
+	if err != nil {
+		return err
+	}
+	o.Corpus = c
+	pr := &p.Config.Prompt
+	if r := pr.RandomRangeRatio; r != nil {
+		o.Shape.RangeRatio = &dataset.RangeRatio{ISL: r.Input, OSL: r.Output, Style: pr.RandomCorpusStyle, Special: o.PromptSpecialTokens}
+	}
+	p.compensateCacheBust(o)
+	return nil
+}
+
+// compensateCacheBust shortens synthetic prompts by the cache-bust
+// marker's token cost, as AIPerf does, so the wire ISL stays --isl: the
+// shared system prompt when a system target's marker lands on it, else
+// each conversation's first user turn. A verbatim --system-prompt takes
+// the marker on top (its text is the user's).
+func (p *Plan) compensateCacheBust(o *dataset.SyntheticOptions) {
+	pr := &p.Config.Prompt
+	if !pr.CacheBustEnabled() || p.Tokenizer == nil {
+		return
+	}
+	cost := worker.MarkerTokenCost(pr.CacheBust, p.Tokenizer.Count)
+	systemTarget := pr.CacheBust == worker.BustSystemPrefix || pr.CacheBust == worker.BustSystemSuffix
+	hasSystem := o.Shape.SystemLength > 0 || pr.SystemPrompt != "" || pr.SystemPromptFile != ""
+	switch {
+	case systemTarget && hasSystem:
+		if o.Shape.SystemLength > 0 {
+			o.Shape.SystemLength = max(1, o.Shape.SystemLength-cost)
+		}
+	default:
+		o.FirstTurnMarker = cost
+	}
+}
+
+// checkPromptSource rejects the prompt-source options the endpoint cannot
+// carry, with AIPerf's rules: a verbatim system prompt needs an endpoint
+// that sends system messages, --cache-bust one that supports it.
+func (p *Plan) checkPromptSource() []error {
+	var errs []error
+	pr := &p.Config.Prompt
+	if (pr.SystemPrompt != "" || pr.SystemPromptFile != "") && !p.Meta.ConsumesSystemMessage {
+		errs = append(errs, fmt.Errorf("--system-prompt/--system-prompt-file: endpoint type %s has no system role, so the text would never reach the server", p.Meta.Type))
+	}
+	if pr.CacheBustEnabled() && !p.Meta.SupportsCacheBust {
+		errs = append(errs, fmt.Errorf("--cache-bust: endpoint type %s does not support cache-bust markers", p.Meta.Type))
+	}
+	return errs
+}
+
+// cacheBust is the run's --cache-bust marking; nil when off.
+func (p *Plan) cacheBust(benchmarkID string) *worker.CacheBust {
+	if !p.Config.Prompt.CacheBustEnabled() {
+		return nil
+	}
+	return &worker.CacheBust{Target: p.Config.Prompt.CacheBust, BenchmarkID: benchmarkID, Endpoint: p.Endpoint, EOptions: &p.EOptions}
 }

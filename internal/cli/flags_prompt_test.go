@@ -14,33 +14,40 @@ import (
 // resulting Prompt and any value problems.
 func parsePromptFlags(t *testing.T, args string) (config.Prompt, string) {
 	t.Helper()
+	return parsePromptArgs(t, strings.Fields(args))
+}
+
+func parsePromptArgs(t *testing.T, args []string) (config.Prompt, string) {
+	t.Helper()
 	fs := pflag.NewFlagSet("profile", pflag.ContinueOnError)
 	cfg := config.Defaults()
 	var probs problemList
 	registerProfileFlags(fs, &cfg, &probs)
-	out, problems, _ := prepareProfileArgs(fs, strings.Fields(args))
+	out, problems, _ := prepareProfileArgs(fs, args)
 	if len(problems) > 0 {
 		t.Fatalf("%q: %v", args, problems)
 	}
-	if err := fs.Parse(out); err != nil {
-		t.Fatalf("%q: %v", args, err)
-	}
 	var ps []string
+	if err := fs.Parse(out); err != nil {
+		ps = append(ps, err.Error())
+	}
 	for _, e := range probs.errs {
 		ps = append(ps, e.Error())
 	}
 	return cfg.Prompt, strings.Join(ps, "; ")
 }
 
+// promptWith is the default Prompt edited.
+func promptWith(edit func(p *config.Prompt)) config.Prompt {
+	p := config.Defaults().Prompt
+	edit(&p)
+	return p
+}
+
 func TestPromptFlags(t *testing.T) {
 	t.Parallel()
 	n := func(v int) *int { return &v }
-	def := config.Defaults().Prompt
-	with := func(edit func(p *config.Prompt)) config.Prompt {
-		p := def
-		edit(&p)
-		return p
-	}
+	def, with := config.Defaults().Prompt, promptWith
 	tests := []struct {
 		args    string
 		want    config.Prompt
@@ -68,6 +75,38 @@ func TestPromptFlags(t *testing.T) {
 	for _, tt := range tests {
 		got, problem := parsePromptFlags(t, tt.args)
 		if !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("%q: Prompt = %+v; want %+v", tt.args, got, tt.want)
+		}
+		if (tt.problem == "") != (problem == "") || !strings.Contains(problem, tt.problem) {
+			t.Errorf("%q: problems %q; want %q", tt.args, problem, tt.problem)
+		}
+	}
+}
+
+func TestPromptSourceFlags(t *testing.T) {
+	t.Parallel()
+	def, with := config.Defaults().Prompt, promptWith
+	tests := []struct {
+		args    []string
+		want    config.Prompt
+		problem string
+	}{
+		{[]string{"--prompt-corpus", "coding"}, with(func(p *config.Prompt) { p.Corpus = "coding" }), ""},
+		{[]string{"--prompt-corpus", "RANDOM", "--random-corpus-style", "sglang"}, with(func(p *config.Prompt) { p.Corpus, p.RandomCorpusStyle = "random", "sglang" }), ""},
+		{[]string{"--prompt-corpus", "poems"}, with(func(p *config.Prompt) { p.Corpus = "poems" }), ""}, // config.Validate rejects it
+		{[]string{"--random-range-ratio", "0.25"}, with(func(p *config.Prompt) { p.RandomRangeRatio = &config.RangeRatio{Input: 0.25, Output: 0.25} }), ""},
+		{[]string{"--random-range-ratio", `{"input": 0.1, "output": 0.4}`}, with(func(p *config.Prompt) {
+			p.RandomRangeRatio = &config.RangeRatio{Input: 0.1, Output: 0.4, Pair: true}
+		}), ""},
+		{[]string{"--random-range-ratio", "wide"}, def, "--random-range-ratio"},
+		{[]string{"--system-prompt", "Be brief.\nNo lists."}, with(func(p *config.Prompt) { p.SystemPrompt = "Be brief.\nNo lists." }), ""},
+		{[]string{"--system-prompt-file", "sys.txt"}, with(func(p *config.Prompt) { p.SystemPromptFile = "sys.txt" }), ""},
+		{[]string{"--cache-bust", "first_turn_prefix"}, with(func(p *config.Prompt) { p.CacheBust = "first_turn_prefix" }), ""},
+		{[]string{"--cache-bust", "System_Prefix"}, with(func(p *config.Prompt) { p.CacheBust = "system_prefix" }), ""},
+	}
+	for _, tt := range tests {
+		got, problem := parsePromptArgs(t, tt.args)
+		if tt.problem == "" && !reflect.DeepEqual(got, tt.want) {
 			t.Errorf("%q: Prompt = %+v; want %+v", tt.args, got, tt.want)
 		}
 		if (tt.problem == "") != (problem == "") || !strings.Contains(problem, tt.problem) {

@@ -46,6 +46,74 @@ func (b *flagBuilder) addWorkloadFlags(cfg *config.Config) {
 	})
 }
 
+// Help groups of the prompt-source options this file adds.
+const (
+	groupCacheBust = "Cache Bust"
+	groupSynthesis = "Synthesis"
+)
+
+// addPromptSourceFlags registers --prompt-corpus, the random corpus
+// options, the verbatim system prompt and --cache-bust.
+func (b *flagBuilder) addPromptSourceFlags(cfg *config.Config) {
+	pr := &cfg.Prompt
+	b.group = groupISL
+	b.add(&rangeRatioValue{recorder: b.rec("random-range-ratio"), p: &pr.RandomRangeRatio}, spec{
+		name: "random-range-ratio", meta: "<ratio>",
+		usage: "Draw each request's ISL and OSL uniformly from a window around --isl and --osl: [floor(m*(1-r)), ceil(m*(1+r))] in the vllm style, " +
+			"[max(1, int(m*r)), m] in the sglang style (--random-corpus-style). A number for both, or {\"input\": 0.3, \"output\": 0.5} (vllm style). Needs --osl; not with --seq-dist or the stddevs.",
+	})
+	b.add(&choiceValue[string]{recorder: b.rec("random-corpus-style"), p: &pr.RandomCorpusStyle, normalize: config.NormalizeChoice}, spec{
+		name: "random-corpus-style", meta: "<style>", def: "vllm", choices: config.RandomCorpusStyles(),
+		usage: "Benchmark style of the random corpus and the range-ratio window: vllm (vllm bench serve: special tokens left out of the token pool, symmetric window) or sglang (the whole vocabulary, lower-bounded window).",
+	})
+	b.group = groupPrompt
+	b.add(&choiceValue[string]{recorder: b.rec("prompt-corpus"), p: &pr.Corpus, normalize: config.NormalizeChoice}, spec{
+		name: "prompt-corpus", meta: "<corpus>", choices: config.PromptCorpora(),
+		usage: "Text synthetic prompts and trace hash-id blocks are cut from: sonnet (Shakespeare), coding (generated source code, shell output, diffs, tracebacks, JSON, coding requests) or random (runs of consecutive token ids, as vLLM's and SGLang's random datasets). Default: the dataset's (coding for weka_trace, tracelab and the Weka public datasets, sonnet otherwise). Verbatim formats ignore it.",
+	})
+	b.group = groupPrefix
+	b.add(&stringValue{recorder: b.rec("system-prompt"), p: &pr.SystemPrompt}, spec{
+		name: "system-prompt", meta: "<text>",
+		usage: "Verbatim system prompt, the same for every conversation, sent as a system message ahead of its turns; a dataset's own system message is kept after it (joined by a blank line). Works with synthetic, file and public datasets; its tokens add to --isl. Not with --system-prompt-file, --shared-system-prompt-length or the prefix pool.",
+	})
+	b.add(&stringValue{recorder: b.rec("system-prompt-file"), p: &pr.SystemPromptFile}, spec{
+		name: "system-prompt-file", meta: "<path>",
+		usage: "UTF-8 file holding the verbatim system prompt (see --system-prompt), read once before the run, so a missing file fails at once.",
+	})
+	b.group = groupCacheBust
+	b.add(&choiceValue[string]{recorder: b.rec("cache-bust"), p: &pr.CacheBust, normalize: config.NormalizeChoice}, spec{
+		name: "cache-bust", meta: "<target>", def: "none", choices: config.CacheBustTargets(),
+		usage: "Inject a cache-bust marker. system_prefix, system_suffix, first_turn_prefix, first_turn_suffix: a per-conversation [rid:<digest>] marker " +
+			"(a new one each time a conversation is reused), so conversations never share the server's prefix cache, while a conversation's warmup and profiling requests do. " +
+			"warmup_isolation_system, warmup_isolation_first_turn: a constant [warmup] marker in warmup requests only, so warmup leaves profiling cold. none (default): off.",
+	})
+}
+
+// rangeRatioValue parses --random-range-ratio.
+type rangeRatioValue struct {
+	recorder
+	p **config.RangeRatio
+}
+
+func (v *rangeRatioValue) Set(s string) error {
+	r, err := config.ParseRangeRatio(s)
+	if err != nil {
+		v.fail(err)
+		return nil
+	}
+	*v.p = r
+	return nil
+}
+
+func (v *rangeRatioValue) String() string {
+	if *v.p == nil {
+		return ""
+	}
+	return (*v.p).String()
+}
+
+func (v *rangeRatioValue) Type() string { return "ratio" }
+
 // keyValueList appends key=value options.
 type keyValueList struct {
 	recorder

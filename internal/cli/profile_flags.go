@@ -33,7 +33,7 @@ const (
 // profileGroups lists the help groups in print order.
 func profileGroups() []string {
 	return []string{
-		groupEndpoint, groupInput, groupConv, groupTok, groupISL, groupOSL, groupPrompt, groupPrefix, groupRankings, groupAudio, groupImage, groupVideo,
+		groupEndpoint, groupInput, groupConv, groupTok, groupISL, groupOSL, groupPrompt, groupPrefix, groupCacheBust, groupRankings, groupSynthesis, groupAudio, groupImage, groupVideo,
 		groupLoad, groupFixed, groupWarmup, groupUserCentric, groupGoodput, groupOutput, groupUI, groupService, groupServerMetrics, groupGPUTelemetry, groupMultiRun, groupAnalysis,
 	}
 }
@@ -215,6 +215,7 @@ func registerProfileFlags(fs *pflag.FlagSet, cfg *config.Config, probs *problemL
 
 	b.addDatasetFlags(cfg)
 	b.addWorkloadFlags(cfg)
+	b.addPromptSourceFlags(cfg)
 	b.addConversationFlags(cfg)
 	b.addPromptFlags(cfg)
 

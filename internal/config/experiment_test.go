@@ -2,19 +2,12 @@ package config
 
 import (
 	"math"
-	"slices"
-	"strings"
 	"testing"
 )
 
 func TestValidateExperiment(t *testing.T) {
 	t.Parallel()
-	tests := []struct {
-		name  string
-		edit  func(c *Config)
-		flags []string // every problem's flag, in order; nil = valid
-		text  string   // must appear in the message
-	}{
+	tests := []validateCase{
 		{"defaults", func(c *Config) {}, nil, ""},
 		{"ten runs", func(c *Config) { c.Experiment.NumProfileRuns = 10 }, nil, ""},
 		{"zero runs", func(c *Config) { c.Experiment.NumProfileRuns = 0 }, []string{"--num-profile-runs"}, "between 1 and 10"},
@@ -70,20 +63,7 @@ func TestValidateExperiment(t *testing.T) {
 			c.Experiment.ProfileRunCooldownSeconds = ptr(math.Inf(1))
 		}, []string{"--profile-run-cooldown-seconds"}, "finite"},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			c := valid()
-			tt.edit(&c)
-			err := c.Validate()
-			if got := flagsOf(err); !slices.Equal(got, tt.flags) {
-				t.Fatalf("Validate() flags = %v, want %v (err %v)", got, tt.flags, err)
-			}
-			if tt.text != "" && !strings.Contains(err.Error(), tt.text) {
-				t.Errorf("Validate() = %v, want it to mention %q", err, tt.text)
-			}
-		})
-	}
+	checkValidate(t, tests)
 }
 
 func TestExperimentResolvedDefaults(t *testing.T) {

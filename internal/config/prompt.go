@@ -32,6 +32,25 @@ type Prompt struct {
 	// an (ISL, OSL) pair from it (--seq-dist). Parse values with
 	// ParseSequenceDistribution.
 	SequenceDistribution []SeqDistEntry `json:"sequence_distribution,omitempty"`
+
+	// Corpus is the text synthetic prompts and trace blocks are cut from
+	// (--prompt-corpus); "" means the dataset's default (sonnet, or coding
+	// for the agentic-coding traces).
+	Corpus string `json:"corpus,omitempty"`
+	// RandomRangeRatio draws each request's ISL and OSL uniformly from a
+	// window around --isl and --osl (--random-range-ratio); nil = off.
+	RandomRangeRatio *RangeRatio `json:"random_range_ratio,omitempty"`
+	// RandomCorpusStyle is vllm or sglang (--random-corpus-style); "" means
+	// vllm. It picks the random corpus's tokens and the ratio window.
+	RandomCorpusStyle string `json:"random_corpus_style,omitempty"`
+	// SystemPrompt is verbatim system text sent ahead of every
+	// conversation (--system-prompt); SystemPromptFile names a file
+	// holding it (--system-prompt-file).
+	SystemPrompt     string `json:"system_prompt,omitempty"`
+	SystemPromptFile string `json:"system_prompt_file,omitempty"`
+	// CacheBust is where a cache-bust marker goes (--cache-bust); "" and
+	// "none" mean nowhere.
+	CacheBust string `json:"cache_bust,omitempty"`
 }
 
 // defaultPrompt is Prompt with AIPerf's defaults.
@@ -89,6 +108,7 @@ func (c *Config) validatePrompt(p *problems) {
 		}
 	}
 	c.validatePromptSource(p)
+	c.validatePromptCorpus(p)
 }
 
 // validatePromptSource rejects synthetic-only prompt shaping with a file or

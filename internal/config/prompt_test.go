@@ -2,8 +2,6 @@ package config
 
 import (
 	"encoding/json"
-	"slices"
-	"strings"
 	"testing"
 )
 
@@ -21,12 +19,7 @@ func TestPromptDefaults(t *testing.T) {
 
 func TestValidatePrompt(t *testing.T) {
 	t.Parallel()
-	tests := []struct {
-		name  string
-		edit  func(c *Config)
-		flags []string // every problem's flag, in order; nil = valid
-		text  string   // must appear in the error
-	}{
+	tests := []validateCase{
 		{"batch 0", func(c *Config) { c.Prompt.BatchSize = 0 }, nil, ""},
 		{"batch 4", func(c *Config) { c.Prompt.BatchSize = 4 }, nil, ""},
 		{"negative batch", func(c *Config) { c.Prompt.BatchSize = -1 }, []string{"--prompt-batch-size"}, ">= 0"},
@@ -75,20 +68,7 @@ func TestValidatePrompt(t *testing.T) {
 			c.Prompt.SequenceDistribution = []SeqDistEntry{{ISL: 0, OSL: 5, Probability: 50}}
 		}, []string{"--seq-dist"}, "ISL must be >= 1"},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			c := valid()
-			tt.edit(&c)
-			err := c.Validate()
-			if got := flagsOf(err); !slices.Equal(got, tt.flags) {
-				t.Fatalf("Validate() = %v; want problems with %v", err, tt.flags)
-			}
-			if tt.text != "" && !strings.Contains(err.Error(), tt.text) {
-				t.Fatalf("Validate() = %v; want %q in it", err, tt.text)
-			}
-		})
-	}
+	checkValidate(t, tests)
 }
 
 func TestPromptJSONNames(t *testing.T) {

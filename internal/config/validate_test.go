@@ -3,6 +3,7 @@ package config
 import (
 	"errors"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -33,6 +34,34 @@ func TestDefaultsNeedOnlyAModel(t *testing.T) {
 }
 
 // flagsOf lists the Flag of every FieldError joined in err.
+// validateCase is one Validate check: edit a valid config; every
+// problem's flag, in order (nil = valid), and text in the error.
+type validateCase struct {
+	name  string
+	edit  func(c *Config)
+	flags []string
+	text  string
+}
+
+// checkValidate runs each case in parallel.
+func checkValidate(t *testing.T, tests []validateCase) {
+	t.Helper()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			c := valid()
+			tt.edit(&c)
+			err := c.Validate()
+			if got := flagsOf(err); !slices.Equal(got, tt.flags) {
+				t.Fatalf("Validate() = %v; want problems with %v", err, tt.flags)
+			}
+			if tt.text != "" && !strings.Contains(err.Error(), tt.text) {
+				t.Fatalf("Validate() = %v; want %q in it", err, tt.text)
+			}
+		})
+	}
+}
+
 func flagsOf(err error) []string {
 	var out []string
 	var joined interface{ Unwrap() []error }

@@ -40,10 +40,15 @@ type hashPrompts struct {
 	blocks    blockSource
 }
 
-func newHashPrompts(tok tokenizer.Tokenizer, seed uint64, trace string, blockSize int) (*hashPrompts, error) {
-	c, err := newCorpus(tok)
-	if err != nil {
-		return nil, err
+func newHashPrompts(tok tokenizer.Tokenizer, pc *PromptCorpus, seed uint64, trace string, blockSize int) (*hashPrompts, error) {
+	var c *corpus
+	if pc != nil {
+		c = pc.tokens()
+	} else {
+		var err error
+		if c, err = newCorpus(tok); err != nil {
+			return nil, err
+		}
 	}
 	return &hashPrompts{tok: tok, corpus: c, seed: seed, trace: trace, blockSize: blockSize, blocks: newBlockSource(c, seed, trace)}, nil
 }

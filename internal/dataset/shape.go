@@ -39,6 +39,10 @@ type Shape struct {
 	// ISL (less the chat-template share; the prompt special tokens are not
 	// subtracted, as in AIPerf), and its OSL is the turn's max tokens.
 	SeqDist []SeqDistPair
+	// RangeRatio, when set (and SeqDist is not), draws each turn's (ISL,
+	// OSL) uniformly from a window around ISLMean and OSLMean
+	// (--random-range-ratio).
+	RangeRatio *RangeRatio
 	// PrefixPoolSize prefixes of PrefixLength tokens are drawn once; each
 	// text of a conversation's first turn starts with one of them, chosen
 	// at random, and is PrefixLength tokens longer for it. Both must be
@@ -50,6 +54,61 @@ type Shape struct {
 	// UserContextLength, when positive, is the token length of a user
 	// message unique to each conversation (Turn.UserContext).
 	UserContextLength int
+}
+
+// RangeRatio is --random-range-ratio: ratios for the ISL and OSL windows
+// and the benchmark style that defines them.
+type RangeRatio struct {
+	ISL, OSL float64
+	// Style is StyleVLLM ("" too): windows [floor(m*(1-r)), ceil(m*(1+r))]
+	// (the ISL mean less the prompt special tokens first); or StyleSGLang:
+	// [max(1, int(m*r)), m], the special tokens subtracted from each draw.
+	Style string
+	// Special is the number of special tokens the server adds to a prompt.
+	Special int
+}
+
+// streamRangeRatio draws --random-range-ratio pairs.
+const streamRangeRatio = "models.range_ratio.distribution"
+
+// bounds are the inclusive ISL and OSL windows.
+func (r *RangeRatio) bounds(islMean, oslMean int) (il, ih, ol, oh int) {
+	if r.Style == StyleSGLang {
+		return max(1, int(float64(islMean)*r.ISL)), islMean, max(1, int(float64(oslMean)*r.OSL)), oslMean
+	}
+	adj := float64(max(0, islMean-r.Special))
+	return max(0, int(math.Floor(adj*(1-r.ISL)))), int(math.Ceil(adj * (1 + r.ISL))),
+		max(1, int(math.Floor(float64(oslMean)*(1-r.OSL)))), max(1, int(math.Ceil(float64(oslMean)*(1+r.OSL))))
+}
+
+// draw draws one (ISL, OSL) pair as AIPerf's RangeRatioDistribution does
+// from its live generator.
+func (r *RangeRatio) draw(rng *pyrand.Numpy, islMean, oslMean int) (isl, osl int) {
+	il, ih, ol, oh := r.bounds(islMean, oslMean)
+	isl = int(rng.Integers(int64(il), int64(ih)+1))
+	osl = int(rng.Integers(int64(ol), int64(oh)+1))
+	if r.Style == StyleSGLang {
+		isl = max(1, isl-r.Special)
+	}
+	return isl, osl
+}
+
+// validate checks the ratios against the style's range.
+func (r *RangeRatio) validate() error {
+	for _, v := range []float64{r.ISL, r.OSL} {
+		switch {
+		case math.IsNaN(v) || v < 0:
+			return fmt.Errorf("random range ratio must be >= 0, got %v", v)
+		case r.Style == StyleSGLang && v > 1:
+			return fmt.Errorf("random range ratio must be in [0, 1] for the sglang style, got %v", v)
+		case r.Style != StyleSGLang && v >= 1:
+			return fmt.Errorf("random range ratio must be in [0, 1) for the vllm style, got %v", v)
+		}
+	}
+	if r.Style == StyleSGLang && r.ISL != r.OSL {
+		return fmt.Errorf("the sglang style applies one ratio to ISL and OSL, got %v and %v", r.ISL, r.OSL)
+	}
+	return nil
 }
 
 // SeqDistPair is one entry of a --seq-dist mixture: with Probability
@@ -74,6 +133,11 @@ func (s *Shape) prefixEnabled() bool { return s.PrefixPoolSize > 0 && s.PrefixLe
 
 func (s *Shape) validate() error {
 	var errs []error
+	if s.RangeRatio != nil {
+		if err := s.RangeRatio.validate(); err != nil {
+			errs = append(errs, err)
+		}
+	}
 	if s.TurnsStddev < 0 {
 		errs = append(errs, fmt.Errorf("turns stddev must not be negative, got %d", s.TurnsStddev))
 	}

@@ -20,7 +20,7 @@ func checkInputTokens(t *testing.T, ds *Dataset, tok tokenizer.Tokenizer) {
 	t.Helper()
 	for _, c := range ds.Conversations {
 		for i, turn := range c.Turns {
-			if n := tok.Count(joinInputs(&turn)); n != turn.InputTokens {
+			if n := tok.Count(JoinInputs(&turn)); n != turn.InputTokens {
 				t.Fatalf("%s turn %d: InputTokens = %d, but the inputs have %d tokens", c.ID, i, turn.InputTokens, n)
 			}
 		}
@@ -293,6 +293,41 @@ func TestShapeRejectsBadOptions(t *testing.T) {
 	} {
 		if _, err := Synthetic(SyntheticOptions{ISLMean: 5, Entries: 1, Shape: s}, tok); err == nil {
 			t.Errorf("Synthetic accepted shape %+v", s)
+		}
+	}
+}
+
+// TestRangeRatioDraws pins --random-range-ratio's windows and draws to
+// AIPerf 0.13's RangeRatioDistribution and SGLangRangeRatioDistribution
+// (seed 42, ISL 100, OSL 50, ratio 0.3, one special token).
+func TestRangeRatioDraws(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		style          string
+		il, ih, ol, oh int
+		draws          [][2]int
+	}{
+		{StyleVLLM, 69, 129, 35, 65, [][2]int{{124, 50}, {82, 64}, {71, 38}, {111, 65}, {94, 53}}},
+		{StyleSGLang, 30, 100, 15, 50, [][2]int{{93, 33}, {45, 49}, {31, 18}, {77, 50}, {59, 36}}},
+	} {
+		r := &RangeRatio{ISL: 0.3, OSL: 0.3, Style: tc.style, Special: 1}
+		if err := r.validate(); err != nil {
+			t.Fatal(err)
+		}
+		il, ih, ol, oh := r.bounds(100, 50)
+		if il != tc.il || ih != tc.ih || ol != tc.ol || oh != tc.oh {
+			t.Errorf("%s: bounds [%d, %d] [%d, %d]; want [%d, %d] [%d, %d]", tc.style, il, ih, ol, oh, tc.il, tc.ih, tc.ol, tc.oh)
+		}
+		rng := pyrand.Derive(42, streamRangeRatio).NP()
+		for i, want := range tc.draws {
+			if isl, osl := r.draw(rng, 100, 50); isl != want[0] || osl != want[1] {
+				t.Errorf("%s draw %d = (%d, %d); want (%d, %d)", tc.style, i, isl, osl, want[0], want[1])
+			}
+		}
+	}
+	for _, bad := range []RangeRatio{{ISL: 1, OSL: 0.1}, {ISL: -0.1}, {ISL: 1.5, OSL: 1.5, Style: StyleSGLang}, {ISL: 0.2, OSL: 0.3, Style: StyleSGLang}} {
+		if err := bad.validate(); err == nil {
+			t.Errorf("%+v: validate() = nil; want an error", bad)
 		}
 	}
 }

@@ -55,6 +55,13 @@ type SyntheticOptions struct {
 	// so that its rendering has the drawn length plus ChatOverhead's share
 	// plus PromptSpecialTokens (see fitRendered).
 	ChatTemplate *chattemplate.Template
+	// Corpus is where prompts are cut from (--prompt-corpus); nil means the
+	// sonnet corpus.
+	Corpus *PromptCorpus
+	// FirstTurnMarker is the token cost of the cache-bust marker each
+	// conversation's first user turn will carry (--cache-bust); its prompt
+	// is that much shorter so the request has the drawn length.
+	FirstTurnMarker int
 	// Shape lays out conversations beyond one prompt: turns, delays, texts
 	// per turn, an (ISL, OSL) mixture, prefix and context prompts. The zero
 	// value is one turn of one text. The chat-template fit applies only to
@@ -64,15 +71,31 @@ type SyntheticOptions struct {
 	Shape Shape
 }
 
+// corpus is the corpus the prompts are cut from: o.Corpus, else the
+// sonnet corpus.
+func (o SyntheticOptions) corpus(tok tokenizer.Tokenizer) (*corpus, error) {
+	if o.Corpus != nil {
+		return o.Corpus.tokens(), nil
+	}
+	return newCorpus(tok)
+}
+
 // islMean is the mean length of the prompt text itself: ISLMean less the
 // prompt special tokens (floored at 0) and less the chat-template share
 // of the first turn (floored at 1), in AIPerf's order.
 func (o SyntheticOptions) islMean() int {
 	mean := max(0, o.ISLMean-o.PromptSpecialTokens)
-	if adj := o.ChatOverhead.FirstTurn(); adj > 0 {
+	if adj := o.firstTurnAdjust(); adj > 0 {
 		mean -= adj
 	}
 	return max(1, mean)
+}
+
+// firstTurnAdjust is what a conversation's first user turn gives up: the
+// chat-template share and the cache-bust marker it will carry
+// (AIPerf's first_turn_isl_adjustment).
+func (o SyntheticOptions) firstTurnAdjust() int {
+	return o.ChatOverhead.FirstTurn() + o.FirstTurnMarker
 }
 
 // laterISLMean is islMean for turns after the first, which give up only
@@ -151,7 +174,7 @@ func Synthetic(o SyntheticOptions, tok tokenizer.Tokenizer) (*Dataset, error) {
 	// corpus decompresses.
 	var warm sync.WaitGroup
 	warm.Go(func() { tok.Count("") })
-	c, err := newCorpus(tok)
+	c, err := o.corpus(tok)
 	warm.Wait()
 	if err != nil {
 		return nil, err
@@ -182,7 +205,7 @@ func Synthetic(o SyntheticOptions, tok tokenizer.Tokenizer) (*Dataset, error) {
 		for t := range convs[i].Turns {
 			turn := &convs[i].Turns[t]
 			if len(turn.Texts) != 1 || turn.System != "" || turn.UserContext != "" {
-				turn.InputTokens = tok.Count(joinInputs(turn))
+				turn.InputTokens = tok.Count(JoinInputs(turn))
 			}
 		}
 	})
@@ -210,6 +233,7 @@ func (o SyntheticOptions) layout(seed uint64) ([]Conversation, []promptJob) {
 	turnsRNG := pyrand.Derive(seed, streamTurnCount)
 	delayRNG := pyrand.Derive(seed, streamTurnDelay)
 	seqRNG := pyrand.Derive(seed, streamSeqDist)
+	rangeRNG := pyrand.Derive(seed, streamRangeRatio).NP()
 	prefixRNG := pyrand.Derive(seed, streamPrefixChoice)
 	var idRNG *rand.Rand
 	if !o.SeedSet {
@@ -243,12 +267,16 @@ func (o SyntheticOptions) layout(seed uint64) ([]Conversation, []promptJob) {
 			// The turn's length: a drawn (ISL, OSL) pair, used as is by
 			// every text, or a mean each text draws around.
 			exact, osl := -1, 0
-			if cum != nil {
+			if cum != nil || sh.RangeRatio != nil {
 				isl := 0
-				isl, osl = sh.drawPair(seqRNG, cum)
+				if cum != nil {
+					isl, osl = sh.drawPair(seqRNG, cum)
+				} else {
+					isl, osl = sh.RangeRatio.draw(rangeRNG, o.ISLMean, o.OSLMean)
+				}
 				adj, floor := o.ChatOverhead.PerMessage, 1
 				if first {
-					adj = o.ChatOverhead.FirstTurn()
+					adj = o.firstTurnAdjust()
 				}
 				if withPrefix {
 					floor = 0
@@ -285,9 +313,9 @@ func (o SyntheticOptions) layout(seed uint64) ([]Conversation, []promptJob) {
 	return convs, jobs
 }
 
-// joinInputs is the text AIPerf counts as a turn's ISL: its non-empty
+// JoinInputs is the text AIPerf counts as a turn's ISL: its non-empty
 // system, user-context and prompt texts joined with spaces.
-func joinInputs(t *Turn) string {
+func JoinInputs(t *Turn) string {
 	parts := make([]string, 0, len(t.Texts)+2)
 	for _, s := range append([]string{t.System, t.UserContext}, t.Texts...) {
 		if s != "" {
@@ -373,4 +401,22 @@ func forEachParallel(n int, f func(i int)) {
 		})
 	}
 	wg.Wait()
+}
+
+// MaxTokens draws turn max tokens as AIPerf's composer does for turns a
+// dataset leaves without one: from --osl's distribution, on its own
+// stream.
+type MaxTokens struct {
+	rng          *pyrand.Stream
+	mean, stddev float64
+}
+
+// NewMaxTokens returns the draw for a run seeded with seed.
+func NewMaxTokens(seed uint64, mean, stddev float64) *MaxTokens {
+	return &MaxTokens{rng: pyrand.Derive(seed, streamMaxTokens), mean: mean, stddev: stddev}
+}
+
+// Next draws one max tokens (at least 1).
+func (m *MaxTokens) Next() int {
+	return max(1, m.rng.SamplePositiveNormalInteger(m.mean, math.Trunc(m.stddev)))
 }

@@ -42,7 +42,7 @@ func (l *loader) finishTrace(id string, entries []traceEntry, defaultBlock int) 
 		if bs <= 0 {
 			bs = defaultBlock
 		}
-		h, err := newHashPrompts(l.tok, l.seed, id, bs)
+		h, err := newHashPrompts(l.tok, l.opts.Corpus, l.seed, id, bs)
 		if err != nil {
 			return nil, err
 		}

@@ -318,6 +318,9 @@ func (l *loader) wekaTrace() ([]Conversation, error) {
 	if l.opts.BlockSize > 0 {
 		o.BlockSize = l.opts.BlockSize
 	}
+	if o.Corpus == nil {
+		o.Corpus = l.opts.Corpus
+	}
 	return WekaConversations(traces, o, l.tok)
 }
 

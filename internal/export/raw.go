@@ -84,6 +84,12 @@ func AppendRawLine(dst []byte, p *metrics.Processed, payload []byte, o LineOptio
 		w.key("error")
 		writeErrorDetails(&w, r.Error)
 	}
+	if r.CacheBustMarker != "" {
+		w.key("cache_bust_marker")
+		w.str(r.CacheBustMarker)
+		w.key("cache_bust_target")
+		w.str(r.CacheBustTarget)
+	}
 	if payload != nil {
 		w.key("payload")
 		writeRawPayload(&w, payload)

@@ -106,6 +106,9 @@ type Record struct {
 	// turn carrying its conversation's history); nil when it was the
 	// dataset's precomputed body.
 	RequestBody []byte
+	// CacheBustMarker is the cache-bust marker text injected into this
+	// request and CacheBustTarget where (--cache-bust); "" when none.
+	CacheBustMarker, CacheBustTarget string
 	// RequestHeader holds the request's headers as sent, kept only for the
 	// raw export (profile_export_raw.jsonl's request_headers); nil
 	// otherwise.

@@ -120,6 +120,9 @@ type Options struct {
 	// Polling, when set, runs each request as an asynchronous job
 	// (video generation): see Polling.
 	Polling *Polling
+	// CacheBust, when set, marks requests against prefix caching
+	// (--cache-bust); those bodies are built at send time.
+	CacheBust *CacheBust
 	// CountImages counts the image parts of a body for Record.Images; nil
 	// counts OpenAI image_url parts.
 	CountImages func(body []byte) int
@@ -160,6 +163,8 @@ func NewPool(parent context.Context, o Options) (*Pool, error) {
 		return nil, fmt.Errorf("worker pool: no URLs")
 	case len(o.Payloads) != o.Dataset.Len():
 		return nil, fmt.Errorf("worker pool: %d payload sets for %d conversations", len(o.Payloads), o.Dataset.Len())
+	case o.CacheBust != nil && (o.CacheBust.Endpoint == nil || o.CacheBust.EOptions == nil):
+		return nil, fmt.Errorf("worker pool: cache bust needs the endpoint and its options")
 	case o.Endpoint != nil && o.EOptions == nil:
 		return nil, fmt.Errorf("worker pool: an endpoint needs its options")
 	case o.Prefill != nil && o.Parser == nil:

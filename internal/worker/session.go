@@ -58,6 +58,7 @@ func (b *Budget) Exhausted() bool { return b.left.Load() <= 0 }
 func (p *Pool) session(workerID string, j job) {
 	conv := &p.o.Dataset.Conversations[j.conv]
 	correlation := newID()
+	bust := p.o.CacheBust.newSession(j.credit.Phase, conv.ID)
 	var history []endpoint.Message
 	var timer *time.Timer
 	defer func() {
@@ -115,17 +116,31 @@ func (p *Pool) session(workerID string, j job) {
 			history = history[:0]
 		}
 		body := p.o.Payloads[j.conv][t]
-		if len(history) > 0 && turn.RawPayload == nil {
-			var err error
-			if body, err = p.bodyWithHistory(turn, history); err != nil {
-				now := p.o.Clock.Now()
-				rec.Sent, rec.End = now, now
-				rec.Error = &record.ErrorDetails{Type: "RequestBuildError", Message: err.Error()}
-				p.o.Out <- rec
-				return
+		sent, err := bust.mark(turn, conv.Context, t == 0)
+		if sent == nil {
+			sent = turn
+		}
+		if err == nil && (sent != turn || (len(history) > 0 && turn.RawPayload == nil)) {
+			if sent != turn {
+				body, err = bust.c.body(sent, history)
+				rec.CacheBustMarker, rec.CacheBustTarget = bust.marker, bust.c.Target
+			} else {
+				body, err = p.bodyWithHistory(turn, history)
 			}
-			rec.InputTexts, rec.InputTokens = historyTexts(history, turn), -1
+			switch {
+			case len(history) > 0:
+				rec.InputTexts, rec.InputTokens = historyTexts(history, sent), -1
+			case sent.Messages == nil:
+				rec.InputTexts, rec.InputTokens = inputParts(sent), -1
+			}
 			rec.RequestBody = body
+		}
+		if err != nil {
+			now := p.o.Clock.Now()
+			rec.Sent, rec.End = now, now
+			rec.Error = &record.ErrorDetails{Type: "RequestBuildError", Message: err.Error()}
+			p.o.Out <- rec
+			return
 		}
 		header := p.o.Header.Clone()
 		if header == nil {
@@ -177,12 +192,12 @@ func (p *Pool) session(workerID string, j job) {
 				// Every turn is a complete recorded snapshot.
 			case dataset.ContextDeltasWithResponses:
 				// The recorded deltas hold the assistant messages.
-				history = append(history, endpoint.Message{Turn: turn})
+				history = append(history, endpoint.Message{Turn: sent})
 			default:
 				// Read the reply before handing the record on: it belongs
 				// downstream after the send.
 				history = append(history,
-					endpoint.Message{Turn: turn},
+					endpoint.Message{Turn: sent},
 					endpoint.Message{Role: "assistant", Text: p.replyText(rec)})
 			}
 		}
@@ -307,6 +322,12 @@ func (p *Pool) replyText(rec *record.Record) string {
 		b.WriteString(parsed.Text)
 	}
 	return b.String()
+}
+
+// inputParts is what a turn's ISL counts without history: its non-empty
+// system, user-context and prompt texts (dataset.JoinInputs).
+func inputParts(t *dataset.Turn) []string {
+	return []string{dataset.JoinInputs(t)}
 }
 
 // historyTexts lists every text a body with history carries, in order:
