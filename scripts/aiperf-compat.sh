@@ -10,8 +10,13 @@
 # Steps (COMPAT_STEPS, default all, in this order):
 #   flags      AIPerf's `profile --help` flag spellings by help group
 #              -> internal/cli/testdata/aiperf013/profile_flags.json
+#   artifacts  AIPerf runs against this repo's mock server (fixed cases, see
+#              run_case below): the shape of each artifact directory (files,
+#              keys, metric tags, units, statistics) and the inputs.json of
+#              seeded synthetic runs
+#              -> internal/benchmark/testdata/aiperf013/
 #   report     the Go tests in report mode (AIPERF_COMPAT_REPORT=1): flags
-#              accepted and missing per owning issue
+#              accepted and missing per owning issue, artifact differences
 #
 # It creates a throwaway venv in $COMPAT_OUT (python3 -m venv; pip install
 # aiperf==0.13.0) unless AIPERF_VENV already holds one. `git diff` after a run
@@ -23,7 +28,11 @@ HERE=$ROOT/scripts/aiperf-compat
 OUT=${COMPAT_OUT:-$(mktemp -d "${TMPDIR:-/tmp}/aiperf-compat.XXXXXX")}
 VENV=${AIPERF_VENV:-$OUT/venv}
 AIPERF_VERSION=0.13.0
-STEPS=${COMPAT_STEPS:-"flags report"}
+STEPS=${COMPAT_STEPS:-"flags artifacts report"}
+TESTDATA=$ROOT/internal/benchmark/testdata/aiperf013
+# The tokenizer of the artifact cases: Qwen3's tokenizer.json, as the Go
+# tests fetch it (internal/tokenizer/testmodels).
+TOKENIZER=${AIPERF_COMPAT_TOKENIZER:-${AIPERF_TEST_MODELS:-$HOME/.cache/aiperf-go/test-models}/qwen3-3.7.2}
 export GOTOOLCHAIN=${GOTOOLCHAIN:-local}
 mkdir -p "$OUT"
 
@@ -52,8 +61,67 @@ if step flags; then
 		"$ROOT/internal/cli/testdata/aiperf013/profile_flags.json")"
 fi
 
+# mock_start: this repo's mock server with the cases' latencies and
+# prediction-token usage, on a free port ($MOCK_URL).
+mock_start() {
+	(cd "$ROOT" && go build -o "$OUT/aiperf-go" ./cmd/aiperf)
+	local port
+	port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	"$OUT/aiperf-go" mock-server --port "$port" --ttft 10 --itl 2 --prediction-accept-rate 0.75 --random-seed 1 \
+		>"$OUT/mock.log" 2>&1 &
+	MOCK_PID=$!
+	trap 'kill "$MOCK_PID" 2>/dev/null || true' EXIT
+	MOCK_URL=http://127.0.0.1:$port
+	for _ in $(seq 100); do
+		curl -sf "$MOCK_URL/health" >/dev/null 2>&1 && return 0
+		sleep 0.1
+	done
+	echo "mock server did not start: $(cat "$OUT/mock.log")" >&2
+	exit 1
+}
+
+# run_case NAME ARGS...: one AIPerf run against the mock; its shape goes to
+# $TESTDATA/NAME.shape.json. The Go golden test runs the same case (keep
+# the two lists in step: internal/benchmark/compat_golden_test.go).
+run_case() {
+	local name=$1
+	shift
+	local dir=$OUT/aiperf-$name
+	rm -rf "$dir"
+	"$VENV/bin/aiperf" profile -m mock-model -u "$MOCK_URL" --endpoint-type chat --tokenizer "$TOKENIZER" \
+		--ui-type none --output-artifact-dir "$dir" "$@" >"$OUT/aiperf-$name.log" 2>&1 || {
+		echo "AIPerf failed on case $name; see $OUT/aiperf-$name.log" >&2
+		tail -20 "$OUT/aiperf-$name.log" >&2
+		exit 1
+	}
+	python3 "$HERE/artifact_shapes.py" "$dir" >"$TESTDATA/$name.shape.json"
+	echo "# case $name: $(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(len(d["files"]), "files,", len(d.get("profile_export_aiperf.json",{}).get("metrics",{})), "metric tags")' "$TESTDATA/$name.shape.json")"
+}
+
+if step artifacts; then
+	venv
+	[ -f "$TOKENIZER/tokenizer.json" ] || {
+		echo "no tokenizer.json in $TOKENIZER: run the Go tests once (they fetch it) or set AIPERF_COMPAT_TOKENIZER" >&2
+		exit 1
+	}
+	mkdir -p "$TESTDATA"
+	mock_start
+	run_case stream --streaming --isl 128 --isl-stddev 32 --osl 16 --random-seed 42 --request-count 20 --concurrency 2
+	cp "$OUT/aiperf-stream/inputs.json" "$TESTDATA/inputs_qwen3_isl128_seed42.json"
+	for seed in 1 123; do
+		run_case "seed$seed" --streaming --isl 128 --isl-stddev 32 --osl 16 --random-seed "$seed" --request-count 20 --concurrency 2
+		cp "$OUT/aiperf-seed$seed/inputs.json" "$TESTDATA/inputs_qwen3_isl128_seed$seed.json"
+		rm "$TESTDATA/seed$seed.shape.json"
+	done
+	run_case raw --streaming --isl 32 --osl 8 --random-seed 1 --request-count 4 --concurrency 2 \
+		--warmup-request-count 2 --export-level raw --export-outputs-json
+	run_case nonstream --isl 64 --osl 8 --random-seed 7 --request-count 6 --concurrency 2
+fi
+
 if step report; then
 	(cd "$ROOT" && AIPERF_COMPAT_REPORT=1 go test ./internal/cli/ -count=1 -run 'TestAIPerfProfileFlagsAccepted' -v) |
 		grep -E '^\s+compat_|accepted|missing' | sed 's/^ *compat_[a-z_]*_test.go:[0-9]*: //'
+	(cd "$ROOT" && AIPERF_COMPAT_REPORT=1 go test ./internal/benchmark/ -count=1 -run 'TestAIPerfGolden' -v) |
+		grep -E '^\s+compat_golden' | sed 's/^ *compat_golden_test.go:[0-9]*: //'
 fi
 echo "# work files in $OUT" >&2
