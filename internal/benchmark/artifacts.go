@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/aiperf-go/aiperf/internal/export"
+	"github.com/aiperf-go/aiperf/internal/telemetry/gpu"
 	"github.com/aiperf-go/aiperf/internal/verdict"
 )
 
@@ -82,6 +83,12 @@ func writeResults(p *Plan, res *result, rio IO) error {
 	}
 
 	errs := writeTelemetry(p, res.Telemetry, s, &info, &opts)
+	if info.TelemetryData == nil && !p.Config.Telemetry.GPU.Disabled && res.Clock != nil {
+		// AIPerf 0.13 writes the block, with no endpoints, when GPU
+		// telemetry was on and no exporter answered.
+		w := gpu.Bounded(res.Clock.WallNanos(res.Profiling.Start), res.Clock.WallNanos(res.Profiling.End))
+		info.TelemetryData = (&gpu.Results{Window: w}).TelemetryData()
+	}
 	// Files announced after the tables must exist: one that failed to
 	// write (a full disk) or was not written (an empty CSV) is left out.
 	unwritten := map[string]bool{}

@@ -78,6 +78,11 @@ func runGolden(t *testing.T, gc goldenCase) string {
 	})
 	cfg := baseConfig(t, url)
 	cfg.Tokenizer.Name = testmodels.Dir(t, "qwen3")
+	// As AIPerf: server metrics from the mock's /metrics, GPU telemetry
+	// from whatever DCGM exporter answers (none: an empty telemetry_data).
+	zero := 0.0
+	cfg.Telemetry.ServerMetrics.Disabled, cfg.Telemetry.ServerMetrics.FlushSeconds = false, &zero
+	cfg.Telemetry.GPU.Disabled = false
 	gc.edit(cfg)
 	if out, err := run(t, context.Background(), cfg); err != nil {
 		t.Fatalf("%s: Run: %v\n%s", gc.name, err, out)
@@ -94,53 +99,53 @@ func firstDiff(a, b []byte) int {
 	return min(len(a), len(b))
 }
 
-// shape is what artifact_shapes.py prints: the structure of an artifact
+// artShape is what artifact_shapes.py prints: the structure of an artifact
 // directory without its values.
-type shape struct {
-	Files   []string     `json:"files"`
-	Summary *jsonShape   `json:"profile_export_aiperf.json"`
-	CSV     *csvShape    `json:"profile_export_aiperf.csv"`
-	JSONL   *jsonlShape  `json:"profile_export.jsonl"`
-	Raw     *jsonlShape  `json:"profile_export_raw.jsonl"`
-	Outputs *outputShape `json:"outputs.json"`
-	Ready   []string     `json:".aiperf_results_ready.json"`
+type artShape struct {
+	Files   []string    `json:"files"`
+	Summary *artJSON    `json:"profile_export_aiperf.json"`
+	CSV     *artCSV     `json:"profile_export_aiperf.csv"`
+	JSONL   *artJSONL   `json:"profile_export.jsonl"`
+	Raw     *artJSONL   `json:"profile_export_raw.jsonl"`
+	Outputs *artOutputs `json:"outputs.json"`
+	Ready   []string    `json:".aiperf_results_ready.json"`
 }
 
-type jsonShape struct {
-	Top     []string               `json:"top"`
-	Metrics map[string]metricShape `json:"metrics"`
+type artJSON struct {
+	Top     []string             `json:"top"`
+	Metrics map[string]artMetric `json:"metrics"`
 }
 
-type metricShape struct {
+type artMetric struct {
 	Unit  string   `json:"unit"`
 	Stats []string `json:"stats"`
 }
 
-type csvShape struct {
+type artCSV struct {
 	Headers   [][]string `json:"headers"`
 	StatRows  []string   `json:"stat_rows"`
 	ValueRows []string   `json:"value_rows"`
 }
 
-type jsonlShape struct {
+type artJSONL struct {
 	Top      []string          `json:"top"`
 	Metadata []string          `json:"metadata"`
 	Metrics  map[string]string `json:"metrics"`
 	Phases   []string          `json:"phases"`
 }
 
-type outputShape struct {
+type artOutputs struct {
 	Top     []string `json:"top"`
 	Schema  string   `json:"schema_version"`
 	Entry   []string `json:"entry"`
 	Metrics []string `json:"metrics"`
 }
 
-// shapeOf computes the shape of an artifact directory, as
+// artShapeOf computes the shape of an artifact directory, as
 // artifact_shapes.py does.
-func shapeOf(t *testing.T, dir string) shape {
+func artShapeOf(t *testing.T, dir string) artShape {
 	t.Helper()
-	var s shape
+	var s artShape
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -170,11 +175,11 @@ func shapeOf(t *testing.T, dir string) shape {
 		if err := json.Unmarshal(b, &doc); err != nil {
 			t.Fatal(err)
 		}
-		js := &jsonShape{Metrics: map[string]metricShape{}}
+		js := &artJSON{Metrics: map[string]artMetric{}}
 		for k, v := range doc {
 			var m map[string]json.RawMessage
 			if json.Unmarshal(v, &m) == nil && m["unit"] != nil {
-				var ms metricShape
+				var ms artMetric
 				_ = json.Unmarshal(m["unit"], &ms.Unit)
 				for sk := range m {
 					if sk != "unit" {
@@ -197,7 +202,7 @@ func shapeOf(t *testing.T, dir string) shape {
 		if err != nil {
 			t.Fatal(err)
 		}
-		cs := &csvShape{}
+		cs := &artCSV{}
 		section := ""
 		for _, row := range rows {
 			if row[0] == "Metric" { // encoding/csv skips the blank line between sections
@@ -220,8 +225,8 @@ func shapeOf(t *testing.T, dir string) shape {
 		slices.Sort(cs.ValueRows)
 		s.CSV = cs
 	}
-	s.JSONL = jsonlShapeOf(t, read("profile_export.jsonl"))
-	s.Raw = jsonlShapeOf(t, read("profile_export_raw.jsonl"))
+	s.JSONL = artJSONLOf(t, read("profile_export.jsonl"))
+	s.Raw = artJSONLOf(t, read("profile_export_raw.jsonl"))
 	if b := read("outputs.json"); b != nil {
 		var doc struct {
 			Schema string                       `json:"schema_version"`
@@ -232,7 +237,7 @@ func shapeOf(t *testing.T, dir string) shape {
 			t.Fatal(err)
 		}
 		_ = json.Unmarshal(b, &top)
-		os := &outputShape{Top: sortedKeys(top), Schema: doc.Schema}
+		os := &artOutputs{Top: sortedKeys(top), Schema: doc.Schema}
 		entry, mets := map[string]bool{}, map[string]bool{}
 		for _, e := range doc.Data {
 			for k := range e {
@@ -257,13 +262,13 @@ func shapeOf(t *testing.T, dir string) shape {
 
 func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
 
-func jsonlShapeOf(t *testing.T, b []byte) *jsonlShape {
+func artJSONLOf(t *testing.T, b []byte) *artJSONL {
 	t.Helper()
 	if b == nil {
 		return nil
 	}
 	top, meta, phases := map[string]bool{}, map[string]bool{}, map[string]bool{}
-	js := &jsonlShape{Metrics: map[string]string{}}
+	js := &artJSONL{Metrics: map[string]string{}}
 	for _, line := range bytes.Split(bytes.TrimSpace(b), []byte("\n")) {
 		var rec map[string]json.RawMessage
 		if err := json.Unmarshal(line, &rec); err != nil {
@@ -303,7 +308,7 @@ func jsonlShapeOf(t *testing.T, b []byte) *jsonlShape {
 // unit or statistics differ ("mismatch"). Items are "<file>: <what>".
 type shapeDiff struct{ missing, extra, mismatch []string }
 
-func diffShapes(ours, theirs shape) shapeDiff {
+func diffShapes(ours, theirs artShape) shapeDiff {
 	var d shapeDiff
 	sets := func(file string, a, b []string) {
 		for _, x := range b {
@@ -337,7 +342,7 @@ func diffShapes(ours, theirs shape) shapeDiff {
 	}
 	for _, f := range []struct {
 		name string
-		o, a *jsonlShape
+		o, a *artJSONL
 	}{{"records jsonl", ours.JSONL, theirs.JSONL}, {"raw jsonl", ours.Raw, theirs.Raw}} {
 		if f.o == nil || f.a == nil {
 			continue
@@ -403,11 +408,11 @@ func TestAIPerfGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var theirs shape
+			var theirs artShape
 			if err := json.Unmarshal(b, &theirs); err != nil {
 				t.Fatal(err)
 			}
-			d := diffShapes(shapeOf(t, dir), theirs)
+			d := diffShapes(artShapeOf(t, dir), theirs)
 			report := os.Getenv("AIPERF_COMPAT_REPORT") != ""
 			for _, c := range []struct {
 				items      []string
@@ -441,10 +446,8 @@ var goldenPending = map[string]string{
 	"summary csv row: HTTP ":                      "issue 19: the 14 http_req_* metrics",
 	"records jsonl metric: http_req_":             "issue 19: the 14 http_req_* metrics",
 	"raw jsonl metric: http_req_":                 "issue 19: the 14 http_req_* metrics",
-	"summary json key: telemetry_data":            "issue 12: GPU telemetry",
-	"files: server_metrics_export.":               "issue 12: server metrics (the mock serves /metrics)",
-	"files: phases/profiling/server_metrics.json": "issue 12: server metrics per phase",
-	"files: phases/warmup/server_metrics.json":    "issue 12: server metrics per phase",
+	"files: phases/profiling/server_metrics.json": "issue 12 (finished without it): per-phase server metrics results",
+	"files: phases/warmup/server_metrics.json":    "issue 12 (finished without it): per-phase server metrics results",
 	// Timing, not a gap: AIPerf drops the tag when every ITL rounds to 0.
 	"summary json metric: output_token_throughput_per_user":  "timing: absent when every ITL is 0",
 	"summary csv row: Output Token Throughput Per User":      "timing: absent when every ITL is 0",
