@@ -51,9 +51,13 @@ func newTmuxPane(t *testing.T, width, height int, env []string, argv ...string) 
 	// One tmux command line, so the options hold before the program can
 	// exit: remain-on-exit keeps the pane (and its history) after the
 	// command exits, so the final tables can be read; without the status
-	// line the pane is the whole window.
+	// line the pane is the whole window. tmux runs the command through a
+	// shell, which prints the program's exit status as a marker line once
+	// it has reaped it: on some machines (tmux 3.3a here, under load) tmux
+	// never records the pane's dead status and the exited program stays a
+	// zombie, so #{pane_dead} alone cannot tell that the run ended.
 	p.run("new-session", "-d", "-s", "t", "-x", strconv.Itoa(width), "-y", strconv.Itoa(height),
-		"env TERM=xterm-256color "+cmd.String(), ";",
+		"env TERM=xterm-256color "+cmd.String()+"; echo; echo "+exitMarker+"$?", ";",
 		"set-option", "-t", "t", "remain-on-exit", "on", ";",
 		"set-option", "-t", "t", "status", "off", ";",
 		"set-option", "-t", "t", "history-limit", "5000")
@@ -74,8 +78,19 @@ func (p *tmuxPane) run(args ...string) string {
 func (p *tmuxPane) screen() string  { return p.run("capture-pane", "-p", "-t", "t") }
 func (p *tmuxPane) history() string { return p.run("capture-pane", "-p", "-J", "-S", "-", "-t", "t") }
 
-// dead reports whether the command has exited, and its status.
+// exitMarker starts the line the pane's shell prints after the program
+// exits, followed by its status.
+const exitMarker = "AIPERF-TEST-EXIT-STATUS="
+
+var exitMarkerRE = regexp.MustCompile(`(?m)^` + exitMarker + `(\d+)\s*$`)
+
+// dead reports whether the command has exited, and its status: from the
+// shell's marker line, else from tmux's record of a dead pane.
 func (p *tmuxPane) dead() (bool, int) {
+	if m := exitMarkerRE.FindStringSubmatch(p.history()); m != nil {
+		code, err := strconv.Atoi(m[1])
+		return err == nil, code
+	}
 	out := strings.Fields(p.run("display-message", "-p", "-t", "t", "#{pane_dead} #{pane_dead_status}"))
 	if len(out) < 2 || out[0] != "1" {
 		return false, 0 // alive, or the status is not recorded yet
