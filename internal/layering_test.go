@@ -28,8 +28,9 @@ var leaves = []string{"internal/record", "internal/clock", "internal/tokenizer",
 // internal package at all (mockserver must stay standard-library only, so a
 // bug cannot hide on both sides of the wire).
 var allowed = map[string][]string{
-	"cmd/aiperf":   {"internal/cli"},
-	"internal/cli": {"internal/configfile", "internal/config", "internal/benchmark", "internal/experiment", "internal/compare", "internal/metricview", "internal/llmd", "internal/results", "internal/search", "internal/builtin", "internal/plugin", "internal/mockserver", "internal/ui", "internal/chattemplate", "internal/report", "internal/export"},
+	"cmd/aiperf": {"internal/cli"},
+	"internal/cli": {"internal/configfile", "internal/config", "internal/benchmark", "internal/experiment", "internal/compare", "internal/metricview", "internal/llmd", "internal/results", "internal/search", "internal/builtin", "internal/plugin", "internal/mockserver", "internal/ui", "internal/chattemplate", "internal/report", "internal/export",
+		"internal/api", "internal/otel", "internal/mlflow", "internal/wandb", "internal/accuracy", "internal/metrics", "internal/endpoint", "internal/transport", "internal/tokenizer/hub"}, // issue 21: integrations, chat
 	"internal/benchmark": {"internal/config", "internal/builtin", "internal/plugin", "internal/dataset", "internal/dataset/public", "internal/timing", "internal/worker", "internal/endpoint", "internal/transport", "internal/metrics", "internal/metrics/stats", "internal/export", "internal/ui", "internal/chattemplate", "internal/verdict", "internal/metricview", "internal/llmd", "internal/adaptive",
 		"internal/controlhook", "internal/telemetry/servermetrics", "internal/telemetry/gpu", "internal/telemetry/dcgm", "internal/telemetry/nvml", "internal/telemetry/energy"},
 	"internal/builtin": {"internal/plugin", "internal/endpoint", "internal/endpoint/openai", "internal/endpoint/anthropic",
@@ -106,6 +107,13 @@ var allowed = map[string][]string{
 	"internal/llmd": {"internal/results", "internal/metrics/stats"},
 	// compare ranks finished runs read back from their artifacts.
 	"internal/compare": {"internal/results", "internal/metricview", "internal/metrics/stats", "internal/report"},
+	// Issue 21: one package per integration; they read the run through
+	// package live and its artifacts through internal/results.
+	"internal/api":      {"internal/results"},
+	"internal/otel":     {},
+	"internal/mlflow":   {"internal/results"},
+	"internal/wandb":    {"internal/results"},
+	"internal/accuracy": {"internal/dataset", "internal/dataset/hfdata", "internal/tokenizer/hub", "internal/pyrand"},
 }
 
 // isolated packages import nothing internal, not even the leaves.
@@ -113,7 +121,7 @@ var isolated = []string{
 	"internal/config", "internal/record", "internal/clock", "internal/plugin",
 	"internal/tokenizer/hf", "internal/tokenizer/hub", "internal/tokenizer/hub/hubtest", "internal/dataset/sound", "internal/tokenizer/testmodels", "internal/chattemplate", "internal/mockserver", "internal/metrics/stats", "internal/userfile", "internal/sla", "internal/live", "internal/pyrand", "internal/metrics/sweep",
 	// results reads finished runs' artifacts back; it knows file shapes only.
-	"internal/results",
+	"internal/results", "internal/api/apitest",
 }
 
 type listedPackage struct {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/aiperf-go/aiperf/internal/clock"
 	"github.com/aiperf-go/aiperf/internal/export"
+	"github.com/aiperf-go/aiperf/internal/live"
 	"github.com/aiperf-go/aiperf/internal/metrics"
 	"github.com/aiperf-go/aiperf/internal/record"
 )
@@ -44,7 +45,8 @@ type pipeline struct {
 	secrets  [][]byte      // the run's credentials, scrubbed from what the server sent
 	live     *liveMeters   // the live view's meters; the consumer is their writer
 	clk      *clock.Clock
-	slices   *timeslicer // --slice-duration; nil when not set
+	slices   *timeslicer           // --slice-duration; nil when not set
+	recObs   []live.RecordObserver // IO.Records (integrations.go)
 
 	procWG     sync.WaitGroup
 	consumerWG sync.WaitGroup
@@ -195,6 +197,7 @@ func (pl *pipeline) consumeOne(p *metrics.Processed) {
 	if pl.outputs != nil {
 		pl.noteWriteErr(pl.outputs.Write(p))
 	}
+	pl.observeRecord(p)
 }
 
 func (pl *pipeline) noteWriteErr(err error) {

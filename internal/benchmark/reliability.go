@@ -84,32 +84,12 @@ func (p *Plan) datasetKeep() int {
 	return n
 }
 
-// minSecretLen is the shortest credential scrubbed from server text:
-// replacing every "a" of a one-letter test key would garble messages.
-const minSecretLen = 4
-
-// secretsOf lists the run's credentials: the API key, the values of
-// sensitive headers and of sensitive --extra-inputs fields.
+// secretsOf lists the run's credentials (config.Secrets): the API key,
+// the values of sensitive headers and --extra-inputs fields, URL userinfo.
 func secretsOf(cfg *config.Config) [][]byte {
 	var out [][]byte
-	add := func(s string) {
-		if s = strings.TrimSpace(s); len(s) >= minSecretLen {
-			out = append(out, []byte(s))
-		}
-	}
-	add(string(cfg.Endpoint.APIKey))
-	for _, h := range cfg.Input.Headers {
-		if config.IsSensitiveHeader(h.Name) {
-			add(h.Value)
-			if _, tok, ok := strings.Cut(h.Value, " "); ok { // "Bearer <token>"
-				add(tok)
-			}
-		}
-	}
-	for _, x := range cfg.Input.Extra {
-		if config.IsSensitiveField(x.Key) {
-			add(strings.Trim(string(x.Value), `"`))
-		}
+	for _, s := range cfg.Secrets() {
+		out = append(out, []byte(s))
 	}
 	return out
 }

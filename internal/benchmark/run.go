@@ -1,6 +1,7 @@
 package benchmark
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -45,6 +46,13 @@ type IO struct {
 	// progress API, live metric exporters): each gets every live.Snapshot,
 	// the Final one included; see package live.
 	Observers []live.Observer
+	// Records see every finished request (live.RecordObserver), for
+	// integrations exporting per-request values (OTel, MLflow live).
+	Records []live.RecordObserver
+	// BenchmarkID is the run's benchmark_id; "" = a fresh random one. The
+	// integrations set it so that what they send before the run ends
+	// carries the ID the artifacts will have.
+	BenchmarkID string
 }
 
 // Run executes one benchmark and writes its artifacts. Cancelling ctx (the
@@ -170,6 +178,7 @@ func execute(ctx context.Context, plan *Plan, rio IO, log *slog.Logger, board *l
 	if err != nil {
 		return nil, err
 	}
+	pl.recObs = rio.Records
 	if plan.Config.Artifacts.ExportOutputsJSON { // before any record flows
 		if pl.outputs, err = export.NewOutputsWriter(plan.Paths.Outputs, lineOpts); err != nil {
 			return nil, &config.ExitError{Code: config.ExitFailure, Err: err}
@@ -207,7 +216,7 @@ func execute(ctx context.Context, plan *Plan, rio IO, log *slog.Logger, board *l
 		requests: requests,
 	}
 
-	res := &result{Clock: clk, BenchmarkID: newBenchmarkID()}
+	res := &result{Clock: clk, BenchmarkID: cmp.Or(rio.BenchmarkID, newBenchmarkID())}
 	runner.runID = res.BenchmarkID
 	runner.bust = plan.cacheBust(res.BenchmarkID)
 	var phaseErr error

@@ -142,6 +142,7 @@ func (p *profileCommand) run(ctx context.Context, args []string) error {
 		Abort:      p.env.abort,
 		Variations: p.variations(cfg),
 		Search:     p.plan,
+		Getenv:     p.env.Getenv,
 	}
 	err := p.env.Runner(ctx, &cfg, rio)
 	switch {

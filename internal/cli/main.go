@@ -63,6 +63,9 @@ type RunIO struct {
 	// Search is the search to run (--search-space, --search-recipe);
 	// nil = none. Its points vary cfg.
 	Search *search.Plan
+	// Getenv reads the environment (integration credentials, tunables);
+	// nil reads nothing.
+	Getenv func(string) string
 }
 
 // ProfileRunner runs one benchmark. cfg has been validated. It returns nil
@@ -122,6 +125,18 @@ func RunBenchmark(ctx context.Context, cfg *config.Config, rio RunIO) error {
 		Stdout: rio.Stdout, Stderr: rio.Stderr, IsTTY: rio.IsTTY, Width: width,
 		CLICommand: rio.CLICommand, Version: buildVersion, Abort: rio.Abort,
 	}
+	single := rio.Search == nil && len(rio.Variations) <= 1 && cfg.Experiment.NumProfileRuns <= 1
+	integ, err := startIntegrations(cfg, rio, &bio, single) // issue 21: API, OTel, MLflow, W&B
+	if err != nil {
+		return err
+	}
+	err = runProfile(ctx, cfg, rio, bio)
+	integ.finish(ctx, err)
+	return err
+}
+
+// runProfile runs one benchmark, an experiment or a search.
+func runProfile(ctx context.Context, cfg *config.Config, rio RunIO, bio benchmark.IO) error {
 	if rio.Search != nil {
 		return experiment.RunSearch(ctx, *cfg, rio.Search, bio)
 	}

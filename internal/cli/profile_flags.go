@@ -34,7 +34,7 @@ const (
 func profileGroups() []string {
 	return []string{
 		groupEndpoint, groupInput, groupConv, groupTok, groupISL, groupOSL, groupPrompt, groupPrefix, groupCacheBust, groupRankings, groupSynthesis, groupAudio, groupImage, groupVideo,
-		groupLoad, groupFixed, groupWarmup, groupUserCentric, groupGoodput, groupOutput, groupUI, groupService, groupServerMetrics, groupGPUTelemetry, groupMultiRun, groupAnalysis,
+		groupLoad, groupFixed, groupWarmup, groupUserCentric, groupGoodput, groupOutput, groupUI, groupService, groupAccuracy, groupServerMetrics, groupGPUTelemetry, groupMultiRun, groupAnalysis,
 	}
 }
 
@@ -51,7 +51,9 @@ const (
 // after one flag name (`--extra-inputs a:1 b:2`, `-u host1 host2`).
 func multiValueFlags() map[string]bool {
 	return map[string]bool{"url": true, "extra-inputs": true, "header": true,
-		"server-metrics": true, "server-metrics-formats": true, "gpu-telemetry": true}
+		"server-metrics": true, "server-metrics-formats": true, "gpu-telemetry": true,
+		"stream": true, "otel-resource-attributes": true, "mlflow-tag": true, "mlflow-artifact-glob": true, "wandb-tag": true, "accuracy-tasks": true} // issue 21
+
 }
 
 // flagBuilder registers profile flags bound to a Config, recording aliases
@@ -350,7 +352,8 @@ func registerProfileFlags(fs *pflag.FlagSet, cfg *config.Config, probs *problemL
 	})
 
 	b.addVisualsFlags(cfg)
-	b.addTelemetryFlags(cfg) // Endpoint hooks, Server Metrics, GPU Telemetry; sets b.group
+	b.addTelemetryFlags(cfg)   // Endpoint hooks, Server Metrics, GPU Telemetry; sets b.group
+	b.addIntegrationFlags(cfg) // issue 21: OTel, MLflow, W&B (Output), API (Service), Accuracy
 
 	b.group = groupUI
 	b.add(&choiceValue[config.UIType]{recorder: b.rec("ui-type"), p: &cfg.Service.UIType, normalize: normalizeChoice[config.UIType]}, spec{

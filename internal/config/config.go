@@ -73,6 +73,9 @@ type Config struct {
 	// outputs.json, the summary switch and user files.
 	Compat    Compat    `json:"compat,omitzero"`
 	Artifacts Artifacts `json:"artifacts,omitzero"`
+
+	// Issue 21: OTel, MLflow, W&B, the HTTP API and accuracy mode.
+	Integrations Integrations `json:"integrations,omitzero"`
 }
 
 // Endpoint is where requests go and how they are shaped (AIPerf's

@@ -67,6 +67,7 @@ func (c *Config) Validate() error {
 	c.validateRankings(&p)
 	c.validateVideo(&p)
 	c.validateTelemetry(&p)
+	c.validateIntegrations(&p) // issue 21
 	return errors.Join(p...)
 }
 

@@ -274,13 +274,8 @@ func fields() []field {
 
 		// AIPerf sections not implemented here.
 		{path: "benchmark.network_latency", unsupported: true},
-		{path: "benchmark.otel", unsupported: true},
-		{path: "benchmark.mlflow", unsupported: true},
-		{path: "benchmark.wandb", unsupported: true},
-		{path: "benchmark.runtime", unsupported: true},
 		{path: "benchmark.logging", unsupported: true},
 		{path: "benchmark.metrics", unsupported: true},
-		{path: "benchmark.accuracy", unsupported: true},
 
 		// Multi-run and sweep settings (the sweep's shape is parsed by parseSweep).
 		{path: "multi_run.num_runs", flag: "num-profile-runs", bind: func(t target) any { return &t.cfg.Experiment.NumProfileRuns },
@@ -305,7 +300,7 @@ func fields() []field {
 		{path: "sweep.iteration_order", flag: "parameter-sweep-mode", bind: func(t target) any { return &t.cfg.Experiment.ParameterSweepMode }, conv: &choiceConv,
 			doc: "repeated (trials outer, the default) or independent."},
 		{path: "no_sweep_table", flag: "no-sweep-table", bind: func(t target) any { return &t.cfg.Experiment.NoSweepTable }},
-	}, telemetryFields()...)
+	}, append(telemetryFields(), integrationFields()...)...) // issue 21: integrations
 }
 
 // templateOf returns the config's endpoint template section, creating it

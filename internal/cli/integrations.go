@@ -1,0 +1,176 @@
+package cli
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/aiperf-go/aiperf/internal/api"
+	"github.com/aiperf-go/aiperf/internal/benchmark"
+	"github.com/aiperf-go/aiperf/internal/config"
+	"github.com/aiperf-go/aiperf/internal/live"
+	"github.com/aiperf-go/aiperf/internal/metrics"
+)
+
+// integrations are what a run sends besides its artifacts (issue 21):
+// the HTTP API, OTel metrics, MLflow and W&B uploads. start wires them
+// into the run as observers; finish runs what comes after the artifacts.
+type integrations struct {
+	cfg *config.Config
+	// linger keeps the API up after the run (AIPERF_API_SERVER_LINGER_SECONDS)
+	// until it elapses or a client POSTs /api/shutdown.
+	linger time.Duration
+	stderr io.Writer
+	getenv func(string) string
+	dir    string // the run's artifact directory
+	api    *api.Server
+	closes []func()
+}
+
+// startIntegrations starts the integrations cfg asks for and adds their
+// observers to bio. single is false for experiments and searches: their
+// runs share the observers, and keep their own benchmark IDs.
+func startIntegrations(cfg *config.Config, rio RunIO, bio *benchmark.IO, single bool) (*integrations, error) {
+	if rio.Getenv == nil {
+		rio.Getenv = func(string) string { return "" }
+	}
+	in := &integrations{cfg: cfg, stderr: rio.Stderr, dir: benchmark.ArtifactDir(cfg), getenv: rio.Getenv}
+	if v := rio.Getenv("AIPERF_API_SERVER_LINGER_SECONDS"); v != "" {
+		secs, err := strconv.ParseFloat(v, 64)
+		if err != nil || secs < 0 {
+			return nil, fmt.Errorf("AIPERF_API_SERVER_LINGER_SECONDS=%q: want a number of seconds", v)
+		}
+		in.linger = time.Duration(secs * float64(time.Second))
+	}
+	if single {
+		bio.BenchmarkID = newBenchmarkID()
+	}
+	log := slog.New(slog.NewTextHandler(rio.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	if addr, ok := cfg.APIAddr(); ok {
+		conf, err := cfg.RedactedJSON()
+		if err != nil {
+			return nil, fmt.Errorf("--api-port: %w", err)
+		}
+		info := api.Info{
+			Config:      conf,
+			Run:         api.RunInfo{BenchmarkID: bio.BenchmarkID, CLICommand: rio.CLICommand},
+			Labels:      runLabels(cfg),
+			ArtifactDir: in.dir,
+			SummaryFile: benchmark.ResultPaths(cfg, in.dir).JSON,
+			Version:     buildVersion,
+			Secrets:     cfg.Secrets(),
+			Header:      metricHeader(),
+			Log:         log,
+		}
+		if s := cfg.Input.RandomSeed; s != nil {
+			u := uint64(*s)
+			info.Run.RandomSeed = &u
+		}
+		srv, err := api.Start(addr, info)
+		if err != nil {
+			return nil, err
+		}
+		fmt.Fprintf(rio.Stderr, "API listening on %s (progress: %s/api/progress, WebSocket: %s/ws)\n", srv.URL(), srv.URL(), srv.URL())
+		in.api = srv
+		in.observe(bio, srv)
+		in.closes = append(in.closes, func() { srv.Close() })
+	}
+	return in, nil
+}
+
+// observe adds o to the run's observers: snapshots, records or both.
+func (in *integrations) observe(bio *benchmark.IO, o any) {
+	if ob, ok := o.(live.Observer); ok {
+		bio.Observers = append(bio.Observers, ob)
+	}
+	if ro, ok := o.(live.RecordObserver); ok {
+		bio.Records = append(bio.Records, ro)
+	}
+}
+
+// finish runs after the benchmark (and the automatic plot): the API
+// serves the results, then everything is closed.
+func (in *integrations) finish(ctx context.Context, runErr error) {
+	if in.api != nil {
+		in.api.Finish(apiStatus(ctx, runErr), errText(runErr))
+		if in.linger > 0 {
+			fmt.Fprintf(in.stderr, "API serving the results at %s for %s (POST /api/shutdown stops it)\n", in.api.URL(), in.linger)
+			t := time.NewTimer(in.linger)
+			select {
+			case <-t.C:
+			case <-in.api.ShutdownRequested():
+			case <-ctx.Done():
+			}
+			t.Stop()
+		}
+	}
+	for i := len(in.closes) - 1; i >= 0; i-- {
+		in.closes[i]()
+	}
+}
+
+// apiStatus is /api/results' status for the run's outcome.
+func apiStatus(ctx context.Context, err error) string {
+	var ee *config.ExitError
+	switch {
+	case err == nil:
+		return api.StatusComplete
+	case ctx.Err() != nil, errors.As(err, &ee) && ee.Code == config.ExitInterrupted:
+		return api.StatusCancelled
+	}
+	return api.StatusFailed
+}
+
+func errText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
+
+// runLabels identify the run on every series the integrations send:
+// model, endpoint type, streaming, and the profiling load.
+func runLabels(cfg *config.Config) []api.Label {
+	ls := []api.Label{
+		{Name: "model", Value: joinSorted(cfg.Endpoint.ModelNames)},
+		{Name: "endpoint_type", Value: string(cfg.Endpoint.Type)},
+		{Name: "streaming", Value: strconv.FormatBool(cfg.Endpoint.Streaming)},
+	}
+	if c := cfg.Concurrency(); c > 0 {
+		ls = append(ls, api.Label{Name: "concurrency", Value: strconv.Itoa(c)})
+	}
+	if r := cfg.Load.RequestRate; r != nil {
+		ls = append(ls, api.Label{Name: "request_rate", Value: strconv.FormatFloat(*r, 'g', -1, 64)})
+	}
+	return ls
+}
+
+func joinSorted(names []string) string {
+	s := slices.Clone(names)
+	slices.Sort(s)
+	return strings.Join(s, ",")
+}
+
+// metricHeader names metric tags for display, from the metric registry.
+func metricHeader() func(string) string {
+	headers := map[string]string{}
+	for _, m := range metrics.Builtin().Metrics() {
+		headers[m.Tag] = m.Header
+	}
+	return func(tag string) string { return headers[tag] }
+}
+
+// newBenchmarkID is a fresh benchmark_id (12 hex digits, as the run's own).
+func newBenchmarkID() string {
+	var b [6]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
