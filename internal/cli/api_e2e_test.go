@@ -105,7 +105,7 @@ func TestAPIAgainstLiveRun(t *testing.T) {
 
 	var prog struct {
 		Phases map[string]struct {
-			Sent, Done int `json:"requests_sent"`
+			Sent       int `json:"requests_sent"`
 			Completed  int `json:"requests_completed"`
 		} `json:"phases"`
 		State string `json:"system_state"`
