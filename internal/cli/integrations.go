@@ -18,6 +18,7 @@ import (
 	"github.com/aiperf-go/aiperf/internal/config"
 	"github.com/aiperf-go/aiperf/internal/live"
 	"github.com/aiperf-go/aiperf/internal/metrics"
+	"github.com/aiperf-go/aiperf/internal/otel"
 )
 
 // integrations are what a run sends besides its artifacts (issue 21):
@@ -83,7 +84,48 @@ func startIntegrations(cfg *config.Config, rio RunIO, bio *benchmark.IO, single 
 		in.observe(bio, srv)
 		in.closes = append(in.closes, func() { srv.Close() })
 	}
+	if o := &cfg.Integrations.OTel; o.URL != "" {
+		metricsOn, timingOn := cfg.OTelStreams()
+		model := ""
+		if len(cfg.Endpoint.ModelNames) > 0 {
+			model = cfg.Endpoint.ModelNames[0]
+		}
+		res := otel.DefaultResource(bio.BenchmarkID, string(cfg.Endpoint.Type), model)
+		for _, kv := range o.ResourceAttributes {
+			res = append(res, otel.KV{Key: kv.Key, Value: kv.Value})
+		}
+		exp, err := otel.New(context.Background(), otel.Options{
+			URL: string(o.URL), Metrics: metricsOn, Timing: timingOn, Resource: res,
+			EndpointType: string(cfg.Endpoint.Type), Model: model,
+			Provider: otel.InferProvider(o.GenAIProvider, cfg.Endpoint.URLs),
+			Interval: envSeconds(rio.Getenv, "AIPERF_OTEL_FLUSH_INTERVAL_SECONDS"),
+			Timeout:  envSeconds(rio.Getenv, "AIPERF_OTEL_REQUEST_TIMEOUT_SECONDS"),
+			Log:      log,
+		})
+		if err != nil {
+			return nil, err
+		}
+		fmt.Fprintf(rio.Stderr, "Streaming OTel metrics to %s\n", o.URL)
+		in.observe(bio, exp)
+		in.closes = append(in.closes, func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+			defer cancel()
+			if err := exp.Close(ctx); err != nil {
+				fmt.Fprintf(rio.Stderr, "warning: OTel export to %s: %v\n", o.URL, err)
+			}
+		})
+	}
 	return in, nil
+}
+
+// envSeconds reads a duration in seconds from the environment; 0 when
+// unset or not a positive number.
+func envSeconds(getenv func(string) string, name string) time.Duration {
+	v, err := strconv.ParseFloat(getenv(name), 64)
+	if err != nil || !(v > 0) {
+		return 0
+	}
+	return time.Duration(v * float64(time.Second))
 }
 
 // observe adds o to the run's observers: snapshots, records or both.
