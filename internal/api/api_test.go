@@ -56,7 +56,7 @@ func get(t *testing.T, url string) (int, string) {
 func snapshot(seq uint64, final bool) *live.Snapshot {
 	return &live.Snapshot{
 		Seq: seq, At: time.Duration(seq) * 250 * time.Millisecond, Wall: time.Unix(1700000000, 0).Add(time.Duration(seq) * time.Second),
-		Phase: live.Progress{Phase: "profiling", Elapsed: 2 * time.Second, Sent: 10, Done: 8, Errors: 1, InFlight: 2, Total: 20, Late: 1, MaxLag: 3 * time.Millisecond},
+		Phase:    live.Progress{Phase: "profiling", Elapsed: 2 * time.Second, Sent: 10, Done: 8, Errors: 1, InFlight: 2, Total: 20, Late: 1, MaxLag: 3 * time.Millisecond},
 		Finished: []live.Progress{{Phase: "warmup", Elapsed: time.Second, Sent: 3, Done: 3, Total: 3}},
 		Metrics: []live.Metric{
 			{Tag: "request_latency", Header: "Request Latency", Unit: "ms", Kind: live.Distribution, Count: 8, Avg: 12.5, P50: 11, P99: 20},

@@ -100,6 +100,9 @@ func writeResults(p *Plan, res *result, rio IO) error {
 	} else {
 		opts.Footer += panel
 	}
+	if err := writeAccuracy(p, res.Accuracy, &info, &opts); err != nil { // issue 21
+		errs = append(errs, fmt.Errorf("accuracy results: %w", err))
+	}
 	if !p.Config.Artifacts.NoSummaryJSON { // artifacts.summary: false
 		if err := export.WriteSummaryJSON(p.Paths.JSON, s, info); err != nil {
 			errs = append(errs, fmt.Errorf("summary JSON: %w", err))

@@ -47,6 +47,7 @@ type pipeline struct {
 	clk      *clock.Clock
 	slices   *timeslicer           // --slice-duration; nil when not set
 	recObs   []live.RecordObserver // IO.Records (integrations.go)
+	accuracy *accuracyRun          // --accuracy-benchmark; nil when off (accuracy.go)
 
 	procWG     sync.WaitGroup
 	consumerWG sync.WaitGroup
@@ -114,7 +115,7 @@ func startPipeline(p *Plan, clk *clock.Clock, records *export.RecordWriter, rawO
 			Clock:               clk,
 			SLOs:                p.SLOs,
 			Logger:              log,
-			KeepText:            p.Config.Artifacts.ExportOutputsJSON,
+			KeepText:            p.Config.Artifacts.ExportOutputsJSON || p.Config.AccuracyEnabled(),
 		})
 		if err != nil {
 			return nil, fmt.Errorf("record processor: %w", err)
@@ -182,6 +183,7 @@ func (pl *pipeline) consumeOne(p *metrics.Processed) {
 		pl.retries += rec.ConnectionRetries
 		pl.acc.Add(p)
 		pl.slices.add(p)
+		pl.accuracy.grade(p)
 	} else if pl.warm != nil {
 		pl.warm.Add(p)
 	}

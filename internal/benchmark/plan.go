@@ -87,6 +87,10 @@ type Plan struct {
 	// Sessions is how conversations run (fixed schedule, multi-turn); set
 	// by planSessions once the dataset is built.
 	Sessions sessionPlan
+
+	// Accuracy is accuracy mode's problems and grader (issue 21); nil when
+	// --accuracy-benchmark is not set.
+	Accuracy *accuracyPlan
 }
 
 // PhaseSpec is how one phase sends and when it stops.
@@ -217,6 +221,9 @@ func NewPlan(cfg *config.Config, reg *builtin.Registries) (*Plan, error) {
 // makes of them. It runs after NewPlan so that configuration errors are
 // reported before any prompt is generated.
 func (p *Plan) BuildDataset() error {
+	if p.Config.AccuracyEnabled() {
+		return p.buildAccuracyDataset() // issue 21 (accuracy.go)
+	}
 	if p.Config.Dataset.FromFile() {
 		p.setUpChatTemplate()
 		return p.loadFileDataset()

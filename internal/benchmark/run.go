@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/aiperf-go/aiperf/internal/accuracy"
 	"github.com/aiperf-go/aiperf/internal/builtin"
 	"github.com/aiperf-go/aiperf/internal/clock"
 	"github.com/aiperf-go/aiperf/internal/config"
@@ -142,7 +143,8 @@ type result struct {
 	WriteErr    error
 	Health      *ClientHealth // nil when the profiling phase did not run
 	Timeslices  []export.Timeslice
-	Warmup      *metrics.Summary // the warmup phase's metrics (warmup_metrics); nil without one
+	Warmup      *metrics.Summary  // the warmup phase's metrics (warmup_metrics); nil without one
+	Accuracy    *accuracy.Summary // --accuracy-benchmark's tally; nil when off
 	// Phases are the phases that ran, in order, each with its own summary
 	// when the run had more than one (phase_manifest.json).
 	Phases    []phaseOutcome
@@ -179,6 +181,9 @@ func execute(ctx context.Context, plan *Plan, rio IO, log *slog.Logger, board *l
 		return nil, err
 	}
 	pl.recObs = rio.Records
+	if pl.accuracy, err = newAccuracyRun(plan, log); err != nil {
+		return nil, &config.ExitError{Code: config.ExitFailure, Err: err}
+	}
 	if plan.Config.Artifacts.ExportOutputsJSON { // before any record flows
 		if pl.outputs, err = export.NewOutputsWriter(plan.Paths.Outputs, lineOpts); err != nil {
 			return nil, &config.ExitError{Code: config.ExitFailure, Err: err}
@@ -300,6 +305,13 @@ func execute(ctx context.Context, plan *Plan, rio IO, log *slog.Logger, board *l
 	}
 	if pl.writeErr != nil && res.WriteErr == nil {
 		res.WriteErr = pl.writeErr
+	}
+	if pl.accuracy != nil {
+		sum, err := pl.accuracy.finish()
+		res.Accuracy = &sum
+		if err != nil && res.WriteErr == nil {
+			res.WriteErr = fmt.Errorf("accuracy export: %w", err)
+		}
 	}
 	if phaseErr != nil {
 		return nil, phaseErr

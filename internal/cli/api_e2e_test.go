@@ -105,8 +105,8 @@ func TestAPIAgainstLiveRun(t *testing.T) {
 
 	var prog struct {
 		Phases map[string]struct {
-			Sent       int `json:"requests_sent"`
-			Completed  int `json:"requests_completed"`
+			Sent      int `json:"requests_sent"`
+			Completed int `json:"requests_completed"`
 		} `json:"phases"`
 		State string `json:"system_state"`
 	}

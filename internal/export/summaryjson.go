@@ -52,6 +52,11 @@ type RunInfo struct {
 	// AIPerf's file.
 	TelemetryData []byte
 
+	// Accuracy, when non-nil, is accuracy mode's result (issue 21): its
+	// accuracy.* values are written as metrics ({unit: ratio, avg, count,
+	// sum}) after the others, and Accuracy.Summary as "accuracy".
+	Accuracy *AccuracyJSON
+
 	// ClientHealth, when non-nil, is marshalled as the last key,
 	// "client_health": this port's self-assessment of the load generator
 	// (not an AIPerf key; AIPerf's keys are unaffected).
@@ -205,6 +210,24 @@ func SummaryJSON(s *metrics.Summary, info RunInfo) ([]byte, error) {
 		w.key(r.Metric.Tag)
 		writeResultJSON(&w, r)
 	}
+	if a := info.Accuracy; a != nil {
+		for _, m := range a.Metrics {
+			w.key(m.Tag)
+			w.open('{')
+			w.key("unit")
+			w.str("ratio")
+			w.key("avg")
+			w.float(m.Avg)
+			w.key("count")
+			w.int(int64(m.Count))
+			w.key("sum")
+			w.int(int64(m.Sum))
+			w.close('}')
+		}
+		if err := w.member("accuracy", a.Summary); err != nil {
+			return nil, err
+		}
+	}
 	if info.Verdicts != nil {
 		if err := w.member("verdicts", info.Verdicts); err != nil {
 			return nil, err
@@ -217,6 +240,20 @@ func SummaryJSON(s *metrics.Summary, info RunInfo) ([]byte, error) {
 	}
 	w.close('}')
 	return w.indented("summary json")
+}
+
+// AccuracyJSON is accuracy mode's part of the summary JSON.
+type AccuracyJSON struct {
+	Metrics []AccuracyMetric
+	Summary any // marshalled as "accuracy"
+}
+
+// AccuracyMetric is one accuracy.* value: a ratio over Count answers,
+// Sum of them passed (or unparsed).
+type AccuracyMetric struct {
+	Tag        string
+	Avg        float64
+	Count, Sum int
 }
 
 // WriteSummaryJSON writes SummaryJSON to path atomically.

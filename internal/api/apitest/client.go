@@ -107,7 +107,9 @@ var ErrClosed = errors.New("websocket closed by the server")
 // CloseError carries the server's close code.
 type CloseError struct{ Code int }
 
-func (e *CloseError) Error() string { return fmt.Sprintf("websocket closed by the server (code %d)", e.Code) }
+func (e *CloseError) Error() string {
+	return fmt.Sprintf("websocket closed by the server (code %d)", e.Code)
+}
 func (e *CloseError) Unwrap() error { return ErrClosed }
 
 // ReadText returns the next text message within timeout, counting pongs
