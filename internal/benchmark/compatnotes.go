@@ -1,6 +1,10 @@
 package benchmark
 
-import "github.com/aiperf-go/aiperf/internal/config"
+import (
+	"strings"
+
+	"github.com/aiperf-go/aiperf/internal/config"
+)
 
 // compatNotes lists the AIPerf options that were given but have no effect
 // here, each with the reason, so that the log says so rather than the
@@ -20,6 +24,13 @@ func compatNotes(cfg *config.Config) []string {
 	}
 	if x.WorkersMax != nil {
 		notes = append(notes, "--workers-max has no effect: every request in flight has its own goroutine; --concurrency and --request-rate bound the load")
+	}
+	if cfg.Dataset.AllowDatasetWrap {
+		notes = append(notes, "--allow-dataset-wrap has no effect: it governs AIPerf's agentic_replay timing mode, which is not implemented here; the other modes reuse conversations freely, as AIPerf's do")
+	}
+	if s := &cfg.Dataset.Synthesis; s.Transforms() && (cfg.Dataset.CustomType == config.DatasetWekaTrace || cfg.Dataset.CustomType == "tracelab" ||
+		strings.HasPrefix(string(cfg.Dataset.ResolvedPublic()), "semianalysis_cc_traces_weka") || cfg.Dataset.ResolvedPublic() == config.PublicWekaHF) {
+		notes = append(notes, "the synthesis multipliers have no effect on Weka traces, as in AIPerf (only --synthesis-max-isl and --synthesis-max-osl apply)")
 	}
 	if x.UnsafeOverride && x.Scenario == "" {
 		notes = append(notes, "--unsafe-override has no effect without --scenario")

@@ -49,6 +49,9 @@ func (p *Plan) loadFileDataset() error {
 			// issue 13: repeated images keep their UUID, not their bytes
 			UUIDAndStrip: p.Config.Endpoint.UUIDAndStrip,
 			Corpus:       corpus,
+
+			SeparatorToken: p.separatorToken(),
+			Synthesis:      p.synthesis(),
 		}
 		if d.BlockSize != nil {
 			o.BlockSize = *d.BlockSize

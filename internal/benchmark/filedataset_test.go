@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/aiperf-go/aiperf/internal/builtin"
 	"github.com/aiperf-go/aiperf/internal/config"
@@ -264,5 +265,66 @@ func TestRunSystemPromptFile(t *testing.T) {
 	_, err := run(t, context.Background(), cfg)
 	if exitCode(err) != int(config.ExitUsage) || !strings.Contains(err.Error(), "missing.txt") {
 		t.Errorf("missing file: %v (exit %d)", err, exitCode(err))
+	}
+}
+
+// TestRunTraceSynthesis replays a mooncake trace with the Synthesis
+// flags: --synthesis-max-isl drops the long request, the speedup halves
+// the timestamps, the output multiplier doubles max tokens; a non-trace
+// dataset refuses them.
+func TestRunTraceSynthesis(t *testing.T) {
+	dir := t.TempDir()
+	trace := filepath.Join(dir, "trace.jsonl")
+	os.WriteFile(trace, []byte(`{"timestamp":0,"input_length":32,"output_length":3,"hash_ids":[1,2]}
+{"timestamp":400,"input_length":300,"output_length":3,"hash_ids":[3]}
+{"timestamp":900,"input_length":40,"output_length":2,"hash_ids":[1,2,4]}
+`), 0o644)
+	two, half := 2.0, 0.5
+	url, bodies, _ := fileRecordingMock(t)
+	cfg := baseConfig(t, url)
+	cfg.Endpoint.Streaming = false
+	cfg.Tokenizer.Name = "builtin"
+	cfg.Input.OutputTokens.Mean = nil
+	cfg.Dataset.InputFile, cfg.Dataset.BlockSize = trace, ptr(16)
+	cfg.Dataset.Synthesis = config.Synthesis{SpeedupRatio: &two, OutputLenMultiplier: &two, PromptLenMultiplier: &half, MaxISL: ptr(100)}
+	cfg.Load.RequestCount = nil
+	p, err := NewPlan(cfg, builtin.New())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.BuildDataset(); err != nil {
+		t.Fatal(err)
+	}
+	if n := p.Dataset.Len(); n != 2 {
+		t.Fatalf("%d conversations, want 2 (the 300-token request dropped)", n)
+	}
+	if ts := p.Dataset.Conversations[1].Turns[0].Timestamp; ts != 450*time.Millisecond {
+		t.Errorf("second request at %v; want 450ms (900 / 2)", ts)
+	}
+	// Request 1 (hash ids 1,2 shared with request 3) keeps its 32-token
+	// prefix; request 3 halves its 8-token rest.
+	if n := p.Dataset.Conversations[1].Turns[0].InputTokens; n < 34 || n > 38 {
+		t.Errorf("third request has %d input tokens; want about 36 (32 shared + 8/2)", n)
+	}
+	if out, err := run(t, context.Background(), cfg); err != nil {
+		t.Fatalf("run: %v\n%s", err, out)
+	}
+	b := bodies()
+	if len(b) != 2 || b[0]["max_completion_tokens"] != 6.0 || b[1]["max_completion_tokens"] != 4.0 {
+		t.Errorf("bodies %v; want 2 requests asking for 6 and 4 tokens", b)
+	}
+
+	single := filepath.Join(dir, "single.jsonl")
+	os.WriteFile(single, []byte(`{"text":"hi"}`+"\n"), 0o644)
+	cfg = baseConfig(t, "http://127.0.0.1:1")
+	cfg.Tokenizer.Name = "builtin"
+	cfg.Dataset.InputFile = single
+	cfg.Dataset.Synthesis.MaxOSL = ptr(4)
+	p, err = NewPlan(cfg, builtin.New())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.BuildDataset(); err == nil || !strings.Contains(err.Error(), "only apply to trace datasets") {
+		t.Errorf("synthesis on a single_turn file: %v", err)
 	}
 }

@@ -108,7 +108,9 @@ func Run(ctx context.Context, cfg *config.Config, rio IO) error {
 	if plan.ChatTemplateErr != nil {
 		log.Warn("--apply-chat-template has no effect: input tokens are counted on the bare prompt text", "reason", plan.ChatTemplateErr)
 	}
-	if err := export.WriteInputs(plan.Paths.Inputs, sessions(plan)); err != nil {
+	if plan.skipsInputsJSON() {
+		log.Info("inputs.json not written: the requests of a trace or verbatim dataset are its source replayed (as AIPerf 0.13 skips it)", "type", plan.DatasetType)
+	} else if err := export.WriteInputs(plan.Paths.Inputs, sessions(plan)); err != nil {
 		return &config.ExitError{Code: config.ExitFailure, Err: fmt.Errorf("writing inputs.json: %w", err)}
 	}
 

@@ -1,6 +1,7 @@
 package benchmark
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -8,6 +9,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/aiperf-go/aiperf/internal/config"
 	"github.com/aiperf-go/aiperf/internal/dataset"
 	"github.com/aiperf-go/aiperf/internal/dataset/public"
 	"github.com/aiperf-go/aiperf/internal/worker"
@@ -92,6 +94,12 @@ func (p *Plan) wekaOptions() dataset.WekaOptions {
 	}
 	if d.BlockSize != nil {
 		o.BlockSize = *d.BlockSize
+	}
+	if v := d.Synthesis.MaxISL; v != nil {
+		o.MaxISL = *v
+	}
+	if v := d.Synthesis.MaxOSL; v != nil {
+		o.MaxOSL = *v
 	}
 	if d.MaxContextLength != nil {
 		o.MaxContext = *d.MaxContextLength
@@ -256,4 +264,91 @@ func (p *Plan) cacheBust(benchmarkID string) *worker.CacheBust {
 		return nil
 	}
 	return &worker.CacheBust{Target: p.Config.Prompt.CacheBust, BenchmarkID: benchmarkID, Endpoint: p.Endpoint, EOptions: &p.EOptions}
+}
+
+// synthesis translates the Synthesis flags for the trace loaders.
+func (p *Plan) synthesis() dataset.Synthesis {
+	s := &p.Config.Dataset.Synthesis
+	o := dataset.Synthesis{
+		Transform:            s.Transforms(),
+		SpeedupRatio:         config.Ratio(s.SpeedupRatio),
+		PrefixLenMultiplier:  config.Ratio(s.PrefixLenMultiplier),
+		PromptLenMultiplier:  config.Ratio(s.PromptLenMultiplier),
+		OutputLenMultiplier:  config.Ratio(s.OutputLenMultiplier),
+		PrefixRootMultiplier: 1,
+	}
+	if v := s.PrefixRootMultiplier; v != nil {
+		o.PrefixRootMultiplier = *v
+	}
+	if v := s.MaxISL; v != nil {
+		o.MaxISL = *v
+	}
+	if v := s.MaxOSL; v != nil {
+		o.MaxOSL = *v
+	}
+	return o
+}
+
+// separatorToken is the tokenizer's block-separation token (AIPerf's
+// block_separation_token_id): its BOS token, else its EOS token, as
+// tokenizer_config.json names them (the built-in o200k tokenizer: its
+// <|endoftext|>, 199999); nil when it has neither.
+func (p *Plan) separatorToken() *int {
+	if p.Tokenizer == nil {
+		return nil
+	}
+	if p.TokenizerConfig == nil {
+		if strings.HasPrefix(p.Tokenizer.Name(), "builtin") {
+			id := builtinEOT
+			return &id
+		}
+		return nil
+	}
+	var cfg map[string]json.RawMessage
+	if json.Unmarshal(p.TokenizerConfig, &cfg) != nil {
+		return nil
+	}
+	for _, key := range []string{"bos_token", "eos_token"} {
+		tok := specialTokenContent(cfg[key])
+		if tok == "" {
+			continue
+		}
+		if ids := p.Tokenizer.Encode(tok); len(ids) == 1 {
+			return &ids[0]
+		}
+	}
+	return nil
+}
+
+// builtinEOT is o200k_base's <|endoftext|> (tiktoken's eot_token).
+const builtinEOT = 199999
+
+// specialTokenContent reads a tokenizer_config.json special token: a
+// string, or an AddedToken object's "content"; "" for null or absent.
+func specialTokenContent(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	var obj struct {
+		Content string `json:"content"`
+	}
+	if json.Unmarshal(raw, &obj) == nil {
+		return obj.Content
+	}
+	return ""
+}
+
+// skipsInputsJSON reports a dataset AIPerf writes no inputs.json for: the
+// trace and verbatim formats (mooncake, bailian, burst_gpt, sagemaker,
+// raw_payload, inputs_json, weka, tracelab, baseten) and the Weka public
+// datasets, whose requests are their source replayed.
+func (p *Plan) skipsInputsJSON() bool {
+	switch p.DatasetType {
+	case dataset.TypeMooncakeTrace, dataset.TypeBailianTrace, dataset.TypeBurstGPTTrace, dataset.TypeSageMakerDataCapture,
+		dataset.TypeRawPayload, dataset.TypeInputsJSON, dataset.TypeWekaTrace, dataset.TypeTraceLab, dataset.TypeBasetenTrace:
+		return true
+	}
+	pub := p.Config.Dataset.ResolvedPublic()
+	return pub == config.PublicWekaHF || strings.HasPrefix(string(pub), "semianalysis_cc_traces_weka")
 }

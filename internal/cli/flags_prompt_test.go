@@ -114,3 +114,22 @@ func TestPromptSourceFlags(t *testing.T) {
 		}
 	}
 }
+
+func TestSynthesisFlags(t *testing.T) {
+	t.Parallel()
+	fs := pflag.NewFlagSet("profile", pflag.ContinueOnError)
+	cfg := config.Defaults()
+	var probs problemList
+	registerProfileFlags(fs, &cfg, &probs)
+	args := []string{"--synthesis-speedup-ratio", "2", "--synthesis-prefix-len-multiplier", "1.5", "--synthesis-prefix-root-multiplier", "3",
+		"--synthesis-prompt-len-multiplier", "0.5", "--synthesis-output-len-multiplier", "0", "--synthesis-max-isl", "100", "--synthesis-max-osl", "20"}
+	out, problems, _ := prepareProfileArgs(fs, args)
+	if len(problems) > 0 || fs.Parse(out) != nil || len(probs.errs) > 0 {
+		t.Fatalf("%v %v", problems, probs.errs)
+	}
+	s := cfg.Dataset.Synthesis
+	if *s.SpeedupRatio != 2 || *s.PrefixLenMultiplier != 1.5 || *s.PrefixRootMultiplier != 3 || *s.PromptLenMultiplier != 0.5 ||
+		*s.OutputLenMultiplier != 0 || *s.MaxISL != 100 || *s.MaxOSL != 20 {
+		t.Errorf("Synthesis = %+v", s)
+	}
+}

@@ -38,11 +38,37 @@ func (b *flagBuilder) addWorkloadFlags(cfg *config.Config) {
 		usage: "Largest peak prompt-plus-output context (tokens) of a Weka trace: traces whose recorded peak exceeds it are dropped at load time, before --num-dataset-entries keeps the first N.",
 	})
 	b.addBoolPair(nil, "allow-dataset-wrap", "false",
-		"Let trace replay reuse conversations when more sessions run at once than the dataset holds; without it, a run that would wrap fails.",
+		"Let AIPerf's agentic_replay timing mode reuse Weka trajectories when more lanes run at once than the dataset holds. This implementation has no agentic_replay mode and its other modes reuse conversations freely, as AIPerf's do, so it has no effect here (the log says so).",
 		&d.AllowDatasetWrap)
 	b.add(&floatPtrValue{recorder: b.rec("trace-session-sample-ratio"), p: &d.TraceSessionSampleRatio}, spec{
 		name: "trace-session-sample-ratio", meta: "<ratio>",
 		usage: "Fraction of a trace's sessions to replay, sampled whole so multi-turn sessions stay intact; deterministic with --random-seed. Only the baseten_trace loader supports it.",
+	})
+}
+
+// addSynthesisFlags registers the Synthesis group: AIPerf's trace
+// synthesis options.
+func (b *flagBuilder) addSynthesisFlags(cfg *config.Config) {
+	s := &cfg.Dataset.Synthesis
+	b.group = groupSynthesis
+	ratio := func(name string, p **float64, usage string) {
+		b.add(&floatPtrValue{recorder: b.rec(name), p: p}, spec{name: name, meta: "<ratio>", usage: usage})
+	}
+	ratio("synthesis-speedup-ratio", &s.SpeedupRatio, "Divide trace timestamps by this (2 replays twice as fast; int(ms / ratio)). Default 1.")
+	ratio("synthesis-prefix-len-multiplier", &s.PrefixLenMultiplier, "Stretch (> 1) or cut (< 1) each request's shared prefix: the hash ids it shares with other requests, up to the first unshared one. Default 1.")
+	b.add(&intPtrValue{recorder: b.rec("synthesis-prefix-root-multiplier"), p: &s.PrefixRootMultiplier}, spec{
+		name: "synthesis-prefix-root-multiplier", meta: "<n>",
+		usage: "Spread the requests over this many independent copies of the trace's prefix tree (each request draws its copy), multiplying prefix diversity. Default 1.",
+	})
+	ratio("synthesis-prompt-len-multiplier", &s.PromptLenMultiplier, "Scale the unshared rest of each request's input (new hash ids, one per block). Default 1.")
+	ratio("synthesis-output-len-multiplier", &s.OutputLenMultiplier, "Scale each request's output_length (rounded, at least 1). Default 1.")
+	b.add(&intPtrValue{recorder: b.rec("synthesis-max-isl"), p: &s.MaxISL}, spec{
+		name: "synthesis-max-isl", meta: "<tokens>",
+		usage: "Drop trace requests whose recorded input_length exceeds this, before synthesis; synthesized lengths are capped to it.",
+	})
+	b.add(&intPtrValue{recorder: b.rec("synthesis-max-osl"), p: &s.MaxOSL}, spec{
+		name: "synthesis-max-osl", meta: "<tokens>",
+		usage: "Cap each trace request's output_length (after synthesis); Weka subagent turns stay uncapped, as in AIPerf.",
 	})
 }
 

@@ -218,6 +218,7 @@ func registerProfileFlags(fs *pflag.FlagSet, cfg *config.Config, probs *problemL
 	b.addDatasetFlags(cfg)
 	b.addWorkloadFlags(cfg)
 	b.addPromptSourceFlags(cfg)
+	b.addSynthesisFlags(cfg)
 	b.addConversationFlags(cfg)
 	b.addPromptFlags(cfg)
 

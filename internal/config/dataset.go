@@ -51,6 +51,8 @@ type Dataset struct {
 	// TraceSessionSampleRatio keeps this fraction of a baseten_trace's
 	// sessions, whole (--trace-session-sample-ratio); nil keeps all.
 	TraceSessionSampleRatio *float64 `json:"trace_session_sample_ratio,omitempty"`
+	// Synthesis reshapes trace requests (the Synthesis flags).
+	Synthesis Synthesis `json:"synthesis,omitzero"`
 }
 
 // KeyValue is one key=value option.
@@ -252,6 +254,7 @@ func (c *Config) validateDataset(p *problems) {
 	if d.BlockSize != nil && *d.BlockSize < 1 {
 		p.add("--isl-block-size", "must be at least 1, got %d", *d.BlockSize)
 	}
+	c.validateSynthesis(p)
 }
 
 // ResolvedPublic is the public dataset the run reads: --public-dataset, or

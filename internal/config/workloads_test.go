@@ -115,3 +115,34 @@ func TestValidatePromptCorpus(t *testing.T) {
 		t.Error("--cache-bust system_prefix is not enabled")
 	}
 }
+
+func TestValidateSynthesis(t *testing.T) {
+	t.Parallel()
+	f := func(v float64) *float64 { return &v }
+	trace := func(c *Config) { c.Dataset.InputFile = "trace.jsonl" }
+	checkValidate(t, []validateCase{
+		{"trace", func(c *Config) {
+			trace(c)
+			c.Dataset.Synthesis = Synthesis{SpeedupRatio: f(2), PrefixRootMultiplier: ptr(3), OutputLenMultiplier: f(0), MaxISL: ptr(100), MaxOSL: ptr(10)}
+		}, nil, ""},
+		{"weka public", func(c *Config) {
+			c.Dataset.Public = "semianalysis_cc_traces_weka"
+			c.Dataset.Synthesis.MaxOSL = ptr(10)
+		}, nil, ""},
+		{"defaults are no synthesis", func(c *Config) { c.Dataset.Synthesis.SpeedupRatio = f(1) }, nil, ""},
+		{"synthetic", func(c *Config) { c.Dataset.Synthesis.PromptLenMultiplier = f(2) }, []string{"--synthesis-prompt-len-multiplier"}, "trace datasets"},
+		{"not a trace type", func(c *Config) {
+			trace(c)
+			c.Dataset.CustomType = DatasetSingleTurn
+			c.Dataset.Synthesis.MaxISL = ptr(5)
+		}, []string{"--synthesis-max-isl"}, "single_turn"},
+		{"not a trace public dataset", func(c *Config) {
+			c.Dataset.Public = "aimo"
+			c.Dataset.Synthesis.MaxOSL = ptr(5)
+		}, []string{"--synthesis-max-osl"}, "aimo"},
+		{"ranges", func(c *Config) {
+			trace(c)
+			c.Dataset.Synthesis = Synthesis{SpeedupRatio: f(0), PrefixLenMultiplier: f(-1), OutputLenMultiplier: f(-0.5), PrefixRootMultiplier: ptr(0), MaxISL: ptr(0)}
+		}, []string{"--synthesis-speedup-ratio", "--synthesis-prefix-len-multiplier", "--synthesis-output-len-multiplier", "--synthesis-prefix-root-multiplier", "--synthesis-max-isl"}, "> 0"},
+	})
+}

@@ -185,7 +185,15 @@ func fields() []field {
 		{path: "benchmark.datasets.0.rankings.passage_tokens.stddev", flag: "rankings-passages-prompt-token-stddev", bind: func(t target) any { return &t.cfg.Rankings.PassageTokensStddev }},
 		{path: "benchmark.datasets.0.rankings.query_tokens.mean", flag: "rankings-query-prompt-token-mean", bind: func(t target) any { return &t.cfg.Rankings.QueryTokensMean }},
 		{path: "benchmark.datasets.0.rankings.query_tokens.stddev", flag: "rankings-query-prompt-token-stddev", bind: func(t target) any { return &t.cfg.Rankings.QueryTokensStddev }},
-		{path: "benchmark.datasets.0.synthesis", unsupported: true},
+		{path: "benchmark.datasets.0.synthesis.speedup_ratio", flag: "synthesis-speedup-ratio", bind: func(t target) any { return &t.cfg.Dataset.Synthesis.SpeedupRatio },
+			doc: "Trace synthesis: divide the timestamps by this."},
+		{path: "benchmark.datasets.0.synthesis.prefix_len_multiplier", flag: "synthesis-prefix-len-multiplier", bind: func(t target) any { return &t.cfg.Dataset.Synthesis.PrefixLenMultiplier }},
+		{path: "benchmark.datasets.0.synthesis.prefix_root_multiplier", flag: "synthesis-prefix-root-multiplier", bind: func(t target) any { return &t.cfg.Dataset.Synthesis.PrefixRootMultiplier }},
+		{path: "benchmark.datasets.0.synthesis.prompt_len_multiplier", flag: "synthesis-prompt-len-multiplier", bind: func(t target) any { return &t.cfg.Dataset.Synthesis.PromptLenMultiplier }},
+		{path: "benchmark.datasets.0.synthesis.output_len_multiplier", flag: "synthesis-output-len-multiplier", bind: func(t target) any { return &t.cfg.Dataset.Synthesis.OutputLenMultiplier }},
+		{path: "benchmark.datasets.0.synthesis.max_isl", flag: "synthesis-max-isl", bind: func(t target) any { return &t.cfg.Dataset.Synthesis.MaxISL }},
+		{path: "benchmark.datasets.0.synthesis.max_osl", flag: "synthesis-max-osl", bind: func(t target) any { return &t.cfg.Dataset.Synthesis.MaxOSL }},
+		{path: "benchmark.datasets.0.synthesis.allow_dataset_wrap", flag: "allow-dataset-wrap", bind: func(t target) any { return &t.cfg.Dataset.AllowDatasetWrap }},
 
 		// Profiling phase.
 		{path: "benchmark.phases.profiling.name"},

@@ -135,6 +135,12 @@ func (l *loader) basetenTrace() ([]Conversation, error) {
 	if o.SampleRatio > 0 && o.SampleRatio < 1 && sessionKey != "" {
 		rows = sampleBasetenSessions(rows, o.SampleRatio, newStream(l.seed, streamBasetenSampling))
 	}
+	if rows, err = l.synthesizeBaseten(file, rows); err != nil {
+		return nil, err
+	}
+	if len(rows) == 0 {
+		return nil, nil
+	}
 	minTS := rows[0].ts
 	for _, r := range rows {
 		minTS = min(minTS, r.ts)
@@ -214,6 +220,38 @@ func (l *loader) basetenTrace() ([]Conversation, error) {
 	}
 	sort.SliceStable(convs, func(a, b int) bool { return convs[a].Turns[0].Timestamp < convs[b].Turns[0].Timestamp })
 	return convs, nil
+}
+
+// synthesizeBaseten applies the Synthesis options a verbatim replay
+// allows, as AIPerf: --synthesis-max-isl drops longer requests, the output
+// multiplier and --synthesis-max-osl reshape output_tokens; the speedup
+// and the prompt-shaping multipliers are refused (the prompt and its KV
+// hints are sent as recorded).
+func (l *loader) synthesizeBaseten(file string, rows []basetenRow) ([]basetenRow, error) {
+	syn := l.opts.Synthesis
+	if !syn.Active() {
+		return rows, nil
+	}
+	switch {
+	case syn.Transform && syn.SpeedupRatio != 1:
+		return nil, &InputError{File: file, Err: fmt.Errorf("--synthesis-speedup-ratio %v is not supported by the baseten_trace loader; use --replay-speedup for wall-clock compression", syn.SpeedupRatio)}
+	case syn.Transform && (syn.PrefixLenMultiplier != 1 || syn.PromptLenMultiplier != 1 || syn.PrefixRootMultiplier != 1):
+		return nil, &InputError{File: file, Err: errors.New("--synthesis-prefix-len-multiplier, --synthesis-prompt-len-multiplier and --synthesis-prefix-root-multiplier are not supported by the baseten_trace loader: it replays recorded prompts verbatim, so reshaping their hash ids would desync the forwarded KV hints")}
+	}
+	turns := make([]*Turn, len(rows))
+	in := make([]int, len(rows))
+	for i, r := range rows {
+		turns[i], in[i] = &Turn{MaxTokens: max(1, r.out)}, r.in
+	}
+	keep := syn.recorded(in, turns, l.seed)
+	out := rows[:0]
+	for i, r := range rows {
+		if keep[i] {
+			r.out = turns[i].MaxTokens
+			out = append(out, r)
+		}
+	}
+	return out, nil
 }
 
 func (l *loader) basetenTurn(r basetenRow) Turn {

@@ -73,12 +73,21 @@ func (l *loader) sageMakerCapture() ([]Conversation, error) {
 		first = min(first, e.at)
 	}
 	sort.SliceStable(entries, func(a, b int) bool { return entries[a].at < entries[b].at })
+	turns := make([]*Turn, len(entries))
+	in := make([]int, len(entries))
+	for i := range entries {
+		t := &entries[i].turn
+		t.Timestamp, t.HasTimestamp = entries[i].at-first, true
+		turns[i], in[i] = t, entries[i].inputTk
+	}
+	keep := l.opts.Synthesis.recorded(in, turns, l.seed)
 	convs := make([]Conversation, 0, len(entries))
-	for _, e := range entries {
-		t := e.turn
-		t.Timestamp, t.HasTimestamp = e.at-first, true
+	for i, t := range turns {
+		if !keep[i] {
+			continue
+		}
 		t.InputTokens = l.count(t.Texts)
-		convs = append(convs, Conversation{ID: l.sessionID(), Context: ContextMessageArray, Turns: []Turn{t}})
+		convs = append(convs, Conversation{ID: l.sessionID(), Context: ContextMessageArray, Turns: []Turn{*t}})
 	}
 	return convs, nil
 }

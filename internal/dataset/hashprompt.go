@@ -1,17 +1,14 @@
 package dataset
 
 import (
+	"crypto/sha256"
+	"encoding/binary"
 	"fmt"
 	"strconv"
 
-	"github.com/aiperf-go/aiperf/internal/tokenizer"
-)
+	"github.com/aiperf-go/aiperf/internal/pyrand"
 
-// streamHashBlock names the generator of one hash-id block's tokens;
-// streamTracePrompt that of a trace prompt without hash ids.
-const (
-	streamHashBlock   = "dataset.prompt.hash_id"
-	streamTracePrompt = "dataset.prompt.trace"
+	"github.com/aiperf-go/aiperf/internal/tokenizer"
 )
 
 // promptRequest asks for a prompt of length tokens, built from hash-id
@@ -30,7 +27,8 @@ type promptRequest struct {
 // every block full and the rest fresh tokens). Blocks come from a
 // blockSource scoped to the trace's content hash, so prompts sharing a
 // hash-id prefix share a token prefix, which is what lets a trace
-// reproduce its KV-cache reuse.
+// reproduce its KV-cache reuse. Each block starts with the tokenizer's
+// block-separation token (BOS, else EOS) when it has one, as in AIPerf.
 type hashPrompts struct {
 	tok       tokenizer.Tokenizer
 	corpus    *corpus
@@ -38,9 +36,12 @@ type hashPrompts struct {
 	trace     string
 	blockSize int
 	blocks    blockSource
+	// pick draws the windows of the prompts without hash ids and of the
+	// fresh tails, in request order (AIPerf's corpus generator).
+	pick picker
 }
 
-func newHashPrompts(tok tokenizer.Tokenizer, pc *PromptCorpus, seed uint64, trace string, blockSize int) (*hashPrompts, error) {
+func newHashPrompts(tok tokenizer.Tokenizer, pc *PromptCorpus, seed uint64, trace string, blockSize, sep int) (*hashPrompts, error) {
 	var c *corpus
 	if pc != nil {
 		c = pc.tokens()
@@ -50,22 +51,31 @@ func newHashPrompts(tok tokenizer.Tokenizer, pc *PromptCorpus, seed uint64, trac
 			return nil, err
 		}
 	}
-	return &hashPrompts{tok: tok, corpus: c, seed: seed, trace: trace, blockSize: blockSize, blocks: newBlockSource(c, seed, trace)}, nil
+	bs := newBlockSource(c, seed, trace)
+	bs.sep = sep
+	return &hashPrompts{tok: tok, corpus: c, seed: seed, trace: trace, blockSize: blockSize, blocks: bs,
+		pick: pyrand.Derive(seed, streamPromptCorpus).Py().RandRange}, nil
 }
 
 // blockSource gives each hash id of one scope (a trace) its block of
-// corpus tokens: drawn once from a generator keyed by the seed, the scope
-// and the id, and cached, so the same id always yields the same tokens
-// within the scope. It must be used from one goroutine.
+// corpus tokens, as AIPerf's HashIdRandomGenerator does: a Python
+// generator seeded with the first 8 bytes (big-endian) of
+// SHA-256("<corpus seed>:<scope>:<hash id>") picks the window's start,
+// the corpus seed being the run's "dataset.prompt.corpus" seed. Blocks
+// are cached, so the same id always yields the same tokens within the
+// scope. It must be used from one goroutine.
 type blockSource struct {
 	corpus *corpus
-	seed   uint64
+	base   uint64
 	scope  string
 	cache  map[int][]int
+	// sep, when >= 0, is the block-separation token each block starts
+	// with (one of its tokens).
+	sep int
 }
 
 func newBlockSource(c *corpus, seed uint64, scope string) blockSource {
-	return blockSource{corpus: c, seed: seed, scope: scope, cache: map[int][]int{}}
+	return blockSource{corpus: c, base: pyrand.DeriveSeed(seed, streamPromptCorpus), scope: scope, cache: map[int][]int{}, sep: -1}
 }
 
 // block returns hash id's size-token block; ok is false when the id was
@@ -74,8 +84,15 @@ func (b *blockSource) block(id, size int) (ids []int, ok bool) {
 	if got, hit := b.cache[id]; hit {
 		return got, len(got) == size
 	}
-	rng := newStream(b.seed, streamHashBlock+"/"+b.scope+"/"+strconv.Itoa(id))
-	got := b.corpus.window(rng.IntN, size, make([]int, 0, size))
+	sum := sha256.Sum256([]byte(strconv.FormatUint(b.base, 10) + ":" + b.scope + ":" + strconv.Itoa(id)))
+	rng := pyrand.NewRandom(binary.BigEndian.Uint64(sum[:8]))
+	got := make([]int, 0, size)
+	n := size
+	if b.sep >= 0 {
+		got = append(got, b.sep)
+		n--
+	}
+	got = b.corpus.window(rng.RandRange, n, got)
 	b.cache[id] = got
 	return got, true
 }
@@ -117,8 +134,7 @@ func (h *hashPrompts) tokens(req promptRequest) ([]int, error) {
 		out = append(out, block...)
 	}
 	if tail := n - len(out); tail > 0 {
-		rng := newStream(h.seed, streamTracePrompt+"/"+h.trace+"/tail/"+strconv.Itoa(req.line))
-		out = h.corpus.window(rng.IntN, tail, out)
+		out = h.corpus.window(h.pick, tail, out)
 	}
 	return out, nil
 }
@@ -130,11 +146,18 @@ func (h *hashPrompts) tokens(req promptRequest) ([]int, error) {
 // length like synthetic prompts.
 func (h *hashPrompts) build(reqs []promptRequest) ([]string, []int, error) {
 	seqs := make([][]int, len(reqs))
+	texts := make([]string, len(reqs))
+	counts := make([]int, len(reqs))
+	// The corpus draws go in request order, as AIPerf makes them: a prompt
+	// without hash ids is built (and fitted) at once, a hash-id prompt's
+	// fresh tail is drawn with its blocks.
+	b := promptBuilder{tok: h.tok, corpus: h.corpus, pick: h.pick}
 	for i, r := range reqs {
 		if len(r.hashIDs) == 0 {
 			if r.length <= 0 {
 				return nil, nil, &InputError{File: r.file, Line: r.line, Field: "input_length", Err: fmt.Errorf("must be at least 1, got %d", r.length)}
 			}
+			texts[i], counts[i] = b.build(r.length)
 			continue
 		}
 		ids, err := h.tokens(r)
@@ -143,17 +166,11 @@ func (h *hashPrompts) build(reqs []promptRequest) ([]string, []int, error) {
 		}
 		seqs[i] = ids
 	}
-	texts := make([]string, len(reqs))
-	counts := make([]int, len(reqs))
 	forEachParallel(len(reqs), func(i int) {
-		if seqs[i] == nil {
-			rng := newStream(h.seed, streamTracePrompt+"/"+h.trace+"/"+strconv.Itoa(i))
-			b := promptBuilder{tok: h.tok, corpus: h.corpus, pick: rng.IntN}
-			texts[i], counts[i] = b.build(reqs[i].length)
-			return
+		if seqs[i] != nil {
+			texts[i] = h.tok.Decode(seqs[i])
+			counts[i] = h.tok.Count(texts[i])
 		}
-		texts[i] = h.tok.Decode(seqs[i])
-		counts[i] = h.tok.Count(texts[i])
 	})
 	return texts, counts, nil
 }

@@ -68,6 +68,13 @@ type LoadOptions struct {
 	// the format's default (coding for the agentic-coding formats, sonnet
 	// otherwise).
 	Corpus *PromptCorpus
+	// SeparatorToken, when set, is the token each hash-id block of a trace
+	// prompt starts with: the tokenizer's BOS, else its EOS (AIPerf's
+	// block_separation_token_id; see SeparationToken). nil = none.
+	SeparatorToken *int
+	// Synthesis reshapes the trace formats' requests (the Synthesis
+	// flags); the zero value changes nothing.
+	Synthesis Synthesis
 	// Weka shapes weka_trace (and tracelab) replay.
 	Weka WekaOptions
 	// Baseten shapes baseten_trace replay.
@@ -76,6 +83,16 @@ type LoadOptions struct {
 	// images a conversation already sent under the same cache UUID (see
 	// StripRepeatedImages); multi_turn files refuse it, as in AIPerf.
 	UUIDAndStrip bool
+}
+
+// isTraceType reports a trace format (AIPerf's is_trace loaders), the
+// formats the Synthesis options apply to.
+func isTraceType(typ string) bool {
+	switch typ {
+	case TypeMooncakeTrace, TypeBailianTrace, TypeBurstGPTTrace, TypeBasetenTrace, TypeSageMakerDataCapture, TypeWekaTrace, TypeTraceLab:
+		return true
+	}
+	return false
 }
 
 // Loaded is a dataset read from a file.
@@ -105,6 +122,9 @@ func Load(o LoadOptions, tok tokenizer.Tokenizer) (*Loaded, error) {
 			return nil, err
 		}
 		typ = t
+	}
+	if o.Synthesis.Active() && !isTraceType(typ) {
+		return nil, &InputError{File: o.Path, Err: fmt.Errorf("the synthesis options only apply to trace datasets, and this is %s", typ)}
 	}
 	l := &loader{opts: o, tok: tok, seed: o.Seed}
 	if !o.SeedSet {

@@ -22,14 +22,24 @@ type traceEntry struct {
 	prompt  *promptRequest
 }
 
-// finishTrace synthesizes the prompts the entries ask for and groups the
-// entries into conversations by session (generated IDs for entries with
-// none), in order of first appearance.
+// finishTrace applies the Synthesis options, builds the prompts the
+// entries ask for and groups the entries into conversations by session
+// (generated IDs for entries with none), in order of first appearance.
+// Synthesis and prompts go in session order (each session's entries
+// together), as AIPerf takes them.
 func (l *loader) finishTrace(id string, entries []traceEntry, defaultBlock int) ([]Conversation, error) {
+	bs := l.opts.BlockSize
+	if bs <= 0 {
+		bs = defaultBlock
+	}
+	entries, order, err := l.synthesize(entries, bs)
+	if err != nil {
+		return nil, err
+	}
 	var reqs []promptRequest
 	var at []int
-	for i, e := range entries {
-		if e.prompt != nil {
+	for _, i := range order {
+		if e := &entries[i]; e.prompt != nil {
 			reqs = append(reqs, *e.prompt)
 			at = append(at, i)
 		}
@@ -38,11 +48,11 @@ func (l *loader) finishTrace(id string, entries []traceEntry, defaultBlock int) 
 		if l.tok == nil {
 			return nil, errors.New("trace prompts need a tokenizer")
 		}
-		bs := l.opts.BlockSize
-		if bs <= 0 {
-			bs = defaultBlock
+		sep := -1
+		if l.opts.SeparatorToken != nil {
+			sep = *l.opts.SeparatorToken
 		}
-		h, err := newHashPrompts(l.tok, l.opts.Corpus, l.seed, id, bs)
+		h, err := newHashPrompts(l.tok, l.opts.Corpus, l.seed, id, bs, sep)
 		if err != nil {
 			return nil, err
 		}
@@ -74,6 +84,79 @@ func (l *loader) finishTrace(id string, entries []traceEntry, defaultBlock int) 
 		}
 	}
 	return convs, nil
+}
+
+// sessionOrder lists entry indices session by session, sessions in order
+// of first appearance (an entry without a session is one of its own).
+func sessionOrder(entries []traceEntry) []int {
+	groups := map[string]int{}
+	var lists [][]int
+	for i, e := range entries {
+		g, ok := groups[e.session]
+		if !ok || e.session == "" {
+			g = len(lists)
+			lists = append(lists, nil)
+			if e.session != "" {
+				groups[e.session] = g
+			}
+		}
+		lists[g] = append(lists[g], i)
+	}
+	order := make([]int, 0, len(entries))
+	for _, l := range lists {
+		order = append(order, l...)
+	}
+	return order
+}
+
+// synthesize drops the entries over --synthesis-max-isl and applies the
+// rest of the Synthesis options (see Synthesis), returning the entries
+// kept and their session order.
+func (l *loader) synthesize(entries []traceEntry, bs int) ([]traceEntry, []int, error) {
+	syn := l.opts.Synthesis
+	if syn.Active() {
+		kept := entries[:0]
+		for _, e := range entries {
+			it := e.synthItem()
+			if syn.keep(&it) {
+				kept = append(kept, e)
+			}
+		}
+		entries = kept
+	}
+	order := sessionOrder(entries)
+	if !syn.Active() {
+		return entries, order, nil
+	}
+	items := make([]*synthItem, len(order))
+	for k, i := range order {
+		it := entries[i].synthItem()
+		items[k] = &it
+	}
+	if err := syn.apply(items, bs, l.seed); err != nil {
+		return nil, nil, err
+	}
+	for k, i := range order {
+		entries[i].setSynth(items[k])
+	}
+	return entries, order, nil
+}
+
+// synthItem is what the Synthesizer sees of the entry.
+func (e *traceEntry) synthItem() synthItem {
+	it := synthItem{ts: e.turn.Timestamp, hasTS: e.turn.HasTimestamp, out: e.turn.MaxTokens}
+	if p := e.prompt; p != nil {
+		it.hashIDs, it.inputLen, it.hasInput, it.file, it.line = p.hashIDs, p.length, true, p.file, p.line
+	}
+	return it
+}
+
+// setSynth takes the synthesized values back.
+func (e *traceEntry) setSynth(it *synthItem) {
+	e.turn.Timestamp, e.turn.MaxTokens = it.ts, it.out
+	if p := e.prompt; p != nil {
+		p.hashIDs, p.length = it.hashIDs, it.inputLen
+	}
 }
 
 // selfContained marks a session whose turns all carry their own recorded

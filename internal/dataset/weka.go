@@ -619,7 +619,7 @@ func (w *wekaBuilder) tail(id string, k, n int) string {
 	if n <= 0 {
 		return ""
 	}
-	rng := newStream(w.o.Seed, streamHashBlock+"/weka_tail/"+id+"/"+strconv.Itoa(k))
+	rng := newStream(w.o.Seed, "dataset.prompt.hash_id/weka_tail/"+id+"/"+strconv.Itoa(k))
 	return w.tok.Decode(w.blocks.corpus.window(rng.IntN, n, make([]int, 0, n)))
 }
 
