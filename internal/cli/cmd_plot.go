@@ -22,6 +22,8 @@ func newPlotCommand(env *Env) *cobra.Command {
 	var output, theme, cfgFile, format, host string
 	var dashboard bool
 	var port int
+	var mlUpload bool // --mlflow-upload (issue 21)
+	var mlURI, mlRun string
 	cmd := &cobra.Command{
 		Use:   "plot [PATHS...]",
 		Short: "Draw finished benchmarks: PNG charts and a self-contained HTML report",
@@ -78,13 +80,17 @@ Exit codes: 0 plots written; 1 nothing could be drawn or written; 2 bad argument
 			for _, f := range res.Files {
 				fmt.Fprintf(out, "  %s\n", f)
 			}
+			if mlUpload { // issue 21
+				if err := uploadPlots(cmd.Context(), env, out, res.RunDirs, res.Files, mlURI, mlRun); err != nil {
+					return &config.ExitError{Code: config.ExitFailure, Err: err}
+				}
+			}
 			if !dashboard {
 				return nil
 			}
 			return serveReport(cmd.Context(), cmd, res.Report, host, port)
 		},
 	}
-	_ = env
 	fs := cmd.Flags()
 	fs.SetNormalizeFunc(normalizer(nil))
 	fs.StringSliceVar(&paths, "paths", nil, "Run directories or directories holding runs (also as arguments); default ./artifacts.")
@@ -96,6 +102,9 @@ Exit codes: 0 plots written; 1 nothing could be drawn or written; 2 bad argument
 	fs.StringVar(&host, "host", "127.0.0.1", "Address --dashboard listens on.")
 	fs.IntVar(&port, "port", 8050, "Port --dashboard listens on (0 picks a free one).")
 	fs.BoolP("verbose", "v", false, "Accepted for AIPerf compatibility; errors are always shown in full.")
+	fs.BoolVar(&mlUpload, "mlflow-upload", false, "Attach the plots to the run's MLflow run (found in its mlflow_export.json unless --mlflow-run-id), under plots/.")
+	fs.StringVar(&mlURI, "mlflow-tracking-uri", "", "MLflow tracking server for --mlflow-upload; default the one in mlflow_export.json.")
+	fs.StringVar(&mlRun, "mlflow-run-id", "", "MLflow run to attach the plots to; default the one in mlflow_export.json.")
 	return cmd
 }
 

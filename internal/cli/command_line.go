@@ -102,7 +102,7 @@ func redactValue(flag, v string) string {
 		return config.Redacted
 	case "header":
 		return redactHeaderArg(v)
-	case "url":
+	case "url", "otel-url", "mlflow-tracking-uri", "server-metrics", "gpu-telemetry": // URLs that may carry credentials
 		return redactURLArg(v)
 	case "extra-inputs":
 		return redactExtraInputsArg(v)

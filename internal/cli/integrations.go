@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -18,6 +19,7 @@ import (
 	"github.com/aiperf-go/aiperf/internal/config"
 	"github.com/aiperf-go/aiperf/internal/live"
 	"github.com/aiperf-go/aiperf/internal/metrics"
+	"github.com/aiperf-go/aiperf/internal/mlflow"
 	"github.com/aiperf-go/aiperf/internal/otel"
 )
 
@@ -34,6 +36,12 @@ type integrations struct {
 	dir    string // the run's artifact directory
 	api    *api.Server
 	closes []func()
+	// mlflowLive streams live metrics to the run the export then reuses;
+	// nil without --mlflow-tracking-uri or for experiments.
+	mlflowLive *mlflow.Streamer
+	single     bool
+	benchID    string
+	cliCommand string
 }
 
 // startIntegrations starts the integrations cfg asks for and adds their
@@ -54,6 +62,7 @@ func startIntegrations(cfg *config.Config, rio RunIO, bio *benchmark.IO, single 
 	if single {
 		bio.BenchmarkID = newBenchmarkID()
 	}
+	in.single, in.benchID, in.cliCommand = single, bio.BenchmarkID, rio.CLICommand
 	log := slog.New(slog.NewTextHandler(rio.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	if addr, ok := cfg.APIAddr(); ok {
 		conf, err := cfg.RedactedJSON()
@@ -115,7 +124,78 @@ func startIntegrations(cfg *config.Config, rio RunIO, bio *benchmark.IO, single 
 			}
 		})
 	}
+	if cfg.Integrations.MLflow.TrackingURI != "" && single {
+		s, err := mlflow.StartLive(context.Background(), in.mlflowOptions(), envSeconds(rio.Getenv, "AIPERF_OTEL_FLUSH_INTERVAL_SECONDS"))
+		if err != nil {
+			return nil, fmt.Errorf("--mlflow-tracking-uri %s: %w", cfg.Integrations.MLflow.TrackingURI, err)
+		}
+		fmt.Fprintf(rio.Stderr, "MLflow run %s (%s) at %s: streaming live metrics\n", s.Run().Name, s.Run().ID, cfg.Integrations.MLflow.TrackingURI)
+		in.mlflowLive = s
+		in.observe(bio, s)
+	}
 	return in, nil
+}
+
+// mlflowOptions are the MLflow export's options for this run.
+func (in *integrations) mlflowOptions() mlflow.Options {
+	cfg := in.cfg
+	m := &cfg.Integrations.MLflow
+	o := mlflow.Options{
+		TrackingURI: string(m.TrackingURI), RedactedURI: m.TrackingURI.String(),
+		Experiment: cfg.MLflowExperiment(), RunName: m.RunName, ParentRunID: m.ParentRunID,
+		ArtifactDir: in.dir, SummaryFile: benchmark.ResultPaths(cfg, in.dir).JSON, Globs: cfg.MLflowArtifactGlobs(),
+		BenchmarkID: in.benchID, Version: buildVersion, Getenv: in.getenv, Params: runParams(cfg, in.dir, in.cliCommand),
+		Warn: func(s string) { fmt.Fprintln(in.stderr, "warning: "+s) },
+	}
+	for _, t := range m.Tags {
+		o.Tags = append(o.Tags, mlflow.KV{Key: t.Key, Value: t.Value})
+	}
+	return o
+}
+
+// runParams are the parameters an experiment tracker records for a run
+// (AIPerf's MLflow params), credentials redacted.
+func runParams(cfg *config.Config, dir, cliCommand string) []mlflow.KV {
+	ps := []mlflow.KV{
+		{Key: "endpoint.type", Value: string(cfg.Endpoint.Type)},
+		{Key: "endpoint.models", Value: strings.Join(cfg.Endpoint.ModelNames, ",")},
+		{Key: "endpoint.urls", Value: strings.Join(config.RedactURLs(cfg.Endpoint.URLs), ",")},
+		{Key: "output.artifact_directory", Value: dir},
+	}
+	mode := "concurrency"
+	if cfg.Load.RequestRate != nil {
+		mode = "request_rate"
+	}
+	ps = append(ps, mlflow.KV{Key: "timing.mode", Value: mode})
+	if c := cfg.Concurrency(); c > 0 {
+		ps = append(ps, mlflow.KV{Key: "loadgen.concurrency", Value: strconv.Itoa(c)})
+	}
+	if r := cfg.Load.RequestRate; r != nil {
+		ps = append(ps, mlflow.KV{Key: "loadgen.request_rate", Value: strconv.FormatFloat(*r, 'g', -1, 64)})
+	}
+	if cfg.Load.BenchmarkDuration != nil {
+		ps = append(ps, mlflow.KV{Key: "loadgen.benchmark_duration", Value: strconv.FormatFloat(*cfg.Load.BenchmarkDuration, 'g', -1, 64)})
+	} else if n := cfg.RequestCount(); n > 0 {
+		ps = append(ps, mlflow.KV{Key: "loadgen.request_count", Value: strconv.Itoa(n)})
+	}
+	if cliCommand != "" {
+		ps = append(ps, mlflow.KV{Key: "aiperf.cli_command", Value: config.Scrub(cliCommand, cfg.Secrets())})
+	}
+	return ps
+}
+
+// summaryWritten reports whether the run wrote its summary JSON.
+func summaryWritten(cfg *config.Config, dir string) bool {
+	_, err := os.Stat(benchmark.ResultPaths(cfg, dir).JSON)
+	return err == nil
+}
+
+// envOr is envSeconds with a default.
+func envOr(getenv func(string) string, name string, def time.Duration) time.Duration {
+	if d := envSeconds(getenv, name); d > 0 {
+		return d
+	}
+	return def
 }
 
 // envSeconds reads a duration in seconds from the environment; 0 when
@@ -141,6 +221,25 @@ func (in *integrations) observe(bio *benchmark.IO, o any) {
 // finish runs after the benchmark (and the automatic plot): the API
 // serves the results, then everything is closed.
 func (in *integrations) finish(ctx context.Context, runErr error) {
+	if in.mlflowLive != nil {
+		in.mlflowLive.Close()
+	}
+	if in.cfg.Integrations.MLflow.TrackingURI != "" && in.single && summaryWritten(in.cfg, in.dir) {
+		var live *mlflow.StartedRun
+		if in.mlflowLive != nil {
+			live = in.mlflowLive.Run()
+		}
+		o := in.mlflowOptions()
+		o.WasCancelled = apiStatus(ctx, runErr) == api.StatusCancelled
+		ectx, cancel := context.WithTimeout(context.Background(), envOr(in.getenv, "AIPERF_MLFLOW_EXPORT_TIMEOUT_SECONDS", 120*time.Second))
+		md, err := mlflow.Export(ectx, o, live)
+		cancel()
+		if err != nil {
+			fmt.Fprintf(in.stderr, "warning: MLflow export to %s failed: %v\n", o.RedactedURI, err)
+		} else {
+			fmt.Fprintf(in.stderr, "MLflow: logged run '%s' (%s) with %d metrics and %d artifacts\n", md.RunName, md.RunID, len(md.MetricKeys), len(md.UploadedArtifacts))
+		}
+	}
 	if in.api != nil {
 		in.api.Finish(apiStatus(ctx, runErr), errText(runErr))
 		if in.linger > 0 {
