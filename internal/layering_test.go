@@ -121,7 +121,7 @@ var isolated = []string{
 	"internal/config", "internal/record", "internal/clock", "internal/plugin",
 	"internal/tokenizer/hf", "internal/tokenizer/hub", "internal/tokenizer/hub/hubtest", "internal/dataset/sound", "internal/tokenizer/testmodels", "internal/chattemplate", "internal/mockserver", "internal/metrics/stats", "internal/userfile", "internal/sla", "internal/live", "internal/pyrand", "internal/metrics/sweep",
 	// results reads finished runs' artifacts back; it knows file shapes only.
-	"internal/results", "internal/api/apitest", "internal/otel/otlptest", "internal/mlflow/mlflowtest",
+	"internal/results", "internal/api/apitest", "internal/otel/otlptest", "internal/mlflow/mlflowtest", "internal/wandb/wandbtest",
 }
 
 type listedPackage struct {

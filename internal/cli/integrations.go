@@ -21,6 +21,8 @@ import (
 	"github.com/aiperf-go/aiperf/internal/metrics"
 	"github.com/aiperf-go/aiperf/internal/mlflow"
 	"github.com/aiperf-go/aiperf/internal/otel"
+	"github.com/aiperf-go/aiperf/internal/results"
+	"github.com/aiperf-go/aiperf/internal/wandb"
 )
 
 // integrations are what a run sends besides its artifacts (issue 21):
@@ -124,6 +126,9 @@ func startIntegrations(cfg *config.Config, rio RunIO, bio *benchmark.IO, single 
 			}
 		})
 	}
+	if !single && (cfg.Integrations.MLflow.TrackingURI != "" || cfg.Integrations.Wandb.Project != "") {
+		fmt.Fprintln(rio.Stderr, "warning: --mlflow-* and --wandb-* upload single runs; the runs of this experiment (sweep, search or repeated runs) are not uploaded")
+	}
 	if cfg.Integrations.MLflow.TrackingURI != "" && single {
 		s, err := mlflow.StartLive(context.Background(), in.mlflowOptions(), envSeconds(rio.Getenv, "AIPERF_OTEL_FLUSH_INTERVAL_SECONDS"))
 		if err != nil {
@@ -184,6 +189,75 @@ func runParams(cfg *config.Config, dir, cliCommand string) []mlflow.KV {
 	return ps
 }
 
+// wandbUpload sends the finished run to W&B.
+func (in *integrations) wandbUpload(ctx context.Context) error {
+	cfg := in.cfg
+	w := &cfg.Integrations.Wandb
+	summaryFile := benchmark.ResultPaths(cfg, in.dir).JSON
+	b, err := os.ReadFile(summaryFile)
+	if err != nil {
+		return err
+	}
+	sum, err := results.ParseSummary(b)
+	if err != nil {
+		return err
+	}
+	conf, err := cfg.RedactedJSON()
+	if err != nil {
+		return err
+	}
+	files, err := mlflow.Collect(in.dir, config.DefaultMLflowArtifactGlobs())
+	if err != nil {
+		return err
+	}
+	files = slices.DeleteFunc(files, func(f string) bool { return strings.HasPrefix(f, "wandb/") })
+	uctx, cancel := context.WithTimeout(ctx, envOr(in.getenv, "AIPERF_WANDB_EXPORT_TIMEOUT_SECONDS", 120*time.Second))
+	defer cancel()
+	res, err := wandb.Upload(uctx, wandb.Options{
+		Project: w.Project, Entity: w.Entity, RunName: w.RunName, Tags: w.Tags, Config: conf,
+		CLICommand: config.Scrub(in.cliCommand, cfg.Secrets()), Rows: wandbRows(sum),
+		ArtifactDir: in.dir, SummaryFile: summaryFile, Files: files, BenchmarkID: in.benchID, Version: buildVersion, Getenv: in.getenv,
+	})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(in.stderr, "W&B: uploaded run '%s' (%s) with %d artifact files\n", res.RunName, res.URL, len(res.Files))
+	return nil
+}
+
+// wandbRows are the summary_metrics table: the console's metrics in
+// display order, "Header (unit)", with the console statistics.
+func wandbRows(sum *results.Summary) []wandb.Row {
+	reg := metrics.Builtin().Metrics()
+	slices.SortStableFunc(reg, func(a, b *metrics.Metric) int {
+		ao, bo := a.Order, b.Order
+		if ao == 0 {
+			ao = 1 << 30
+		}
+		if bo == 0 {
+			bo = 1 << 30
+		}
+		return ao - bo
+	})
+	var rows []wandb.Row
+	for _, m := range reg {
+		sm, ok := sum.Get(m.Tag)
+		if !ok || m.Order == 0 {
+			continue
+		}
+		row := wandb.Row{Label: fmt.Sprintf("%s (%s)", m.Header, sm.Unit)}
+		for _, st := range wandb.Columns[1:] {
+			if v, ok := sm.Stats[st]; ok {
+				row.Values = append(row.Values, &v)
+			} else {
+				row.Values = append(row.Values, nil)
+			}
+		}
+		rows = append(rows, row)
+	}
+	return rows
+}
+
 // summaryWritten reports whether the run wrote its summary JSON.
 func summaryWritten(cfg *config.Config, dir string) bool {
 	_, err := os.Stat(benchmark.ResultPaths(cfg, dir).JSON)
@@ -238,6 +312,11 @@ func (in *integrations) finish(ctx context.Context, runErr error) {
 			fmt.Fprintf(in.stderr, "warning: MLflow export to %s failed: %v\n", o.RedactedURI, err)
 		} else {
 			fmt.Fprintf(in.stderr, "MLflow: logged run '%s' (%s) with %d metrics and %d artifacts\n", md.RunName, md.RunID, len(md.MetricKeys), len(md.UploadedArtifacts))
+		}
+	}
+	if in.cfg.Integrations.Wandb.Project != "" && in.single && summaryWritten(in.cfg, in.dir) {
+		if err := in.wandbUpload(ctx); err != nil {
+			fmt.Fprintf(in.stderr, "warning: W&B upload failed: %v\n", err)
 		}
 	}
 	if in.api != nil {

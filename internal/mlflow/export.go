@@ -272,6 +272,17 @@ func collect(dir string, globs []string) ([]artifact, error) {
 	return out, nil
 }
 
+// Collect lists the files of dir matching globs, relative to dir, in
+// upload order (the W&B upload uses the same selection).
+func Collect(dir string, globs []string) ([]string, error) {
+	as, err := collect(dir, globs)
+	out := make([]string, len(as))
+	for i, a := range as {
+		out[i] = a.rel
+	}
+	return out, err
+}
+
 // Match is a pathlib-style glob: "*" within one segment, "**/" any number
 // of leading directories.
 func Match(glob, rel string) bool {
