@@ -51,6 +51,7 @@ func Catalog() *plugin.Catalog {
 		{categoryPostProcess, postProcessEntries()},
 		{categoryAccuracyBenchmark, accuracyBenchmarkEntries()},
 		{categoryAccuracyGrader, accuracyGraderEntries()},
+		{categoryAPIRouter, apiRouterEntries()},
 	} {
 		must(c.Add(cat.Category, cat.entries...))
 	}

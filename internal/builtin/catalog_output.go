@@ -19,32 +19,32 @@ var (
 )
 
 func recordProcessorEntries() []plugin.Entry {
-	return []plugin.Entry{entry("metric_record", "Parses each response with the endpoint, counts tokens and computes the record metrics.")}
+	return append([]plugin.Entry{entry("metric_record", "Parses each response with the endpoint, counts tokens and computes the record metrics.")}, integrationEntries("record_processor")...)
 }
 
 func accumulatorEntries() []plugin.Entry {
-	return []plugin.Entry{entry("metric_results", "Column store of every record's metrics; numpy-linear percentiles and the derived metrics.")}
+	return append([]plugin.Entry{entry("metric_results", "Column store of every record's metrics; numpy-linear percentiles and the derived metrics.")}, integrationEntries("accumulator")...)
 }
 
 func dataExporterEntries() []plugin.Entry {
-	return []plugin.Entry{
+	return append([]plugin.Entry{
 		entry("csv", "profile_export_aiperf.csv: the summary as CSV."),
 		entry("json", "profile_export_aiperf.json: the summary, the input configuration and the error summary."),
 		entry("raw_record_aggregator", "profile_export_raw.jsonl (--export-level raw): requests and responses as sent and received."),
 		entry("timeslice_csv", "profile_export_aiperf_timeslices.csv (--slice-duration): every metric per time slice, AIPerf 0.13's tidy rows."),
 		entry("timeslice_json", "profile_export_aiperf_timeslices.json (--slice-duration): every metric per time slice with its start_ns and end_ns."),
-	}
+	}, integrationEntries("data_exporter")...)
 }
 
 func consoleExporterEntries() []plugin.Entry {
-	return []plugin.Entry{
+	return append([]plugin.Entry{
 		entry("errors", "The Error Summary table of failed requests by code, type and message."),
 		entry("metrics", "The metrics tables, titled by the endpoint's metrics title."),
-	}
+	}, integrationEntries("console_exporter")...)
 }
 
 func streamExporterEntries() []plugin.Entry {
-	return []plugin.Entry{entry("record_export", "profile_export.jsonl: one line per request as it completes.")}
+	return append([]plugin.Entry{entry("record_export", "profile_export.jsonl: one line per request as it completes.")}, integrationEntries("stream_exporter")...)
 }
 
 func uiEntries() []plugin.Entry {
