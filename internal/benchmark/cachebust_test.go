@@ -74,14 +74,35 @@ func TestRunCacheBust(t *testing.T) {
 				t.Errorf("turn 2 of conversation %d = %q; want the marked first turn in its history, its own text unmarked", i/2, second)
 			}
 		}
-		raw := lines(t, filepath.Join(cfg.Output.ArtifactDir, "profile_export_raw.jsonl"))
-		var rec struct {
-			Marker string `json:"cache_bust_marker"`
-			Target string `json:"cache_bust_target"`
+		// The raw records come in the order the record processors finish
+		// them (two or more run at once), not in send order: a second
+		// turn's record can be the first line. Each first turn names its
+		// conversation's marker; a later turn, whose own text is unmarked,
+		// names none.
+		firsts := 0
+		for i, line := range lines(t, filepath.Join(cfg.Output.ArtifactDir, "profile_export_raw.jsonl")) {
+			var rec struct {
+				Metadata struct {
+					TurnIndex int `json:"turn_index"`
+				} `json:"metadata"`
+				Marker string `json:"cache_bust_marker"`
+				Target string `json:"cache_bust_target"`
+			}
+			if err := json.Unmarshal([]byte(line), &rec); err != nil {
+				t.Fatalf("raw record %d: %v", i, err)
+			}
+			switch {
+			case rec.Metadata.TurnIndex == 0 && (!seen[rec.Marker] || rec.Target != "first_turn_prefix"):
+				t.Errorf("raw record %d (first turn): marker %q target %q", i, rec.Marker, rec.Target)
+			case rec.Metadata.TurnIndex > 0 && rec.Marker != "":
+				t.Errorf("raw record %d (turn %d): marker %q; a later turn is not marked itself", i, rec.Metadata.TurnIndex, rec.Marker)
+			}
+			if rec.Metadata.TurnIndex == 0 {
+				firsts++
+			}
 		}
-		json.Unmarshal([]byte(raw[0]), &rec)
-		if !seen[rec.Marker] || rec.Target != "first_turn_prefix" {
-			t.Errorf("raw record: marker %q target %q", rec.Marker, rec.Target)
+		if firsts != len(seen) {
+			t.Errorf("%d first-turn raw records; want %d", firsts, len(seen))
 		}
 	})
 	t.Run("system_suffix", func(t *testing.T) {
