@@ -254,6 +254,7 @@ func newRootCommand(env *Env) (*cobra.Command, *profileCommand) {
 	profile := newProfileCommand(env)
 	root.AddCommand(profile.cmd, newMockServerCommand(env), newVersionCommand(env), newTokenizeCommand(env), newAnalyzeTraceCommand(env), newConfigCommand(env), newCompareCommand(env), newLLMDReportCommand(env), newPlotCommand(env), newAnalyzeCommand(env))
 	root.AddCommand(newPluginsCommand(env)) // issue 13
+	root.AddCommand(newChatCommand(env))    // issue 21
 	return root, profile
 }
 
