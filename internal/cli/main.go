@@ -217,6 +217,18 @@ func Main(ctx context.Context, args []string, env Env) int {
 		defer stop()
 	}
 
+	if len(args) > 0 && args[0] == "service" { // issue 21: `aiperf service` runs a profile
+		pargs, help, err := serviceArgs(args[1:])
+		switch {
+		case help:
+			fmt.Fprint(env.Stdout, serviceHelp)
+			return 0
+		case err != nil:
+			report(env.Stderr, &usageError{command: "aiperf service", problems: []error{err}})
+			return config.ExitUsage
+		}
+		args = pargs
+	}
 	root, profile := newRootCommand(&env)
 	if len(args) > 0 && args[0] == profile.cmd.Name() {
 		profile.rawArgs = args

@@ -1,0 +1,89 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// serviceHelp is `aiperf service --help`.
+const serviceHelp = `Usage: aiperf service --type TYPE [--service-id ID] [--health-host HOST] [--health-port PORT] [profile flags...]
+
+AIPerf runs each of its services (system_controller, timing_manager, workers,
+records_manager, api, ...) as its own process, for distributed and Kubernetes
+runs. This implementation runs them all as goroutines of one process, so one
+service type has a meaning here:
+
+  system_controller (or api)  run the whole benchmark, configured by the
+                              profile flags that follow, serving the HTTP API
+                              on --health-host:--health-port (its /healthz and
+                              /readyz are the service's health probes).
+
+The other types are parts of that one process and cannot run alone.
+--service-id is accepted and has no effect.
+`
+
+// serviceTypes are AIPerf's service plugin names.
+var serviceTypes = []string{"api", "dataset_manager", "gpu_telemetry_manager", "network_latency_manager", "record_processor",
+	"records_manager", "server_metrics_manager", "system_controller", "timing_manager", "worker", "worker_manager", "worker_group_manager"}
+
+// serviceArgs turns `aiperf service ...` into the profile command line it
+// runs; help is true for --help.
+func serviceArgs(args []string) (profile []string, help bool, err error) {
+	var typ, host, port string
+	rest := []string{}
+	take := func(i *int, name string) (string, error) {
+		a := args[*i]
+		if k := strings.IndexByte(a, '='); k >= 0 {
+			return a[k+1:], nil
+		}
+		if *i+1 >= len(args) {
+			return "", fmt.Errorf("%s needs a value", name)
+		}
+		*i++
+		return args[*i], nil
+	}
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		name, _, _ := strings.Cut(strings.ReplaceAll(a, "_", "-"), "=")
+		var err error
+		switch name {
+		case "-h", "--help":
+			return nil, true, nil
+		case "--type", "--service-type":
+			typ, err = take(&i, "--type")
+		case "--service-id":
+			_, err = take(&i, "--service-id")
+		case "--health-host":
+			host, err = take(&i, "--health-host")
+		case "--health-port":
+			port, err = take(&i, "--health-port")
+		default:
+			rest = append(rest, a)
+		}
+		if err != nil {
+			return nil, false, err
+		}
+	}
+	typ = strings.ReplaceAll(strings.ToLower(typ), "-", "_")
+	switch {
+	case typ == "":
+		return nil, false, errors.New("--type is required (system_controller runs the benchmark; see aiperf service --help)")
+	case typ == "system_controller" || typ == "api":
+	case slices.Contains(serviceTypes, typ):
+		return nil, false, fmt.Errorf("--type %s: in this implementation that service is a goroutine of the benchmark process and does not run alone; use --type system_controller (see aiperf service --help)", typ)
+	default:
+		return nil, false, fmt.Errorf("--type: invalid choice %q (choose from %s)", typ, strings.Join(serviceTypes, ", "))
+	}
+	out := append([]string{"profile"}, rest...)
+	if port != "" {
+		out = append(out, "--api-port", port)
+		if host != "" {
+			out = append(out, "--api-host", host)
+		}
+	} else if host != "" {
+		return nil, false, errors.New("--health-host requires --health-port")
+	}
+	return out, false, nil
+}
