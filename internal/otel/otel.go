@@ -93,6 +93,7 @@ type Exporter struct {
 	counts  map[string]metric.Int64Counter
 	updowns map[string]metric.Float64UpDownCounter
 	prev    map[string]float64 // timing values last sent, by phase/name
+	sets    map[string]*attrSets
 	dropped int
 	mu      sync.Mutex // dropped, read by Close
 }
@@ -148,6 +149,7 @@ func New(ctx context.Context, o Options) (*Exporter, error) {
 		counts:   map[string]metric.Int64Counter{},
 		updowns:  map[string]metric.Float64UpDownCounter{},
 		prev:     map[string]float64{},
+		sets:     map[string]*attrSets{},
 	}
 	e.meter = e.provider.Meter("aiperf.records")
 	e.common = []attribute.KeyValue{

@@ -2,6 +2,7 @@ package otel
 
 import (
 	"context"
+	"fmt"
 	"strings"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -103,9 +104,21 @@ func errorType(e *live.RecordError) string {
 	return "_OTHER"
 }
 
-// record exports one request's metrics.
-func (e *Exporter) record(r *live.Record) {
-	ctx := context.Background()
+// attrSets are the measurement options of one attribute combination,
+// built once: attribute sets are sorted and hashed on creation, the
+// costliest part of recording.
+type attrSets struct {
+	base, dur metric.MeasurementOption
+	tok       map[string]metric.MeasurementOption // by gen_ai.token.type
+}
+
+// attrs returns the record's attribute sets, cached by what they hold.
+func (e *Exporter) attrs(r *live.Record) *attrSets {
+	et := errorType(r.Error)
+	key := strings.Join([]string{r.WorkerID, r.ProcessorID, r.Phase, fmt.Sprint(r.Cancelled), fmt.Sprint(r.Error != nil), et, r.Model}, "\x00")
+	if a, ok := e.sets[key]; ok {
+		return a
+	}
 	base := []attribute.KeyValue{
 		attribute.String("aiperf.worker.id", r.WorkerID),
 		attribute.String("aiperf.record_processor.id", r.ProcessorID),
@@ -113,8 +126,26 @@ func (e *Exporter) record(r *live.Record) {
 		attribute.Bool("aiperf.was_cancelled", r.Cancelled),
 		attribute.Bool("aiperf.has_error", r.Error != nil),
 	}
-	baseSet := metric.WithAttributes(base...)
-	var durSet, tokSet map[string]metric.MeasurementOption
+	spec := append(append([]attribute.KeyValue(nil), base...), e.model(r)...)
+	dur := spec
+	if et != "" {
+		dur = append(append([]attribute.KeyValue(nil), spec...), attribute.String("error.type", et))
+	}
+	a := &attrSets{base: metric.WithAttributes(base...), dur: metric.WithAttributes(dur...), tok: map[string]metric.MeasurementOption{}}
+	for _, tt := range []string{"input", "output"} {
+		a.tok[tt] = metric.WithAttributes(append(append([]attribute.KeyValue(nil), spec...), attribute.String("gen_ai.token.type", tt))...)
+	}
+	if len(e.sets) > 4096 { // unbounded worker ids: start over rather than grow
+		clear(e.sets)
+	}
+	e.sets[key] = a
+	return a
+}
+
+// record exports one request's metrics.
+func (e *Exporter) record(r *live.Record) {
+	ctx := context.Background()
+	a := e.attrs(r)
 	for _, m := range r.Metrics {
 		values := m.List
 		if values == nil {
@@ -122,27 +153,9 @@ func (e *Exporter) record(r *live.Record) {
 		}
 		if sp, ok := specs[m.Tag]; ok {
 			h := e.histogram(sp.name, sp.unit, "GenAI semconv metric: "+sp.name, sp.bounds)
-			var opt metric.MeasurementOption
+			opt := a.dur
 			if sp.tokenType != "" {
-				if tokSet == nil {
-					tokSet = map[string]metric.MeasurementOption{}
-				}
-				if opt = tokSet[sp.tokenType]; opt == nil {
-					opt = metric.WithAttributes(append(append(append([]attribute.KeyValue(nil), base...), e.model(r)...), attribute.String("gen_ai.token.type", sp.tokenType))...)
-					tokSet[sp.tokenType] = opt
-				}
-			} else {
-				if durSet == nil {
-					durSet = map[string]metric.MeasurementOption{}
-				}
-				if opt = durSet[""]; opt == nil {
-					attrs := append(append([]attribute.KeyValue(nil), base...), e.model(r)...)
-					if et := errorType(r.Error); et != "" {
-						attrs = append(attrs, attribute.String("error.type", et))
-					}
-					opt = metric.WithAttributes(attrs...)
-					durSet[""] = opt
-				}
+				opt = a.tok[sp.tokenType]
 			}
 			for _, v := range values {
 				if sp.unit == "s" {
@@ -158,7 +171,7 @@ func (e *Exporter) record(r *live.Record) {
 		h := e.histogram("aiperf."+m.Tag, unit, "AIPerf streaming metric: "+m.Tag, nil)
 		for _, v := range values {
 			nv, _ := native(v, m.Unit)
-			h.Record(ctx, nv, baseSet)
+			h.Record(ctx, nv, a.base)
 		}
 	}
 }
