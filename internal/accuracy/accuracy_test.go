@@ -2,6 +2,7 @@ package accuracy
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -155,6 +156,13 @@ func TestLoadFixtures(t *testing.T) {
 			t.Errorf("gpqa gold %s does not point at the correct answer:\n%s", p.Truth, p.Prompt)
 		}
 	}
+	aime := load(t, Options{Benchmark: "aime", Shots: ptr(2)})
+	want := aimeHeader + "**Problem**: Problem number 1.\n**Solution**: Solve 1.\n**Answer**: 101\n\n" +
+		"**Problem**: Problem number 2.\n**Solution**: Solve 2.\n**Answer**: 102\n\n" +
+		"**Problem**: Problem number 3.\n**Answer**: \n\nLet's think step-by-step."
+	if len(aime) != 3 || aime[2].Prompt != want || aime[2].Truth != "103" {
+		t.Errorf("aime[2] = %q (truth %q); want %q", aime[2].Prompt, aime[2].Truth, want)
+	}
 	if a := load(t, Options{Benchmark: "aime24"}); len(a) != 1 || a[0].Truth != "24" || a[0].MaxTokens != 32768 {
 		t.Errorf("aime24 = %+v", a)
 	}
@@ -168,6 +176,7 @@ func TestLoadErrors(t *testing.T) {
 	}{
 		{Options{Benchmark: "mmlu", Tasks: []string{"astrology"}}, `unknown MMLU subject "astrology"`},
 		{Options{Benchmark: "hellaswag"}, "not supported"},
+		{Options{Benchmark: "aime", Shots: ptr(9)}, "at most 8"},
 		{Options{Benchmark: "mmlu", Tasks: []string{"astronomy"}}, "astronomy"}, // a real subject absent from the cache
 		{Options{Benchmark: "nope"}, "unknown benchmark"},
 	} {
@@ -243,6 +252,59 @@ from aiperf.accuracy.benchmarks.mmlu import MMLUBenchmark
 for n in (1, 3, 5, 8): print(MMLUBenchmark._balanced_sample_indices(json.loads(sys.argv[1]), n))`, pyRows).Output()
 	if err != nil {
 		t.Fatalf("AIPerf's sampler: %v", err)
+	}
+	// The AIME prompt, byte for byte.
+	aimeOut, err := exec.Command(py, "-c", `import json
+from aiperf.accuracy.benchmarks.aime import AIMEBenchmark
+rows=[{"ID":"x","Problem":f"Problem number {i}.","Solution":f"Solve {i}.","Answer":100+i} for i in range(1,4)]
+b=AIMEBenchmark.__new__(AIMEBenchmark)
+few=[b._format_example(r) for r in rows[:2]]
+print(json.dumps(b._format_prompt(rows[2], few, True)))`).Output()
+	if err != nil {
+		t.Fatalf("AIPerf's AIME prompt: %v", err)
+	}
+	var aimeWant string
+	json.Unmarshal(aimeOut, &aimeWant)
+	ps := load(t, Options{Benchmark: "aime", Shots: ptr(2)})
+	if ps[2].Prompt != aimeWant {
+		t.Errorf("AIME prompt:\n%q\nAIPerf:\n%q", ps[2].Prompt, aimeWant)
+	}
+	// The MMLU prompt and chat messages (5 balanced shots from dev), byte for byte.
+	mmluOut, err := exec.Command(py, "-c", `import json
+from aiperf.accuracy.benchmarks.mmlu import MMLUBenchmark
+rows=lambda s,n,o:[{"question":f"{s} question {o+i}?","subject":s,"choices":[f"option {o+i}-{c}" for c in "wxyz"],"answer":(o+i)%4} for i in range(n)]
+dev,test=rows("anatomy",5,100),rows("anatomy",3,0)
+b=MMLUBenchmark.__new__(MMLUBenchmark)
+few=[b._format_example(dev[i]) for i in b._balanced_sample_indices(dev,5)]
+print(json.dumps({"prompt":b._format_prompt(test[1],"anatomy",few,False),"messages":b._build_chat_messages(test[1],"anatomy",few,False)}))`).Output()
+	if err != nil {
+		t.Fatalf("AIPerf's MMLU prompt: %v", err)
+	}
+	var mmluWant struct {
+		Prompt   string    `json:"prompt"`
+		Messages []Message `json:"messages"`
+	}
+	json.Unmarshal(mmluOut, &mmluWant)
+	mm := load(t, Options{Benchmark: "mmlu", Tasks: []string{"anatomy"}})
+	if mm[1].Prompt != mmluWant.Prompt || fmt.Sprint(mm[1].Messages) != fmt.Sprint(mmluWant.Messages) {
+		t.Errorf("MMLU prompt:\n%q\n%v\nAIPerf:\n%q\n%v", mm[1].Prompt, mm[1].Messages, mmluWant.Prompt, mmluWant.Messages)
+	}
+	// GPQA: the shuffled options and the gold letter.
+	gpqaOut, err := exec.Command(py, "-c", `import json
+from aiperf.accuracy.benchmarks.gpqa_diamond import GPQADiamondBenchmark
+rows=[{"Question":f"Which particle is number {i}?","Correct Answer":f"right {i}","Incorrect Answer 1":f"wrong {i}a","Incorrect Answer 2":f"wrong {i}b","Incorrect Answer 3":f"wrong {i}c"} for i in range(3)]
+b=GPQADiamondBenchmark.__new__(GPQADiamondBenchmark)
+print(json.dumps([[p.prompt,p.ground_truth] for p in b._build_problems(rows)]))`).Output()
+	if err != nil {
+		t.Fatalf("AIPerf's GPQA prompts: %v", err)
+	}
+	var gpqaWant [][2]string
+	json.Unmarshal(gpqaOut, &gpqaWant)
+	gp := load(t, Options{Benchmark: "gpqa_diamond"})
+	for i, w := range gpqaWant {
+		if gp[i].Prompt != w[0] || gp[i].Truth != w[1] {
+			t.Errorf("GPQA %d: %q gold %s; AIPerf %q gold %s", i, gp[i].Prompt, gp[i].Truth, w[0], w[1])
+		}
 	}
 	for i, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
 		n := []int{1, 3, 5, 8}[i]

@@ -63,8 +63,8 @@ func Benchmarks() []Meta {
 	return []Meta{
 		{Name: "mmlu", Description: "MMLU, 57 subjects (lighteval/mmlu), lighteval's prompt and balanced few-shot sampling.", DefaultGrader: "multiple_choice", DefaultShots: 5, Supported: true, load: loadMMLU},
 		{Name: "mmlu_pro", Description: "MMLU-Pro, 14 categories and up to 10 options (TIGER-Lab/MMLU-Pro), chain-of-thought few-shots from its validation split.", DefaultGrader: "mmlu_pro", DefaultShots: 5, DefaultCoT: true, Supported: true, load: loadMMLUPro},
-		{Name: "aime", Description: "AIME 2024 (Maxwell-Jia/AIME_2024) with the trt-llm recipe's few-shot prompt; needs DeepEval's template, not shipped here.", DefaultGrader: "math", DefaultShots: 8, DefaultCoT: true,
-			SystemPrompt: `Please reason step by step, and put your final answer within \boxed{}.`},
+		{Name: "aime", Description: "AIME 2024 (Maxwell-Jia/AIME_2024) with the trt-llm recipe's few-shot template (**Problem** / **Solution** / **Answer**).", DefaultGrader: "math", DefaultShots: 8, DefaultCoT: true,
+			SystemPrompt: `Please reason step by step, and put your final answer within \boxed{}.`, Supported: true, load: loadAIME},
 		{Name: "hellaswag", Description: "HellaSwag with DeepEval's prompt template, not shipped here.", DefaultGrader: "exact_match", DefaultShots: 10},
 		{Name: "bigbench", Description: "BigBench-Hard with DeepEval's 27 bundled CoT prompt files, not shipped here.", DefaultGrader: "exact_match", DefaultShots: 3, DefaultCoT: true},
 		{Name: "aime24", Description: "AIME 2024 (HuggingFaceH4/aime_2024), zero-shot, the bare problem.", DefaultGrader: "lighteval_expr", Supported: true, load: loadSimple("HuggingFaceH4/aime_2024", "", "train", "aime24", "problem", "answer", 32768, "")},
@@ -506,4 +506,41 @@ func seededPermutation(key string, n int) []int {
 	}
 	rng.Shuffle(n, func(i, j int) { idx[i], idx[j] = idx[j], idx[i] })
 	return idx
+}
+
+const aimeHeader = "The following are problems from the American Invitational Mathematics Examination (AIME) 2024. " +
+	"AIME is a prestigious high school mathematics competition known for its challenging mathematical problems.\n\n"
+
+// loadAIME ports AIPerf's AIME loader (the trt-llm recipe's
+// AIMETemplate): the first n problems as few-shot examples, solutions
+// shown with CoT, one flat user message.
+func loadAIME(l *loader, _ []string, shots int, cot bool) ([]Problem, error) {
+	if shots > 8 {
+		return nil, fmt.Errorf("--accuracy-n-shots: AIME supports at most 8 few-shot examples (got %d)", shots)
+	}
+	rows, err := l.rows("Maxwell-Jia/AIME_2024", "", "train")
+	if err != nil {
+		return nil, err
+	}
+	few := ""
+	if shots > 0 {
+		few = aimeHeader
+		for _, r := range rows[:min(shots, len(rows))] {
+			b := "**Problem**: " + str(r, "Problem") + "\n"
+			if cot {
+				b += "**Solution**: " + str(r, "Solution") + "\n"
+			}
+			few += b + "**Answer**: " + str(r, "Answer") + "\n\n"
+		}
+	}
+	suffix := "No explanation needed. Just return a number."
+	if cot {
+		suffix = "Let's think step-by-step."
+	}
+	var out []Problem
+	for _, r := range rows {
+		p := few + "**Problem**: " + str(r, "Problem") + "\n**Answer**: \n\n" + suffix
+		out = append(out, Problem{Prompt: p, Messages: []Message{{"user", p}}, Truth: str(r, "Answer"), Task: "aime", MaxTokens: 32768})
+	}
+	return out, nil
 }

@@ -121,3 +121,9 @@ add_file("HuggingFaceH4/aime_2024", "README.md", card([("default", [("train", "d
 add_file("HuggingFaceH4/aime_2024", "data/train-00000-of-00001.parquet", parquet(
     [{"id": 60, "problem": "Find the remainder when 2024 is divided by 1000.", "solution": "...", "answer": "24",
       "url": "https://example.invalid/aime", "year": "2024"}]))
+
+# Maxwell-Jia/AIME_2024: aime_2024_problems.parquet; ID, Problem,
+# Solution, Answer (int64).
+add_file("Maxwell-Jia/AIME_2024", "README.md", card([("default", [("train", "aime_2024_problems.parquet")])]))
+add_file("Maxwell-Jia/AIME_2024", "aime_2024_problems.parquet", parquet(
+    [{"ID": f"2024-I-{i}", "Problem": f"Problem number {i}.", "Solution": f"Solve {i}.", "Answer": 100 + i} for i in range(1, 4)]))
