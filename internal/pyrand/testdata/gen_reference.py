@@ -64,6 +64,23 @@ def numpy_case(seed):
     return out
 
 
+def numpy_dist_case(seed, normals):
+    """Generator's distributions: normals (2000 draws of seed 42 reach the
+    ziggurat's wedges; seed 459 draws from its tail), lognormal draws as
+    AIPerf's agentic-code synthesizer truncates them, bytes, choice with
+    probabilities."""
+    g = np.random.default_rng(seed)
+    out = {"seed": str(seed)}
+    out["normal"] = [float(v) for v in g.standard_normal(normals)]
+    out["lognormal_int"] = [int(g.lognormal(mean=7.4955, sigma=1.1532, size=1)[0]) for _ in range(25)]
+    out["bytes"] = [g.bytes(16).hex() for _ in range(3)] + [g.bytes(5).hex()]
+    w = np.array([1.0 / (k ** 1.2) for k in range(1, 51)])
+    out["zipf_p"] = [float(v) for v in w / w.sum()]
+    out["choice"] = [int(g.choice(50, p=w / w.sum())) for _ in range(25)]
+    out["after"] = float(g.random())
+    return out
+
+
 def legacy_case(seed):
     s = np.random.RandomState(seed)
     out = {"seed": str(seed)}
@@ -81,6 +98,7 @@ doc = {
     "python": [python_case(s) for s in SEEDS],
     "numpy": [numpy_case(s) for s in SEEDS],
     "legacy": [legacy_case(fold(s)) for s in SEEDS],
+    "numpy_dist": [numpy_dist_case(s, n) for s, n in ((42, 2000), (0, 40), (459, 40), (12345, 40), (2**64 - 1, 40))],
     "fold": [[str(s), fold(s)] for s in SEEDS],
     "derive": [[root, ident, str(derive(root, ident))] for root in (0, 42, 7, 2**63)
                for ident in ("dataset.prompt.corpus", "dataset.prompt.length", "composer.turn.max_tokens", "dataset.sampler.shuffle")],
