@@ -32,6 +32,11 @@ func compatNotes(cfg *config.Config) []string {
 		strings.HasPrefix(string(cfg.Dataset.ResolvedPublic()), "semianalysis_cc_traces_weka") || cfg.Dataset.ResolvedPublic() == config.PublicWekaHF) {
 		notes = append(notes, "the synthesis multipliers have no effect on Weka traces, as in AIPerf (only --synthesis-max-isl and --synthesis-max-osl apply)")
 	}
+	if !cfg.AgenticReplay() {
+		for _, f := range cfg.AgenticOnlyFlags() {
+			notes = append(notes, f+" has no effect: it applies only to the agentic_replay timing mode (--scenario inferencex-agentx-mvp, or a config file's timing_mode: agentic_replay), as in AIPerf")
+		}
+	}
 	if x.UnsafeOverride && x.Scenario == "" {
 		notes = append(notes, "--unsafe-override has no effect without --scenario")
 	}

@@ -19,9 +19,11 @@ func TestCompatNotes(t *testing.T) {
 	}
 	two := 2
 	cfg.Compat = config.Compat{ZMQHost: "10.0.0.1", ZMQIPCPath: "/tmp/zmq", ZMQDualBind: true, WorkersMax: &two, UnsafeOverride: true}
+	cfg.Shape.BurstPhaseStarts = true
 	got := strings.Join(compatNotes(&cfg), "\n")
 	for _, want := range []string{"--zmq-host has no effect", "--zmq-ipc-path has no effect", "--zmq-dual-bind has no effect",
-		"--workers-max has no effect", "--unsafe-override has no effect without --scenario"} {
+		"--workers-max has no effect", "--unsafe-override has no effect without --scenario",
+		"--burst-phase-starts has no effect: it applies only to the agentic_replay timing mode"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("notes lack %q:\n%s", want, got)
 		}

@@ -34,8 +34,13 @@ type LoadShape struct {
 	UserCentricRate *float64 `json:"user_centric_rate,omitempty"`
 	NumUsers        *int     `json:"num_users,omitempty"`
 
-	// Agentic-replay knobs (AIPerf applies them to its agentic_replay
-	// timing mode).
+	// TimingMode is the profiling phase's explicit timing strategy (a
+	// config file's timing_mode; --scenario inferencex-agentx-mvp sets
+	// it): "" follows the load flags, TimingAgenticReplay selects AIPerf's
+	// agentic_replay.
+	TimingMode string `json:"timing_mode,omitempty"`
+	// Agentic-replay knobs (AIPerf's agentic_replay timing mode; see
+	// docs/load-shapes.md).
 	TrajectoryStartMinRatio  *float64 `json:"trajectory_start_min_ratio,omitempty"`
 	TrajectoryStartMaxRatio  *float64 `json:"trajectory_start_max_ratio,omitempty"`
 	BurstPhaseStarts         bool     `json:"burst_phase_starts,omitempty"`
@@ -142,6 +147,55 @@ type TraceReplay struct {
 
 // UserCentric reports whether the run is in user-centric mode.
 func (c *Config) UserCentric() bool { return c.Shape.UserCentricRate != nil }
+
+// TimingAgenticReplay is AIPerf's agentic_replay timing strategy.
+const TimingAgenticReplay = "agentic_replay"
+
+// AgenticReplay reports that the profiling phase runs AIPerf's agentic
+// replay.
+func (c *Config) AgenticReplay() bool { return c.Shape.TimingMode == TimingAgenticReplay }
+
+// Trajectory start ratios' defaults (AIPerf's).
+const (
+	DefaultTrajectoryStartMinRatio = 0.25
+	DefaultTrajectoryStartMaxRatio = 0.75
+)
+
+// TrajectoryStartRatios returns the agentic replay's start ratios, with
+// AIPerf's defaults.
+func (c *Config) TrajectoryStartRatios() (lo, hi float64) {
+	lo, hi = DefaultTrajectoryStartMinRatio, DefaultTrajectoryStartMaxRatio
+	if v := c.Shape.TrajectoryStartMinRatio; v != nil {
+		lo = *v
+	}
+	if v := c.Shape.TrajectoryStartMaxRatio; v != nil {
+		hi = *v
+	}
+	return lo, hi
+}
+
+// AgenticOnlyFlags lists the agentic replay flags that are set; outside
+// agentic replay they have no effect (AIPerf ignores them too, and the
+// run warns).
+func (c *Config) AgenticOnlyFlags() []string {
+	s := &c.Shape
+	var out []string
+	for _, f := range []struct {
+		flag string
+		set  bool
+	}{
+		{"--trajectory-start-min-ratio", s.TrajectoryStartMinRatio != nil},
+		{"--trajectory-start-max-ratio", s.TrajectoryStartMaxRatio != nil},
+		{"--burst-phase-starts", s.BurstPhaseStarts},
+		{"--system-idle-gap-cap-seconds", s.SystemIdleGapCapSeconds != nil},
+		{"--agentic-warmup-grace-period", s.AgenticWarmupGracePeriod != nil},
+	} {
+		if f.set {
+			out = append(out, f.flag)
+		}
+	}
+	return out
+}
 
 // PrefillConcurrency returns the profiling phase's prefill concurrency,
 // 0 when unlimited.
@@ -302,20 +356,37 @@ func (c *Config) validateAgentic(p *problems) {
 	if s.AgenticCacheWarmup != nil {
 		positive(p, "--agentic-cache-warmup-duration", *s.AgenticCacheWarmup)
 	}
+	switch s.TimingMode {
+	case "", TimingAgenticReplay:
+	default:
+		p.add("timing_mode", "only %q can be set explicitly (the other timing strategies follow the phase type), got %q", TimingAgenticReplay, s.TimingMode)
+	}
+	if s.AgenticCacheWarmup != nil && !c.AgenticReplay() && c.Compat.Scenario == "" {
+		p.add("--agentic-cache-warmup-duration", "requires the agentic_replay timing mode (set today by --scenario inferencex-agentx-mvp, or a config file's timing_mode: agentic_replay); the profiling phase is not agentic_replay")
+	}
+	if !c.AgenticReplay() {
+		return
+	}
 	for _, f := range []struct {
 		flag string
 		set  bool
 	}{
-		{"--trajectory-start-min-ratio", s.TrajectoryStartMinRatio != nil},
-		{"--trajectory-start-max-ratio", s.TrajectoryStartMaxRatio != nil},
-		{"--burst-phase-starts", s.BurstPhaseStarts},
-		{"--agentic-cache-warmup-duration", s.AgenticCacheWarmup != nil},
-		{"--agentic-warmup-grace-period", s.AgenticWarmupGracePeriod != nil},
-		{"--system-idle-gap-cap-seconds", s.SystemIdleGapCapSeconds != nil},
+		{"--request-rate", c.Load.RequestRate != nil},
+		{"--request-rate-series", len(s.RateSeries) > 0},
+		{"--user-centric-rate", c.UserCentric()},
+		{"--fixed-schedule", c.Replay.FixedSchedule},
+		{"--concurrency-ramp-duration", s.ConcurrencyRamp != nil},
+		{"adaptive_scale", s.Adaptive != nil},
 	} {
 		if f.set {
-			p.add(f.flag, "belongs to AIPerf's agentic_replay timing mode, which is not implemented yet")
+			p.add(f.flag, "cannot be combined with the agentic_replay timing mode: the replay paces requests by the traces' own timing, one trajectory per --concurrency lane")
 		}
+	}
+	if b := c.Prompt.CacheBust; b == "warmup_isolation_system" || b == "warmup_isolation_first_turn" {
+		p.add("--cache-bust", "targets warmup_isolation_system and warmup_isolation_first_turn are not compatible with the agentic_replay timing mode: its sessions continue from the warmup into profiling; use a RID target (system_prefix, first_turn_prefix, ...) or none")
+	}
+	if len(s.Phases) > 0 {
+		p.add("timing_mode", "agentic_replay runs one profiling phase (after its own synthesized warmup), not a list of named phases")
 	}
 }
 

@@ -44,7 +44,16 @@ func TestValidateLoadShape(t *testing.T) {
 		{"warmup load without a warmup", func(c *Config) {
 			c.Shape.Warmup.Concurrency, c.Shape.Warmup.ArrivalPattern = ptr(2), ArrivalConcurrencyBurst
 		}, []string{"--warmup-arrival-pattern", "--warmup-concurrency"}},
-		{"agentic replay", func(c *Config) { c.Shape.BurstPhaseStarts = true }, []string{"--burst-phase-starts"}},
+		{"agentic flags outside agentic replay (the run warns)", func(c *Config) { c.Shape.BurstPhaseStarts = true }, nil},
+		{"cache warmup needs agentic replay", func(c *Config) { c.Shape.AgenticCacheWarmup = ptr(30.0) }, []string{"--agentic-cache-warmup-duration"}},
+		{"agentic replay ok", func(c *Config) {
+			c.Shape.TimingMode, c.Shape.AgenticCacheWarmup, c.Shape.BurstPhaseStarts = TimingAgenticReplay, ptr(30.0), true
+			c.Shape.SystemIdleGapCapSeconds, c.Shape.TrajectoryStartMinRatio, c.Shape.TrajectoryStartMaxRatio = ptr(10.0), ptr(0.0), ptr(1.0)
+		}, nil},
+		{"agentic replay conflicts", func(c *Config) {
+			c.Shape.TimingMode, c.Load.RequestRate, c.Prompt.CacheBust = TimingAgenticReplay, ptr(3.0), "warmup_isolation_first_turn"
+		}, []string{"--request-rate", "--cache-bust"}},
+		{"unknown timing mode", func(c *Config) { c.Shape.TimingMode = "request_rate" }, []string{"timing_mode"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -17,6 +17,29 @@ type Conversation struct {
 	// Context is how a multi-turn conversation's history is built (AIPerf's
 	// context_mode); "" is ContextDeltas.
 	Context ContextMode
+	// Parent is the ID of the conversation whose turn spawns this one (a
+	// Weka subagent: AIPerf's SPAWN branch child); "" for a root. Only the
+	// agentic replay timing mode reads it and Branch: it samples roots and
+	// starts their subagents itself. Other modes run every conversation on
+	// its own.
+	Parent string
+	Branch Branch
+}
+
+// Branch places a subagent in its parent's recorded timeline.
+type Branch struct {
+	// ID groups the subagents that start and join together.
+	ID string
+	// SpawnTurn is the parent's turn after whose response the subagent
+	// starts; -1 when no parent turn precedes it.
+	SpawnTurn int
+	// JoinTurn is the parent's turn that waits for every subagent of the
+	// branch; -1 when the branch runs in the background.
+	JoinTurn int
+	// Start is the branch's recorded spawn time (from the trace start),
+	// valid when HasStart.
+	Start    time.Duration
+	HasStart bool
 }
 
 // ContextMode says what a turn after the first carries besides itself.
@@ -108,6 +131,13 @@ type Turn struct {
 	// Delay is the pause between the previous turn's response and this turn
 	// (multi-turn think time); 0 for the first turn.
 	Delay time.Duration
+	// TraceAt is when this request started in the recording (from the
+	// trace start), on every turn of a trace that records it, valid when
+	// HasTraceAt (AIPerf's per-turn timestamp_ms). Unlike Timestamp it does
+	// not make a run a fixed-schedule replay; the agentic replay samples
+	// its trajectories on it.
+	TraceAt    time.Duration
+	HasTraceAt bool
 }
 
 // Header is one HTTP header.

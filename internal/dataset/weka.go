@@ -46,6 +46,13 @@ type WekaOptions struct {
 	// DelayCap clamps every delay (--inter-turn-delay-cap-seconds); 0
 	// means none.
 	DelayCap time.Duration
+	// IdleGapCap (--trace-idle-gap-cap-seconds), when > 0, compresses each
+	// trace's timeline as AIPerf's Weka loader does: over the request
+	// starts of the main agent and its subagents together, every gap
+	// between consecutive starts longer than the cap keeps only the cap,
+	// and the recorded times, delays and joins follow the compressed
+	// timeline. It replaces DelayCap.
+	IdleGapCap time.Duration
 	// StartOffset and EndOffset keep requests recorded within the window
 	// (--fixed-schedule-start-offset/-end-offset, ms); nil means open.
 	StartOffset, EndOffset *time.Duration
@@ -411,15 +418,16 @@ func WekaConversations(traces []*WekaTrace, o WekaOptions, tok tokenizer.Tokeniz
 	if bs <= 0 {
 		bs = DefaultWekaBlockSize
 	}
+	if o.IdleGapCap > 0 {
+		o.DelayCap = 0 // AIPerf: the trace idle cap supersedes the inter-turn delay cap
+	}
 	w := &wekaBuilder{o: o, tok: tok, bs: bs, blocks: newBlockSource(corpus.tokens(), o.Seed, "")}
 	var out []Conversation
 	for _, tr := range traces {
 		w.blocks.reset(tr.ID)
 		models := wekaModelMap(tr, o.Models)
 		main := w.agent(tr.ID, tr, tr.Requests, tr.ToolTokens+tr.SystemTokens, models, true, 0)
-		if len(main.Turns) > 0 {
-			out = append(out, main)
-		}
+		var subs []wekaSub
 		for i, q := range tr.Requests {
 			if q.Type != "subagent" || len(q.Requests) == 0 {
 				continue
@@ -430,9 +438,10 @@ func WekaConversations(traces []*WekaTrace, o WekaOptions, tok tokenizer.Tokeniz
 			}
 			child := w.agent(id, tr, q.Requests, q.ToolTokens+q.SystemTokens, models, false, q.T)
 			if len(child.Turns) > 0 {
-				out = append(out, child)
+				subs = append(subs, wekaSub{outer: i, conv: child})
 			}
 		}
+		out = append(out, w.tree(tr, main, subs)...)
 	}
 	if len(out) == 0 {
 		return nil, errors.New("no Weka request passes the filters")
@@ -578,6 +587,7 @@ func (w *wekaBuilder) agent(id string, tr *WekaTrace, reqs []WekaRequest, prefix
 		}
 		turn.InputTokens = q.In
 		if !w.o.IgnoreDelays {
+			turn.TraceAt, turn.HasTraceAt = secDuration(q.T), true
 			if k == 0 {
 				turn.Timestamp, turn.HasTimestamp = time.Duration(q.T*float64(time.Second)), true
 			} else {

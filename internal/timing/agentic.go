@@ -59,8 +59,12 @@ type AgenticSend struct {
 	// history before Turn comes from the recording.
 	Fresh bool
 	Lane  int
-	Conv  int
-	Turn  int
+	// Tree identifies the lane's trajectory tree the stream belongs to
+	// (the root's stream, or a rootless snapshot's first subagent): every
+	// stream of a tree shares one cache-bust marker.
+	Tree int
+	Conv int
+	Turn int
 	// Due is when the schedule wanted it sent: the moment it was released
 	// (a return, the phase start) or its timer's time.
 	Due time.Duration
@@ -150,6 +154,7 @@ type AgenticReplay struct {
 
 type agStream struct {
 	conv, lane int
+	tree       int
 	child      bool // a subagent (its conversation has a parent)
 	parent     int  // the spawning stream; -1 for a root or an orphan subagent
 	next       int  // the next turn to send
@@ -705,12 +710,19 @@ func (r *AgenticReplay) addSnapshot(lane int, tr Trajectory) []int {
 			}
 		}
 	}
+	orphanTree := -1 // a rootless snapshot's subagents share a tree
 	for i, st := range tr.Streams {
 		c := &r.tree.convs[st.Conv]
 		if c.Parent < 0 {
 			continue
 		}
 		ids[i] = r.newStream(st.Conv, lane, rootID, st.Next)
+		if rootID < 0 {
+			if orphanTree < 0 {
+				orphanTree = ids[i]
+			}
+			r.streams[ids[i]].tree = orphanTree
+		}
 		if j := c.Branch.JoinTurn; rootID >= 0 && j >= rootNext {
 			r.register(ids[i], j)
 		}
@@ -743,10 +755,15 @@ func (r *AgenticReplay) laneRoot(lane int) int {
 }
 
 func (r *AgenticReplay) newStream(conv, lane, parent, next int) int {
-	r.streams = append(r.streams, agStream{conv: conv, lane: lane, child: r.tree.convs[conv].Parent >= 0, parent: parent,
+	id := len(r.streams)
+	tree := id
+	if parent >= 0 {
+		tree = r.streams[parent].tree
+	}
+	r.streams = append(r.streams, agStream{conv: conv, lane: lane, tree: tree, child: r.tree.convs[conv].Parent >= 0, parent: parent,
 		next: next, waitJoin: -1, joinTurn: -1, fresh: true})
 	r.lanes[lane].live++
-	return len(r.streams) - 1
+	return id
 }
 
 // send sends turn of stream id now (released at due), unless the phase is
@@ -760,7 +777,7 @@ func (r *AgenticReplay) send(now, due time.Duration, id, turn int, oneToken, ses
 		return out
 	}
 	st := &r.streams[id]
-	s := AgenticSend{Stream: id, Fresh: st.fresh, Lane: st.lane, Conv: st.conv, Turn: turn, Due: due, OneToken: oneToken,
+	s := AgenticSend{Stream: id, Fresh: st.fresh, Lane: st.lane, Tree: st.tree, Conv: st.conv, Turn: turn, Due: due, OneToken: oneToken,
 		SessionStart: session && !st.child}
 	st.fresh, st.next = false, turn+1
 	r.inFlight++

@@ -20,7 +20,9 @@ type AgenticConversation struct {
 	Turns []AgenticTurn
 	// Parent is the index of the conversation whose turn spawns this one
 	// (a subagent: AIPerf's SPAWN branch child); -1 for a root. Only roots
-	// are sampled into lanes.
+	// are sampled into lanes. A subagent without a spawning turn
+	// (Branch.SpawnTurn -1, or Parent its own index when the parent is
+	// missing) is never replayed, as AIPerf drops it.
 	Parent int
 	// Branch places a subagent in its parent's timeline; unused for a root.
 	Branch AgenticBranch
@@ -169,7 +171,7 @@ type traceTree struct {
 func newTraceTree(convs []AgenticConversation) *traceTree {
 	t := &traceTree{convs: convs, children: make([][]int, len(convs))}
 	for i := range convs {
-		if p := convs[i].Parent; p >= 0 && p < len(convs) && p != i {
+		if p := convs[i].Parent; p >= 0 && p < len(convs) && p != i && convs[i].Branch.SpawnTurn >= 0 {
 			t.children[p] = append(t.children[p], i)
 		}
 	}

@@ -90,8 +90,25 @@ func (c *CacheBust) marker(phase record.Phase, convID string) string {
 // convID: "[rid:<digest>]\n\n" for prefix targets, "\n\n[rid:<digest>]"
 // for suffix targets.
 func RIDMarker(benchmarkID string, pass int64, convID string, prefix bool) string {
+	return ridMarker(benchmarkID, pass, pass, convID, prefix)
+}
+
+// TreeMarker returns the marker every stream of an agentic replay tree
+// shares (AIPerf's resolve_tree_marker): the digest of
+// "<benchmark id>:<pass>:<lane>:<trace>", where trace is the root trace
+// id and pass counts the trees of that trace over the run; "" when the
+// target marks no profiling request. The warmup-isolation targets are
+// refused with agentic replay (see config).
+func (c *CacheBust) TreeMarker(pass int64, lane int, trace string) string {
+	if c == nil || c.warmupOnly() {
+		return ""
+	}
+	return ridMarker(c.BenchmarkID, pass, int64(lane), trace, c.prefix())
+}
+
+func ridMarker(benchmarkID string, pass, index int64, id string, prefix bool) string {
 	p := strconv.FormatInt(pass, 10)
-	sum := sha256.Sum256([]byte(benchmarkID + ":" + p + ":" + p + ":" + convID))
+	sum := sha256.Sum256([]byte(benchmarkID + ":" + p + ":" + strconv.FormatInt(index, 10) + ":" + id))
 	rid := "[rid:" + hex.EncodeToString(sum[:])[:cacheBustDigestLength] + "]"
 	if prefix {
 		return rid + "\n\n"

@@ -21,6 +21,15 @@ func TestRIDMarker(t *testing.T) {
 	if a, b := c.marker(record.Profiling, "c"), c.marker(record.Warmup, "c"); a != "\n\n[rid:3411bfdd82f6]" || a == b {
 		t.Errorf("markers of two instances: %q, %q; want the first pass's, then another", a, b)
 	}
+	// An agentic replay tree's marker digests its lane and trace (AIPerf's
+	// resolve_tree_marker / build_cache_bust_marker('bench', 2, 3, 'trace-a')).
+	tree := &CacheBust{Target: BustFirstTurnPrefix, BenchmarkID: "bench"}
+	if got := tree.TreeMarker(2, 3, "trace-a"); got != "[rid:96c1ff681cbd]\n\n" {
+		t.Errorf("tree marker = %q", got)
+	}
+	if got := (&CacheBust{Target: BustSystemSuffix, BenchmarkID: "bench"}).TreeMarker(0, 1, "t"); got != "\n\n[rid:399781905e98]" {
+		t.Errorf("suffix tree marker = %q", got)
+	}
 	w := &CacheBust{Target: BustWarmupFirstTurn}
 	if w.marker(record.Warmup, "c") != "[warmup]\n\n" || w.marker(record.Profiling, "c") != "" {
 		t.Error("warmup isolation marks other than the warmup requests")

@@ -57,17 +57,13 @@ func (b *Budget) Exhausted() bool { return b.left.Load() <= 0 }
 // was sent, as AIPerf 0.13 counts it from the wire payload.
 func (p *Pool) session(workerID string, j job) {
 	conv := &p.o.Dataset.Conversations[j.conv]
-	correlation := newID()
-	bust := p.o.CacheBust.newSession(j.credit.Phase, conv.ID)
-	var history []endpoint.Message
+	st := p.newStream(j.conv, p.o.CacheBust.newSession(j.credit.Phase, conv.ID))
 	var timer *time.Timer
 	defer func() {
 		if timer != nil {
 			timer.Stop()
 		}
-		if e, ok := p.o.Sender.(SessionEnder); ok {
-			e.EndSession(correlation)
-		}
+		p.EndStream(st)
 	}()
 	turns := len(conv.Turns)
 	if j.credit.Turns > 0 {
@@ -75,7 +71,6 @@ func (p *Pool) session(workerID string, j job) {
 	}
 	var prevDue time.Duration
 	for t := range turns {
-		turn := &conv.Turns[t]
 		due, scheduled := j.credit.Due, p.o.FixedSchedule
 		if t > 0 {
 			if j.credit.TurnGap > 0 {
@@ -93,119 +88,229 @@ func (p *Pool) session(workerID string, j job) {
 		if (t > 0 && p.stopped()) || (p.o.Budget != nil && !p.o.Budget.Take()) {
 			return
 		}
-		rec := &record.Record{
-			Seq:            j.credit.Seq,
-			Phase:          j.credit.Phase,
-			PhaseName:      p.o.PhaseName,
-			PhaseIndex:     p.o.PhaseIndex,
-			ProfilingIndex: p.o.ProfilingIndex,
-			ConversationID: conv.ID,
-			TurnIndex:      t,
-			XRequestID:     newID(),
-			XCorrelationID: correlation,
-			WorkerID:       workerID,
-			URLIndex:       int(j.credit.Seq % uint64(len(p.o.URLs))),
-			Model:          turn.Model,
-			Due:            due,
-			Scheduled:      scheduled,
-			InputTexts:     turn.Texts,
-			InputTokens:    turn.InputTokens,
-			RequestedOSL:   turn.MaxTokens,
-		}
-		if turn.ResetContext {
-			history = history[:0]
-		}
-		body := p.o.Payloads[j.conv][t]
-		sent, err := bust.mark(turn, conv.Context, t == 0)
-		if sent == nil {
-			sent = turn
-		}
-		if err == nil && (sent != turn || (len(history) > 0 && turn.RawPayload == nil)) {
-			if sent != turn {
-				body, err = bust.c.body(sent, history)
-				rec.CacheBustMarker, rec.CacheBustTarget = bust.marker, bust.c.Target
-			} else {
-				body, err = p.bodyWithHistory(turn, history)
-			}
-			switch {
-			case len(history) > 0:
-				rec.InputTexts, rec.InputTokens = historyTexts(history, sent), -1
-			case sent.Messages == nil:
-				rec.InputTexts, rec.InputTokens = inputParts(sent), -1
-			}
-			rec.RequestBody = body
-		}
-		if err != nil {
-			now := p.o.Clock.Now()
-			rec.Sent, rec.End = now, now
-			rec.Error = &record.ErrorDetails{Type: "RequestBuildError", Message: err.Error()}
-			p.o.Out <- rec
-			return
-		}
-		header := p.o.Header.Clone()
-		if header == nil {
-			header = http.Header{}
-		}
-		for _, h := range turn.Headers {
-			header.Set(h.Name, h.Value)
-		}
-		header.Set("X-Request-ID", rec.XRequestID)
-		header.Set(p.o.SessionHeader, correlation)
-		for _, h := range p.o.AffinityHeaders {
-			header.Set(h, correlation)
-		}
-		wire := body
-		if p.o.Multipart {
-			var ctype string
-			var err error
-			if wire, ctype, err = endpoint.Multipart(body); err != nil {
-				now := p.o.Clock.Now()
-				rec.Sent, rec.End = now, now
-				rec.Error = &record.ErrorDetails{Type: "RequestBuildError", Message: err.Error()}
-				p.o.Out <- rec
-				return
-			}
-			header.Set("Content-Type", ctype)
-		}
-		if p.o.KeepRequestHeader {
-			rec.RequestHeader = header
-		}
-		req := &transport.Request{URL: p.o.URLs[rec.URLIndex], Body: wire, Header: header, Session: correlation}
-		release, ok := p.prefillSlot(req)
-		if !ok {
-			return
-		}
-		if p.o.OnSend != nil {
-			p.o.OnSend()
-		}
-		p.o.Sender.Do(p.ctx, p.o.Clock, req, rec)
-		release()
-		if p.o.Polling != nil {
-			p.pollJob(req, rec)
-		}
-		rec.Images, rec.AudioSeconds = p.countImages(body), turn.AudioSeconds
-		failed := rec.Error != nil
-		last := t == turns-1
-		if !failed && !last && p.o.Endpoint != nil {
-			switch conv.Context {
-			case dataset.ContextMessageArray:
-				// Every turn is a complete recorded snapshot.
-			case dataset.ContextDeltasWithResponses:
-				// The recorded deltas hold the assistant messages.
-				history = append(history, endpoint.Message{Turn: sent})
-			default:
-				// Read the reply before handing the record on: it belongs
-				// downstream after the send.
-				history = append(history,
-					endpoint.Message{Turn: sent},
-					endpoint.Message{Role: "assistant", Text: p.replyText(rec)})
-			}
-		}
-		p.o.Out <- rec
-		if failed {
+		res := p.sendTurn(workerID, st, TurnOptions{Seq: j.credit.Seq, Phase: j.credit.Phase, Due: due, Scheduled: scheduled}, t, t == turns-1)
+		if !res.Sent || res.Failed {
 			return
 		}
 	}
+}
+
+// Stream is one conversation instance (one session): its correlation id,
+// the history its later turns carry and its cache-bust marking. Its turns
+// are sent one request at a time, in order; the conversation loop sends
+// them all on one goroutine, the agentic replay one by one with SendTurn
+// (possibly from different goroutines, never two at once).
+type Stream struct {
+	conv        int
+	correlation string
+	history     []endpoint.Message
+	bust        *sessionBust
+	sent        bool // a turn has been sent: the history is under way
+}
+
+func (p *Pool) newStream(conv int, bust *sessionBust) *Stream {
+	return &Stream{conv: conv, correlation: newID(), bust: bust}
+}
+
+// NewStream starts a session of conversation conv whose requests carry
+// the cache-bust marker (none when "" or without --cache-bust).
+func (p *Pool) NewStream(conv int, marker string) *Stream {
+	var bust *sessionBust
+	if p.o.CacheBust != nil && marker != "" {
+		bust = &sessionBust{c: p.o.CacheBust, marker: marker, pending: true}
+	}
+	return p.newStream(conv, bust)
+}
+
+// Correlation returns the stream's session id (X-Correlation-ID).
+func (s *Stream) Correlation() string { return s.correlation }
+
+// EndStream tells a sticky transport the stream's session is over.
+func (p *Pool) EndStream(s *Stream) {
+	if e, ok := p.o.Sender.(SessionEnder); ok {
+		e.EndSession(s.correlation)
+	}
+}
+
+// TurnOptions say how one request is sent and recorded.
+type TurnOptions struct {
+	Seq   uint64
+	Phase record.Phase
+	// Due is when the schedule wanted the request sent (Record.Due);
+	// Scheduled marks an absolute trace time (Record.Scheduled).
+	Due       time.Duration
+	Scheduled bool
+	// MaxTokens, when > 0, replaces the turn's requested output length
+	// (an agentic warmup's one-token priming request).
+	MaxTokens int
+}
+
+// TurnResult is how a request ended, read before its record goes
+// downstream.
+type TurnResult struct {
+	// Sent is false when nothing went out (the pool was cancelled while
+	// the request waited for a prefill slot).
+	Sent bool
+	// Failed: the record carries an error; Cancelled: the client cancelled
+	// it (code 499). Error is the error's message.
+	Failed, Cancelled bool
+	Error             string
+}
+
+// SendTurn sends turn t of stream s now, on the calling goroutine, and
+// hands its record downstream; the stream's history then includes it.
+// The first request of a stream that starts mid-conversation (t > 0)
+// carries the recorded turns before t as history when the conversation's
+// context holds its own replies (deltas_with_responses), as AIPerf's
+// agentic warmup back-seeds them; otherwise it sends its turn alone.
+// Unlike the conversation loop, a failed request does not end the
+// stream: the caller decides what comes next.
+func (p *Pool) SendTurn(workerID string, s *Stream, o TurnOptions, t int) TurnResult {
+	conv := &p.o.Dataset.Conversations[s.conv]
+	if !s.sent && t > 0 && conv.Context == dataset.ContextDeltasWithResponses && p.o.Endpoint != nil {
+		for k := range t {
+			turn := &conv.Turns[k]
+			if turn.ResetContext {
+				s.history = s.history[:0]
+			}
+			sent, err := s.bust.mark(turn, conv.Context, k == 0)
+			if sent == nil || err != nil {
+				sent = turn
+			}
+			s.history = append(s.history, endpoint.Message{Turn: sent})
+		}
+	}
+	return p.sendTurn(workerID, s, o, t, false)
+}
+
+// sendTurn sends turn t of stream s and hands its record downstream. last
+// skips recording the turn in the history (nothing follows it).
+func (p *Pool) sendTurn(workerID string, s *Stream, o TurnOptions, t int, last bool) TurnResult {
+	conv := &p.o.Dataset.Conversations[s.conv]
+	turn := &conv.Turns[t]
+	first := !s.sent
+	s.sent = true
+	rec := &record.Record{
+		Seq:            o.Seq,
+		Phase:          o.Phase,
+		PhaseName:      p.o.PhaseName,
+		PhaseIndex:     p.o.PhaseIndex,
+		ProfilingIndex: p.o.ProfilingIndex,
+		ConversationID: conv.ID,
+		TurnIndex:      t,
+		XRequestID:     newID(),
+		XCorrelationID: s.correlation,
+		WorkerID:       workerID,
+		URLIndex:       int(o.Seq % uint64(len(p.o.URLs))),
+		Model:          turn.Model,
+		Due:            o.Due,
+		Scheduled:      o.Scheduled,
+		InputTexts:     turn.Texts,
+		InputTokens:    turn.InputTokens,
+		RequestedOSL:   turn.MaxTokens,
+	}
+	if turn.ResetContext {
+		s.history = s.history[:0]
+	}
+	history := s.history
+	body := p.o.Payloads[s.conv][t]
+	marked, err := s.bust.mark(turn, conv.Context, first && len(history) == 0)
+	sent := turn
+	if marked != nil {
+		sent = marked
+	}
+	if err == nil && o.MaxTokens > 0 && turn.RawPayload == nil && p.o.Endpoint != nil {
+		cp := *sent
+		cp.MaxTokens = o.MaxTokens
+		sent, rec.RequestedOSL = &cp, o.MaxTokens
+	}
+	if err == nil && (sent != turn || (len(history) > 0 && turn.RawPayload == nil)) {
+		if marked != nil {
+			body, err = s.bust.c.body(sent, history)
+			rec.CacheBustMarker, rec.CacheBustTarget = s.bust.marker, s.bust.c.Target
+		} else {
+			body, err = p.bodyWithHistory(sent, history)
+		}
+		switch {
+		case len(history) > 0:
+			rec.InputTexts, rec.InputTokens = historyTexts(history, sent), -1
+		case sent.Messages == nil:
+			rec.InputTexts, rec.InputTokens = inputParts(sent), -1
+		}
+		rec.RequestBody = body
+	}
+	if err != nil {
+		return p.buildFailed(rec, err)
+	}
+	header := p.o.Header.Clone()
+	if header == nil {
+		header = http.Header{}
+	}
+	for _, h := range turn.Headers {
+		header.Set(h.Name, h.Value)
+	}
+	header.Set("X-Request-ID", rec.XRequestID)
+	header.Set(p.o.SessionHeader, s.correlation)
+	for _, h := range p.o.AffinityHeaders {
+		header.Set(h, s.correlation)
+	}
+	wire := body
+	if p.o.Multipart {
+		var ctype string
+		if wire, ctype, err = endpoint.Multipart(body); err != nil {
+			return p.buildFailed(rec, err)
+		}
+		header.Set("Content-Type", ctype)
+	}
+	if p.o.KeepRequestHeader {
+		rec.RequestHeader = header
+	}
+	req := &transport.Request{URL: p.o.URLs[rec.URLIndex], Body: wire, Header: header, Session: s.correlation}
+	release, ok := p.prefillSlot(req)
+	if !ok {
+		return TurnResult{}
+	}
+	if p.o.OnSend != nil {
+		p.o.OnSend()
+	}
+	p.o.Sender.Do(p.ctx, p.o.Clock, req, rec)
+	release()
+	if p.o.Polling != nil {
+		p.pollJob(req, rec)
+	}
+	rec.Images, rec.AudioSeconds = p.countImages(body), turn.AudioSeconds
+	res := TurnResult{Sent: true, Failed: rec.Error != nil}
+	if rec.Error != nil {
+		res.Error = rec.Error.Message
+		res.Cancelled = rec.Error.Code == record.CancelledCode
+	}
+	if !res.Failed && !last && p.o.Endpoint != nil {
+		switch conv.Context {
+		case dataset.ContextMessageArray:
+			// Every turn is a complete recorded snapshot.
+		case dataset.ContextDeltasWithResponses:
+			// The recorded deltas hold the assistant messages.
+			s.history = append(s.history, endpoint.Message{Turn: sent})
+		default:
+			// Read the reply before handing the record on: it belongs
+			// downstream after the send.
+			s.history = append(s.history,
+				endpoint.Message{Turn: sent},
+				endpoint.Message{Role: "assistant", Text: p.replyText(rec)})
+		}
+	}
+	p.o.Out <- rec
+	return res
+}
+
+// buildFailed records a request whose body could not be built.
+func (p *Pool) buildFailed(rec *record.Record, err error) TurnResult {
+	now := p.o.Clock.Now()
+	rec.Sent, rec.End = now, now
+	rec.Error = &record.ErrorDetails{Type: "RequestBuildError", Message: err.Error()}
+	msg := err.Error()
+	p.o.Out <- rec
+	return TurnResult{Sent: true, Failed: true, Error: msg}
 }
 
 // prefillSlot waits for a prefill slot when the pool has a prefill gate,
