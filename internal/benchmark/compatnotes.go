@@ -37,6 +37,9 @@ func compatNotes(cfg *config.Config) []string {
 			notes = append(notes, f+" has no effect: it applies only to the agentic_replay timing mode (--scenario inferencex-agentx-mvp, or a config file's timing_mode: agentic_replay), as in AIPerf")
 		}
 	}
+	if cfg.Shape.PrefillRamp != nil && cfg.Shape.PrefillConcurrency == nil {
+		notes = append(notes, "--prefill-concurrency-ramp-duration has no effect without --prefill-concurrency (the ramp's target), as in AIPerf")
+	}
 	if x.UnsafeOverride && x.Scenario == "" {
 		notes = append(notes, "--unsafe-override has no effect without --scenario")
 	}

@@ -1,8 +1,12 @@
 package benchmark
 
 import (
+	"bufio"
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"os"
 
 	"github.com/aiperf-go/aiperf/internal/config"
 	"github.com/aiperf-go/aiperf/internal/dataset"
@@ -39,8 +43,16 @@ func (p *Plan) loadFileDataset() error {
 		po.Weka.Corpus = corpus
 		loaded, err = public.Load(context.Background(), string(pub), po)
 	default:
+		path, done, ierr := inlineRecordsFile(d.InlineRecords)
+		if ierr != nil {
+			return ierr
+		}
+		defer done()
+		if path == "" {
+			path = d.InputFile
+		}
 		o := dataset.LoadOptions{
-			Path:    d.InputFile,
+			Path:    path,
 			Type:    string(d.CustomType),
 			Seed:    p.Seed,
 			SeedSet: p.SeedSet,
@@ -73,4 +85,40 @@ func (p *Plan) loadFileDataset() error {
 		p.Sampling = string(d.SamplingStrategy)
 	}
 	return p.formatPayloads()
+}
+
+// inlineRecordsFile writes a config file's inline dataset records to a
+// temporary JSONL file for the loader, one record a line; done removes
+// it. Without records it returns "" and a no-op.
+func inlineRecordsFile(records []json.RawMessage) (path string, done func(), err error) {
+	if len(records) == 0 {
+		return "", func() {}, nil
+	}
+	f, err := os.CreateTemp("", "aiperf-records-*.jsonl")
+	if err != nil {
+		return "", nil, fmt.Errorf("dataset records: %w", err)
+	}
+	done = func() { _ = os.Remove(f.Name()) }
+	w := bufio.NewWriter(f)
+	for _, r := range records {
+		var b bytes.Buffer
+		if err = json.Compact(&b, r); err == nil {
+			b.WriteByte('\n')
+			_, err = w.Write(b.Bytes())
+		}
+		if err != nil {
+			break
+		}
+	}
+	if err == nil {
+		err = w.Flush()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		done()
+		return "", nil, fmt.Errorf("dataset records: %w", err)
+	}
+	return f.Name(), done, nil
 }

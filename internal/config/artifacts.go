@@ -21,6 +21,9 @@ type Artifacts struct {
 	// benchmark starts (artifacts.user_files), their Jinja templates
 	// rendered then.
 	UserFiles []UserFile `json:"user_files,omitempty"`
+	// Variables are the config file's resolved variables:, the context
+	// of the user_files templates besides the run's own names.
+	Variables map[string]any `json:"-"`
 }
 
 // UserFile is one artifacts.user_files entry.

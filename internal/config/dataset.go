@@ -1,6 +1,7 @@
 package config
 
 import (
+	"encoding/json"
 	"math"
 	"strings"
 )
@@ -18,6 +19,9 @@ import (
 type Dataset struct {
 	// InputFile is a file or directory of dataset entries (--input-file).
 	InputFile string `json:"input_file,omitempty"`
+	// InlineRecords are a config file's dataset records: (each one line of
+	// the format's JSONL), read instead of InputFile.
+	InlineRecords []json.RawMessage `json:"records,omitempty"`
 	// CustomType is the format of InputFile (--custom-dataset-type); empty
 	// means "detect it from the file".
 	CustomType CustomDatasetType `json:"custom_dataset_type,omitempty"`
@@ -169,8 +173,12 @@ func SamplingStrategies() []SamplingStrategy {
 // FromFile reports whether prompts come from --input-file or
 // --public-dataset (or --hf-weka-dataset) rather than being synthetic.
 func (d *Dataset) FromFile() bool {
-	return d.InputFile != "" || d.Public != "" || d.HFWekaDataset != ""
+	return d.HasFile() || d.Public != "" || d.HFWekaDataset != ""
 }
+
+// HasFile reports whether the entries come from --input-file or from a
+// config file's inline records.
+func (d *Dataset) HasFile() bool { return d.InputFile != "" || len(d.InlineRecords) > 0 }
 
 // validateDataset checks the dataset options and their cross-flag rules.
 func (c *Config) validateDataset(p *problems) {
@@ -185,9 +193,12 @@ func (c *Config) validateDataset(p *problems) {
 			p.add("--custom-dataset-type", "invalid choice %q (supported: %s)",
 				d.CustomType, joinChoices(SupportedCustomDatasetTypes()))
 		}
-		if d.InputFile == "" {
+		if !d.HasFile() {
 			p.add("--custom-dataset-type", "requires --input-file")
 		}
+	}
+	if len(d.InlineRecords) > 0 && (d.InputFile != "" || d.Public != "" || d.HFWekaDataset != "") {
+		p.add("--input-file", "a dataset's records: and path: (or a public dataset) are mutually exclusive")
 	}
 	public := d.ResolvedPublic()
 	if d.Public != "" {

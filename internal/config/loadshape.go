@@ -230,9 +230,8 @@ func (c *Config) validateShape(p *problems) {
 	validateRamp(p, "--concurrency-ramp-duration", s.ConcurrencyRamp)
 	validateRamp(p, "--prefill-concurrency-ramp-duration", s.PrefillRamp)
 	validateRamp(p, "--request-rate-ramp-duration", s.RateRamp)
-	if s.PrefillRamp != nil && s.PrefillConcurrency == nil {
-		p.add("--prefill-concurrency-ramp-duration", "requires --prefill-concurrency (the ramp's target)")
-	}
+	// A prefill ramp without --prefill-concurrency has no effect, as in
+	// AIPerf 0.13 (its ramping template sets one); the run log says so.
 	if s.ConcurrencyRamp != nil && l.Concurrency == nil && !c.UserCentric() {
 		p.add("--concurrency-ramp-duration", "requires --concurrency (the ramp's target)")
 	}

@@ -24,7 +24,7 @@ func TestValidateLoadShape(t *testing.T) {
 		}, nil},
 		{"ramps without targets", func(c *Config) {
 			c.Shape.ConcurrencyRamp, c.Shape.PrefillRamp, c.Shape.RateRamp = &Ramp{Duration: 3}, &Ramp{Duration: 1}, &Ramp{Duration: -1, Strategy: "cubic"}
-		}, []string{"--request-rate-ramp-duration", "--request-rate-ramp-duration", "--prefill-concurrency-ramp-duration", "--concurrency-ramp-duration", "--request-rate-ramp-duration"}},
+		}, []string{"--request-rate-ramp-duration", "--request-rate-ramp-duration", "--concurrency-ramp-duration", "--request-rate-ramp-duration"}},
 		{"series ok", func(c *Config) { c.Shape.RateSeries = []RatePoint{{0, 1}, {10, 5}} }, nil},
 		{"series excludes rate; points checked", func(c *Config) {
 			c.Load.RequestRate = ptr(3.0)

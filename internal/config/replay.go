@@ -68,7 +68,7 @@ func (c *Config) validateReplay(p *problems) {
 		case !w.set:
 		case r.NoFixedSchedule:
 			p.add(w.flag, "has no effect with --no-fixed-schedule")
-		case !r.FixedSchedule && c.Dataset.InputFile == "":
+		case !r.FixedSchedule && !c.Dataset.HasFile():
 			p.add(w.flag, "requires a fixed schedule: --fixed-schedule, or an --input-file trace with timestamps")
 		}
 	}

@@ -259,7 +259,7 @@ func (c *Config) datasetLoader() string {
 		return string(c.Dataset.Public)
 	case c.Dataset.CustomType != "":
 		return string(c.Dataset.CustomType)
-	case c.Dataset.InputFile != "":
+	case c.Dataset.HasFile():
 		return "file"
 	}
 	return "synthetic"

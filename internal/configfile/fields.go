@@ -1,6 +1,10 @@
 package configfile
 
-import "github.com/aiperf-go/aiperf/internal/config"
+import (
+	"slices"
+
+	"github.com/aiperf-go/aiperf/internal/config"
+)
 
 // target is what a config file decodes into.
 type target struct {
@@ -121,7 +125,8 @@ func fields() []field {
 			doc: "Verbatim system prompt sent ahead of every conversation (before a dataset's own system message)."},
 		{path: "benchmark.datasets.0.system_prompt_file", flag: "system-prompt-file", bind: func(t target) any { return &t.cfg.Prompt.SystemPromptFile },
 			doc: "UTF-8 file holding the verbatim system prompt."},
-		{path: "benchmark.datasets.0.prompts.sequence_distribution", unsupported: true},
+		{path: "benchmark.datasets.0.prompts.sequence_distribution", flag: "seq-dist", bind: func(t target) any { return &t.cfg.Prompt.SequenceDistribution }, conv: &seqDistConv,
+			doc: "Mixed workloads: [{isl, osl, probability}], isl and osl a number or {mean, stddev}, probabilities percentages summing to 100; replaces isl and osl."},
 		{path: "benchmark.datasets.0.path", flag: "input-file", bind: func(t target) any { return &t.cfg.Dataset.InputFile },
 			doc: "type: file - the file or directory of dataset entries."},
 		{path: "benchmark.datasets.0.format", flag: "custom-dataset-type", bind: func(t target) any { return &t.cfg.Dataset.CustomType }, conv: &choiceConv,
@@ -265,9 +270,6 @@ func fields() []field {
 		{path: "benchmark.artifacts.dir", flag: "output-artifact-dir", bind: func(t target) any { return &t.cfg.Output }, conv: &artifactDirConv,
 			doc: "Output directory."},
 		{path: "benchmark.artifacts.prefix", flag: "profile-export-prefix", bind: func(t target) any { return &t.cfg.Output.ProfileExportPrefix }},
-		{path: "benchmark.artifacts.summary", unsupported: true},
-		{path: "benchmark.artifacts.records", unsupported: true},
-		{path: "benchmark.artifacts.raw", unsupported: true},
 		{path: "benchmark.artifacts.slice_duration", flag: "slice-duration", conv: &durationConv, bind: func(t target) any { return &t.cfg.Visuals.SliceDurationSeconds },
 			doc: "Width of the time slices of profile_export_aiperf_timeslices.{json,csv}: seconds or a duration (\"10s\")."},
 		{path: "benchmark.artifacts.auto_plot", flag: "auto-plot", bind: func(t target) any { return &t.cfg.Visuals.AutoPlot },
@@ -308,7 +310,7 @@ func fields() []field {
 		{path: "sweep.iteration_order", flag: "parameter-sweep-mode", bind: func(t target) any { return &t.cfg.Experiment.ParameterSweepMode }, conv: &choiceConv,
 			doc: "repeated (trials outer, the default) or independent."},
 		{path: "no_sweep_table", flag: "no-sweep-table", bind: func(t target) any { return &t.cfg.Experiment.NoSweepTable }},
-	}, append(telemetryFields(), integrationFields()...)...) // issue 21: integrations
+	}, slices.Concat(telemetryFields(), integrationFields(), compatFields())...) // issues 12, 21, 14
 }
 
 // templateOf returns the config's endpoint template section, creating it

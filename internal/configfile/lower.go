@@ -48,7 +48,7 @@ func lower(env *Node, tr *trie, t target, ps *problems) {
 				ps.add(k.Value.Pos, "schemaVersion", "must be \"2.0\", not %s", describe(k.Value))
 			}
 		case "variables":
-			// Handled by the template renderer.
+			// Rendered by the template renderer; kept below for user_files.
 		case "sweep":
 			// The shape is parseSweep's; the settings are table rows.
 			if k.Value.Kind == Map {
@@ -71,6 +71,9 @@ func lower(env *Node, tr *trie, t target, ps *problems) {
 	}
 	if env.Get("benchmark") == nil {
 		ps.add(env.Pos, "benchmark", "is required")
+	}
+	if m, ok := env.Get("variables").Interface().(map[string]any); ok && len(t.cfg.Artifacts.UserFiles) > 0 {
+		t.cfg.Artifacts.Variables = m // the user_files templates' context
 	}
 }
 
@@ -205,8 +208,14 @@ func lowerDatasets(n *Node, tr *trie, t target, ps *problems) {
 	}
 	typ, _ := stringOf(d.Get("type"))
 	need := map[string]string{"file": "path", "public": "dataset"}
-	if key := need[typ]; key != "" && d.Get(key) == nil {
+	if key := need[typ]; key != "" && d.Get(key) == nil && (typ != "file" || d.Get("records") == nil) {
+		if typ == "file" {
+			key = "path (or records)"
+		}
 		ps.add(d.Pos, path, "a %s dataset needs %s", typ, key)
+	}
+	if typ != "file" && d.Get("records") != nil {
+		ps.add(d.KeyPos("records"), path+".records", "belongs to a file dataset; set type: file")
 	}
 	for kind, key := range need {
 		if kind != typ && d.Get(key) != nil && !(kind == "file" && typ == "public") {

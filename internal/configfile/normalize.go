@@ -40,8 +40,8 @@ func freeForm(path string) bool {
 // path), leaving free-form maps alone. Scenario run bodies are benchmark
 // bodies.
 func canonicalKeys(n *Node, path string) {
-	if path == "plot" {
-		return // the plot configuration's keys are plot and preset names
+	if path == "plot" || path == userFilesPath+"[].content" {
+		return // plot and preset names; a user file's own content
 	}
 	switch n.Kind {
 	case Map:

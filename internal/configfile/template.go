@@ -26,6 +26,9 @@ func render(env *Node, ps *problems) *Node {
 		ctx[k] = v
 	}
 	ctx["variables"] = vars
+	if len(vars) > 0 { // resolved, for the run-time templates (user_files)
+		out.Set("variables", FromValue(vars))
+	}
 	for _, k := range out.Keys {
 		if k.Name == "variables" || k.Name == "sweep" {
 			continue
@@ -116,6 +119,10 @@ func refsIn(n *Node, candidates []string) []string {
 
 // renderNode renders every template string under n in place.
 func renderNode(n *Node, path string, ctx map[string]any, ps *problems) {
+	if path == userFilesPath {
+		checkUserFileTemplates(n, path, ctx, ps) // rendered when the run starts
+		return
+	}
 	switch n.Kind {
 	case Map:
 		for _, k := range n.Keys {
