@@ -67,7 +67,13 @@ func (c *Config) validatePhases(p *problems) {
 			continue
 		}
 		pc := *ph.Phase
+		// The run-wide sections a phase's rules read: the endpoint and the
+		// dataset's conversations (a phase keeps its own session count).
 		pc.Endpoint.Streaming = c.Endpoint.Streaming
+		pc.Dataset = c.Dataset
+		sessions := pc.Conversation.NumSessions
+		pc.Conversation = c.Conversation
+		pc.Conversation.NumSessions = sessions
 		pc.Shape.Phases = nil
 		var sub problems
 		pc.validateLoad(&sub)

@@ -73,8 +73,10 @@ func (c *Config) validateReplay(p *problems) {
 		}
 	}
 	if r.FixedSchedule {
-		if c.Dataset.SamplingStrategy != "" {
-			p.add("--dataset-sampling-strategy", "cannot be combined with --fixed-schedule: the trace is replayed in timestamp order")
+		// A fixed schedule replays the trace in timestamp order: sequential
+		// sampling (what it does) may be named, others not, as in AIPerf.
+		if s := c.Dataset.SamplingStrategy; s != "" && s != SamplingSequential {
+			p.add("--dataset-sampling-strategy", "%s cannot be combined with --fixed-schedule, which replays the trace in timestamp order (sequential)", s)
 		}
 	}
 }

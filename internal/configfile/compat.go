@@ -36,9 +36,6 @@ func compatFields() []field {
 			doc: "Files written into the artifact directory before the benchmark: [{path, format: json|yaml|text, content}]; Jinja templates in content see variables: and epoch, job_name, namespace, model, endpoint_url, artifact_dir."},
 		{path: "benchmark.datasets.0.records", bind: func(t target) any { return &t.cfg.Dataset.InlineRecords }, conv: &inlineRecordsConv,
 			doc: "type: file - the entries written in the config file instead of a path: a list, each item one line of the format's JSONL."},
-		// Issue 19 owns the HTTP trace export.
-		{path: "benchmark.artifacts.trace", unsupported: true},
-		{path: "benchmark.artifacts.show_trace_timing", unsupported: true},
 		{path: "benchmark.scenario", flag: "scenario", bind: func(t target) any { return &t.cfg.Compat.Scenario },
 			doc: "Lock the invariants of a named benchmark scenario (inferencex-agentx-mvp)."},
 		{path: "benchmark.unsafe_override", flag: "unsafe-override", bind: func(t target) any { return &t.cfg.Compat.UnsafeOverride },
@@ -357,7 +354,7 @@ func seqDistEntry(n *Node) (config.SeqDistEntry, string) {
 		if v == nil {
 			return e, "needs " + side.key
 		}
-		d, msg := distribution(v)
+		d, msg := distribution(v, true)
 		if msg != "" {
 			return e, side.key + ": " + msg
 		}

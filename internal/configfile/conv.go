@@ -418,9 +418,10 @@ func decodeValue(n *Node, v reflect.Value) string {
 	return ""
 }
 
-// intOf reads an integer scalar; a float with an integral value counts.
+// intOf reads an integer scalar; a float with an integral value counts
+// (false for a missing node).
 func intOf(n *Node) (int64, bool) {
-	if n.Kind != Scalar {
+	if n == nil || n.Kind != Scalar {
 		return 0, false
 	}
 	switch x := n.Value.(type) {
@@ -434,9 +435,9 @@ func intOf(n *Node) (int64, bool) {
 	return 0, false
 }
 
-// floatOf reads a finite number scalar.
+// floatOf reads a finite number scalar (false for a missing node).
 func floatOf(n *Node) (float64, bool) {
-	if n.Kind != Scalar {
+	if n == nil || n.Kind != Scalar {
 		return 0, false
 	}
 	switch x := n.Value.(type) {

@@ -284,6 +284,8 @@ func fields() []field {
 
 		// AIPerf sections not implemented here.
 		{path: "benchmark.network_latency", unsupported: true},
+		{path: "benchmark.artifacts.trace", unsupported: true},             // issue 19
+		{path: "benchmark.artifacts.show_trace_timing", unsupported: true}, // issue 19
 		{path: "benchmark.logging", unsupported: true},
 		{path: "benchmark.metrics", unsupported: true},
 

@@ -144,7 +144,11 @@ func lowerPhases(n *Node, tr *trie, t target, ps *problems) {
 			continue
 		}
 		userCentricRate(p)
-		if name != kind || seen[kind] {
+		// A warmup the usual warmup keys cannot hold (a user-centric or
+		// fixed-schedule warmup, as AIPerf's phases allow) runs as a
+		// named phase of its own.
+		standalone := kind == "warmup" && !warmupExpressible(p)
+		if name != kind || seen[kind] || standalone {
 			multi = true
 		}
 		// Each phase's own settings, with the profiling keys (a warmup's
@@ -155,12 +159,12 @@ func lowerPhases(n *Node, tr *trie, t target, ps *problems) {
 			q.Delete("exclude_from_results") // checked by the warmup keys
 		}
 		scratch := &problems{file: ps.file}
-		if seen[kind] {
+		if seen[kind] || standalone {
 			scratch = ps // not decoded into the usual fields: report here
 		}
 		lowerMap(q, tr.children["profiling"], path, target{cfg: &own}, scratch)
 		named = append(named, config.NamedPhase{Name: name, Kind: kind, Phase: &own})
-		if !seen[kind] {
+		if !seen[kind] && !standalone {
 			seen[kind] = true
 			lowerMap(p, tr.children[kind], path, t, ps)
 		}
@@ -171,6 +175,13 @@ func lowerPhases(n *Node, tr *trie, t target, ps *problems) {
 	if multi {
 		t.cfg.Shape.Phases = named
 	}
+}
+
+// warmupExpressible reports whether a warmup phase fits the usual
+// warmup keys: its type is none of user_centric and fixed_schedule.
+func warmupExpressible(p *Node) bool {
+	s, _ := stringOf(p.Get("type"))
+	return s != "user_centric" && s != "fixed_schedule"
 }
 
 // phaseKind is a phase's kind: its kind key, else its name when that is

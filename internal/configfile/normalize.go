@@ -1,7 +1,6 @@
 package configfile
 
 import (
-	"fmt"
 	"strings"
 	"unicode"
 )
@@ -213,10 +212,9 @@ func hoistPrompts(d *Node) {
 }
 
 // normalizeDistributions rewrites, after templates are rendered, each
-// dataset's prompts.isl/osl into {mean, stddev}: a number is a fixed
-// length; {type: fixed, value} likewise; {type: normal, mean, stddev} and
-// the untyped {mean, stddev} are normal. Other distribution types are
-// problems.
+// dataset's distributions (prompts.isl/osl, turns, images, audio,
+// rankings) into the {mean, stddev} the field table decodes; see
+// distribution for the five shapes AIPerf 0.13 accepts.
 func normalizeDistributions(b *Node, ps *problems) {
 	ds := b.Get("datasets")
 	if ds == nil || ds.Kind != Seq {
@@ -242,13 +240,19 @@ func normalizeDist(m *Node, keys []string, path string, ps *problems) {
 		if v == nil || v.Kind == broken {
 			continue
 		}
-		nv, msg := distribution(v)
+		nv, msg := distribution(v, k != "length")
 		if msg != "" {
 			ps.add(v.Pos, path+"."+k, "%s", msg)
 			m.Delete(k)
 			continue
 		}
-		m.Set(k, nv)
+		if nv.collapsed != "" {
+			ps.warn(v.Pos, path+"."+k, article(nv.collapsed)+" "+nv.collapsed+" distribution is used by its mean ("+scalarText(nv.Get("mean").Value)+"), as AIPerf 0.13 does: its dataset draws only a normal's mean and stddev")
+		}
+		if v.Kind == Map && (v.Get("min") != nil || v.Get("max") != nil) {
+			ps.warn(v.Pos, path+"."+k, "min and max have no effect, as in AIPerf 0.13: they bound draws its dataset never makes")
+		}
+		m.Set(k, nv.Node)
 	}
 }
 
@@ -259,44 +263,10 @@ func datasetName(d *Node) string {
 	return "0"
 }
 
-// distribution normalises one length distribution.
-func distribution(v *Node) (*Node, string) {
-	switch v.Kind {
-	case Scalar:
-		m := newMap(v.Pos)
-		m.Set("mean", v)
-		return m, ""
-	case Map:
-	default:
-		return nil, "must be a number or a distribution mapping, not " + describe(v)
+// article is "an" before a vowel, else "a".
+func article(word string) string {
+	if word != "" && strings.ContainsRune("aeiou", rune(word[0])) {
+		return "an"
 	}
-	typ, _ := stringOf(v.Get("type"))
-	switch typ {
-	case "", "normal", "NormalDistribution":
-		m := v.Clone()
-		m.Delete("type")
-		for _, k := range m.Keys {
-			if k.Name != "mean" && k.Name != "stddev" {
-				msg := fmt.Sprintf("unknown distribution key %q", k.Name)
-				if k.Name == "min" || k.Name == "max" {
-					msg = fmt.Sprintf("distribution bound %q is not supported yet", k.Name)
-				} else if s := suggest(k.Name, []string{"mean", "stddev", "type"}); s != "" {
-					msg += fmt.Sprintf("; did you mean %q?", s)
-				}
-				return nil, msg
-			}
-		}
-		return m, ""
-	case "fixed", "FixedDistribution":
-		val := v.Get("value")
-		if val == nil {
-			return nil, "a fixed distribution needs value"
-		}
-		m := newMap(v.Pos)
-		m.Set("mean", val)
-		return m, ""
-	case "lognormal", "log_normal", "LogNormalDistribution", "multimodal", "MultimodalDistribution", "empirical", "EmpiricalDistribution":
-		return nil, fmt.Sprintf("distribution type %q is not supported yet (use fixed or normal)", typ)
-	}
-	return nil, fmt.Sprintf("unknown distribution type %q (fixed, normal, lognormal, multimodal or empirical)", typ)
+	return "a"
 }

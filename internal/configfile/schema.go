@@ -193,15 +193,25 @@ func templatable(s map[string]any) map[string]any {
 }
 
 func distributionSchema() map[string]any {
+	num := templatable(map[string]any{"type": "number"})
+	weighted := map[string]any{"type": "object", "description": "A distribution with an optional weight (default 1)."}
 	return map[string]any{
-		"description": "A length in tokens: a number, {mean, stddev} (normal), {type: fixed, value} or {type: normal, mean, stddev}.",
+		"description": "A distribution, as AIPerf 0.13 writes them: a number (fixed), {value}, {mean, stddev} (normal), {mean, median} (lognormal), {peaks: [...]} (multimodal) or {points: [{value, weight}]} (empirical); optional type, min and max. Only a normal's mean and stddev are drawn from; the other kinds count by their expected value, as in AIPerf.",
 		"anyOf": []any{
-			templatable(map[string]any{"type": "integer"}),
+			templatable(map[string]any{"type": "number"}),
 			map[string]any{"type": "object", "additionalProperties": false, "properties": map[string]any{
-				"type":   map[string]any{"enum": []any{"fixed", "normal"}},
-				"mean":   templatable(map[string]any{"type": "number"}),
-				"stddev": templatable(map[string]any{"type": "number"}),
-				"value":  templatable(map[string]any{"type": "number"}),
+				"type":   map[string]any{"enum": []any{"fixed", "normal", "lognormal", "multimodal", "empirical"}},
+				"mean":   num,
+				"stddev": num,
+				"median": num,
+				"value":  num,
+				"min":    num,
+				"max":    num,
+				"peaks":  map[string]any{"type": "array", "minItems": 2, "items": weighted},
+				"points": map[string]any{"type": "array", "minItems": 1, "items": map[string]any{
+					"type": "object", "additionalProperties": false, "required": []any{"value"},
+					"properties": map[string]any{"value": num, "weight": num},
+				}},
 			}},
 		},
 	}

@@ -343,7 +343,9 @@ func (f *File) scenarioPoints(base *Node) ([]point, error) {
 }
 
 // mergeInto deep-merges src into dst (both mappings): mappings merge,
-// lists of named mappings merge by name, anything else is replaced.
+// lists of named mappings merge by name, anything else is replaced. A
+// distribution mapping that changes kind (its discriminating keys differ:
+// {mean, stddev} over {mean, median}) replaces the old one, as in AIPerf.
 func mergeInto(dst, src *Node) {
 	if dst.Kind != Map || src.Kind != Map {
 		return
@@ -351,7 +353,7 @@ func mergeInto(dst, src *Node) {
 	for _, k := range src.Keys {
 		cur := dst.Get(k.Name)
 		switch {
-		case cur != nil && cur.Kind == Map && k.Value.Kind == Map:
+		case cur != nil && cur.Kind == Map && k.Value.Kind == Map && !distributionSwap(cur, k.Value):
 			mergeInto(cur, k.Value)
 		case cur != nil && namedList(cur) && namedList(k.Value):
 			for _, it := range k.Value.Items {
@@ -367,6 +369,22 @@ func mergeInto(dst, src *Node) {
 			dst.Set(k.Name, k.Value.Clone())
 		}
 	}
+}
+
+// distributionSwap reports whether two mappings both carry distribution
+// discriminators (peaks, points, value, median, stddev) and not the same
+// ones; modifiers alone (min, max) merge.
+func distributionSwap(a, b *Node) bool {
+	disc := func(n *Node) (set []string) {
+		for _, k := range []string{"peaks", "points", "value", "median", "stddev"} {
+			if n.Get(k) != nil {
+				set = append(set, k)
+			}
+		}
+		return set
+	}
+	da, db := disc(a), disc(b)
+	return len(da) > 0 && len(db) > 0 && !slices.Equal(da, db)
 }
 
 func namedList(n *Node) bool {
