@@ -15,6 +15,12 @@
 #              keys, metric tags, units, statistics) and the inputs.json of
 #              seeded synthetic runs
 #              -> internal/benchmark/testdata/aiperf013/
+#   configs    AIPerf's bundled `config init` templates
+#              -> internal/configfile/testdata/aiperf013/templates/ (TestAIPerfTemplates
+#              loads each one here); then our `config init` starter and the
+#              input_config of our runs against the mock (default, raw export
+#              with warmup and outputs.json, summary level with a prefix) go
+#              through AIPerf's own loader (validate_config.py)
 #   report     the Go tests in report mode (AIPERF_COMPAT_REPORT=1): flags
 #              accepted and missing per owning issue, artifact differences
 #
@@ -28,7 +34,7 @@ HERE=$ROOT/scripts/aiperf-compat
 OUT=${COMPAT_OUT:-$(mktemp -d "${TMPDIR:-/tmp}/aiperf-compat.XXXXXX")}
 VENV=${AIPERF_VENV:-$OUT/venv}
 AIPERF_VERSION=0.13.0
-STEPS=${COMPAT_STEPS:-"flags artifacts report"}
+STEPS=${COMPAT_STEPS:-"flags artifacts configs report"}
 TESTDATA=$ROOT/internal/benchmark/testdata/aiperf013
 # The tokenizer of the artifact cases: Qwen3's tokenizer.json, as the Go
 # tests fetch it (internal/tokenizer/testmodels).
@@ -116,6 +122,33 @@ if step artifacts; then
 	run_case raw --streaming --isl 32 --osl 8 --random-seed 1 --request-count 4 --concurrency 2 \
 		--warmup-request-count 2 --export-level raw --export-outputs-json
 	run_case nonstream --isl 64 --osl 8 --random-seed 7 --request-count 6 --concurrency 2
+fi
+
+if step configs; then
+	venv
+	tdir=$ROOT/internal/configfile/testdata/aiperf013/templates
+	mkdir -p "$tdir"
+	rm -f "$tdir"/*.yaml
+	cp "$("$VENV/bin/python" -c 'import aiperf.config, os; print(os.path.dirname(aiperf.config.__file__))')"/templates/*.yaml "$tdir/"
+	echo "# configs: $(ls "$tdir" | wc -l) AIPerf templates"
+	[ -n "${MOCK_URL:-}" ] || mock_start
+	(cd "$ROOT" && go build -o "$OUT/aiperf-go" ./cmd/aiperf)
+	"$OUT/aiperf-go" config init --force "$OUT/starter.yaml" >/dev/null
+	checks=("$OUT/starter.yaml")
+	i=0
+	for args in "--streaming" "--streaming --export-level raw --export-outputs-json --warmup-request-count 2" \
+		"--export-level summary --profile-export-prefix ours --request-rate 20"; do
+		i=$((i + 1))
+		rm -rf "$OUT/ours-$i"
+		# shellcheck disable=SC2086 # the cases' flags split on purpose
+		"$OUT/aiperf-go" profile -m mock-model -u "$MOCK_URL" --endpoint-type chat --tokenizer "$TOKENIZER" --ui-type none \
+			--isl 32 --osl 8 --request-count 4 --output-artifact-dir "$OUT/ours-$i" $args >"$OUT/ours-$i.log" 2>&1
+		for f in "$OUT/ours-$i"/profile_export_aiperf.json "$OUT/ours-$i"/ours.json; do
+			[ ! -f "$f" ] || checks+=("$f")
+		done
+	done
+	"$VENV/bin/python" "$HERE/validate_config.py" yaml "${checks[0]}"
+	"$VENV/bin/python" "$HERE/validate_config.py" input "${checks[@]:1}"
 fi
 
 if step report; then

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/aiperf-go/aiperf/internal/config"
+	"github.com/aiperf-go/aiperf/internal/export"
 	"github.com/aiperf-go/aiperf/internal/tokenizer"
 )
 
@@ -103,13 +104,34 @@ type inputPhase struct {
 	EndOffset   *int     `json:"end_offset,omitzero"`
 }
 
+// inputArtifacts is AIPerf's artifacts section: the export level as its
+// summary/records/raw switches ([format] or false), which its
+// BenchmarkConfig validates (it forbids keys it does not know).
 type inputArtifacts struct {
-	Dir           string   `json:"dir"`
-	Prefix        string   `json:"profile_export_prefix,omitzero"`
-	ExportLevel   string   `json:"export_level"`
-	SliceDuration *float64 `json:"slice_duration,omitzero"`
-	AutoPlot      bool     `json:"auto_plot"`
-	PlotRequired  bool     `json:"plot_required"`
+	Dir               string   `json:"dir"`
+	Prefix            string   `json:"prefix,omitzero"`
+	Summary           any      `json:"summary"`
+	Records           any      `json:"records"`
+	Raw               bool     `json:"raw"`
+	SliceDuration     *float64 `json:"slice_duration,omitzero"`
+	AutoPlot          bool     `json:"auto_plot"`
+	PlotRequired      bool     `json:"plot_required"`
+	ExportOutputsJSON bool     `json:"export_outputs_json,omitzero"`
+}
+
+// artifactsDoc writes the artifacts section of one run.
+func artifactsDoc(p *Plan) inputArtifacts {
+	cfg := p.Config
+	a := inputArtifacts{Dir: p.Paths.Dir, Prefix: cfg.Output.ProfileExportPrefix, Summary: []string{"json"}, Records: []string{"jsonl"},
+		Raw: p.Paths.Level == export.LevelRaw, SliceDuration: cfg.Visuals.SliceDurationSeconds, AutoPlot: cfg.AutoPlot(),
+		PlotRequired: cfg.Visuals.PlotRequired, ExportOutputsJSON: cfg.Artifacts.ExportOutputsJSON}
+	if cfg.Artifacts.NoSummaryJSON {
+		a.Summary = false
+	}
+	if p.Paths.Level == export.LevelSummary {
+		a.Records = false
+	}
+	return a
 }
 
 // inputTokenizer is AIPerf's tokenizer section. AIPerf writes only the
@@ -138,8 +160,7 @@ func inputConfig(p *Plan, ui config.UIType) inputConfigDoc {
 		},
 		GPU:    gpuTelemetryDoc(&cfg.Telemetry.GPU),
 		Server: serverMetricsDoc(&cfg.Telemetry.ServerMetrics),
-		Artifacts: inputArtifacts{Dir: p.Paths.Dir, Prefix: cfg.Output.ProfileExportPrefix, ExportLevel: p.Paths.Level.String(),
-			SliceDuration: cfg.Visuals.SliceDurationSeconds, AutoPlot: cfg.AutoPlot(), PlotRequired: cfg.Visuals.PlotRequired},
+		Artifacts: artifactsDoc(p),
 		SLOs:      p.SLOs,
 		Tokenizer: tokenizerDoc(p),
 		Runtime:   map[string]string{"ui": string(ui)},

@@ -245,13 +245,19 @@ func (s *Scheduler) Done(c Credit) {
 // adjusts load online (adaptive scale). n must be > 0; a scheduler created
 // without a limit in rate mode gains one. Raising it frees slots at once
 // (closed-loop credits Due now); lowering it takes effect as credits
-// finish. Safe from any goroutine once Run has started.
+// finish. Safe from any goroutine, also before Run has started.
 func (s *Scheduler) SetConcurrency(n int) {
 	if n <= 0 {
 		return
 	}
 	s.mu.Lock()
-	s.setLimit(n, s.clk.Now())
+	if s.clk == nil {
+		// Run has not started (a controller goroutine may call first):
+		// Run frees the limit's slots at its start.
+		s.limit = n
+	} else {
+		s.setLimit(n, s.clk.Now())
+	}
 	s.mu.Unlock()
 	s.wake()
 }
