@@ -85,6 +85,15 @@ func closingServer(t *testing.T, linger time.Duration) (url string, answered fun
 	return "http://" + ln.Addr().String(), answered, conns
 }
 
+// staleLinger is how long closingServer waits for the next request on a
+// connection it will close. It is long on purpose: the client always writes
+// its next request well within it, so every reused connection is found
+// stale only after the write. A short linger let the server close first
+// when the machine was loaded, and the client then dialled a fresh
+// connection without a resend (a flake of 18 resends instead of 19).
+// The test's cleanup closes the client, which ends the wait.
+const staleLinger = 10 * time.Second
+
 func send(c *Client, url, id, session string) *record.Record {
 	rec := &record.Record{}
 	h := http.Header{"Content-Type": {"application/json"}, "X-Request-Id": {id}}
@@ -98,7 +107,7 @@ func send(c *Client, url, id, session string) *record.Record {
 // never sees the idempotency key that makes net/http resend it.
 func TestDoResendsOnStaleConnection(t *testing.T) {
 	t.Parallel()
-	for _, linger := range []time.Duration{0, 50 * time.Millisecond} {
+	for _, linger := range []time.Duration{0, staleLinger} {
 		t.Run(fmt.Sprint("linger=", linger), func(t *testing.T) {
 			t.Parallel()
 			url, answered, _ := closingServer(t, linger)
@@ -273,7 +282,7 @@ func TestDoReuseStrategies(t *testing.T) {
 	})
 	t.Run("sticky resend", func(t *testing.T) {
 		t.Parallel()
-		url, answered, _ := closingServer(t, 50*time.Millisecond)
+		url, answered, _ := closingServer(t, staleLinger)
 		c := New(Options{Reuse: ReuseSticky})
 		t.Cleanup(c.Close)
 		for i := range 4 {
