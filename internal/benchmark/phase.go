@@ -146,7 +146,7 @@ func (r *phaseRunner) run(stop context.Context, spec *PhaseSpec, seed uint64) (p
 		Done:              sched.Done,
 		FixedSchedule:     sess.fixed,
 		Budget:            sess.budget,
-		OnSend:            func() { counts.noteSend(r.clk) },
+		OnSend:            func(*record.Record) { counts.noteSend(r.clk) },
 	}
 	if gate != nil {
 		wo.Prefill, wo.Parser = gate, r.plan.Endpoint

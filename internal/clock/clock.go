@@ -40,3 +40,17 @@ func (c *Clock) Wall(d time.Duration) time.Time {
 // WallNanos converts a run offset to Unix epoch nanoseconds, the form
 // AIPerf's artifacts use (request_start_ns and friends).
 func (c *Clock) WallNanos(d time.Duration) int64 { return c.wall + int64(d) }
+
+// Aligned returns a clock that reads what a remote clock reads now, on
+// this process's monotonic clock: its offsets are base's plus offset (the
+// remote clock minus base, as measured by a clock exchange), and its wall
+// time is the remote clock's, wallStart being the remote clock's wall
+// reading at its own start.
+//
+// A load worker stamps its records with such a clock, so that they land on
+// the controller's timeline while every duration within them is still
+// measured on the worker's own monotonic clock: a constant shift moves
+// positions, never lengths.
+func Aligned(base *Clock, offset time.Duration, wallStart int64) *Clock {
+	return &Clock{start: base.start.Add(-offset), wall: wallStart}
+}

@@ -44,3 +44,24 @@ func TestSleep(t *testing.T) {
 		}
 	})
 }
+
+func TestAlignedClockReadsTheRemoteTimeline(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		base := New()
+		time.Sleep(time.Second)
+		// The remote clock started 3 s before base and its wall clock is
+		// 10 s behind this machine's.
+		remoteWall := base.Start().UnixNano() - int64(3*time.Second) - int64(10*time.Second)
+		a := Aligned(base, 3*time.Second, remoteWall)
+		if got := a.Now(); got != 4*time.Second {
+			t.Errorf("Aligned.Now() = %v; want base's 1s + 3s", got)
+		}
+		time.Sleep(500 * time.Millisecond)
+		if got, want := a.Now()-base.Now(), 3*time.Second; got != want {
+			t.Errorf("aligned - base = %v; want a constant %v", got, want)
+		}
+		if got, want := a.WallNanos(time.Second), remoteWall+int64(time.Second); got != want {
+			t.Errorf("WallNanos(1s) = %d; want the remote wall start + 1s = %d", got, want)
+		}
+	})
+}

@@ -71,10 +71,16 @@ type Options struct {
 	// X-Correlation-ID.
 	SessionHeader string
 	// Pick chooses the conversation for the next credit. It is called only
-	// from Dispatch, i.e. from the scheduler goroutine.
+	// from Dispatch, i.e. from the scheduler goroutine. A pool that is only
+	// given credits with DispatchConversation needs none.
 	Pick func() int
 	// Out receives every finished record, in completion order.
 	Out chan<- *record.Record
+	// Emit, when set, receives every finished record instead of Out, on
+	// the goroutine that ran the request. With OnSend and Done it sees a
+	// conversation's events in the order they happened: each request's
+	// OnSend before its record, every record of a credit before its Done.
+	Emit func(*record.Record)
 	// Done returns a credit once its conversation is finished.
 	Done func(timing.Credit)
 
@@ -106,9 +112,11 @@ type Options struct {
 	Prefill *timing.Gate
 	Parser  ResponseParser
 	// OnSend, when set, is called just before each request (turn) is sent,
-	// from the worker's goroutine: a live count of requests, which with
-	// multi-turn conversations differs from the count of credits.
-	OnSend func()
+	// from the worker's goroutine, with the request's record (identity and
+	// Due filled in, nothing measured yet): a live count of requests, which
+	// with multi-turn conversations differs from the count of credits. The
+	// record must not be kept.
+	OnSend func(rec *record.Record)
 
 	// AffinityHeaders are sent with the session's correlation id besides
 	// SessionHeader (AIPerf's X-Session-Affinity, on by default, and the
@@ -157,7 +165,7 @@ type Pool struct {
 // client cancellations.
 func NewPool(parent context.Context, o Options) (*Pool, error) {
 	switch {
-	case o.Sender == nil, o.Clock == nil, o.Dataset == nil, o.Pick == nil, o.Out == nil, o.Done == nil:
+	case o.Sender == nil, o.Clock == nil, o.Dataset == nil, (o.Out == nil && o.Emit == nil), o.Done == nil:
 		return nil, fmt.Errorf("worker pool: missing required option")
 	case len(o.URLs) == 0:
 		return nil, fmt.Errorf("worker pool: no URLs")
@@ -178,9 +186,14 @@ func NewPool(parent context.Context, o Options) (*Pool, error) {
 }
 
 // Dispatch starts the credit's conversation without blocking: an idle
-// worker takes it, or a new worker starts.
-func (p *Pool) Dispatch(c timing.Credit) {
-	j := job{credit: c, conv: p.o.Pick()}
+// worker takes it, or a new worker starts. The conversation is Options.Pick's.
+func (p *Pool) Dispatch(c timing.Credit) { p.DispatchConversation(c, p.o.Pick()) }
+
+// DispatchConversation is Dispatch for a conversation chosen elsewhere (a
+// load worker is told which one by its controller). conv must index
+// Options.Dataset.
+func (p *Pool) DispatchConversation(c timing.Credit, conv int) {
+	j := job{credit: c, conv: conv}
 	p.inFlight.Add(1)
 	select {
 	case p.jobs <- j:

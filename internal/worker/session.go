@@ -37,6 +37,29 @@ func (b *Budget) Take() bool {
 	return false
 }
 
+// TakeUpTo claims up to n requests at once and returns how many it got
+// (0 once the budget is spent): a controller reserves a conversation's
+// turns before handing it to a remote worker.
+func (b *Budget) TakeUpTo(n int) int {
+	for {
+		left := b.left.Load()
+		got := min(int64(n), left)
+		if got <= 0 {
+			return 0
+		}
+		if b.left.CompareAndSwap(left, left-got) {
+			return int(got)
+		}
+	}
+}
+
+// Refund gives back n requests reserved with TakeUpTo and never sent.
+func (b *Budget) Refund(n int) {
+	if n > 0 {
+		b.left.Add(int64(n))
+	}
+}
+
 // Exhausted reports whether no request is left. The scheduler polls it to
 // stop issuing conversations that could send nothing.
 func (b *Budget) Exhausted() bool { return b.left.Load() <= 0 }
@@ -271,7 +294,7 @@ func (p *Pool) sendTurn(workerID string, s *Stream, o TurnOptions, t int, last b
 		return TurnResult{}
 	}
 	if p.o.OnSend != nil {
-		p.o.OnSend()
+		p.o.OnSend(rec)
 	}
 	p.o.Sender.Do(p.ctx, p.o.Clock, req, rec)
 	release()
@@ -299,7 +322,7 @@ func (p *Pool) sendTurn(workerID string, s *Stream, o TurnOptions, t int, last b
 				endpoint.Message{Role: "assistant", Text: p.replyText(rec)})
 		}
 	}
-	p.o.Out <- rec
+	p.emit(rec)
 	return res
 }
 
@@ -309,8 +332,17 @@ func (p *Pool) buildFailed(rec *record.Record, err error) TurnResult {
 	rec.Sent, rec.End = now, now
 	rec.Error = &record.ErrorDetails{Type: "RequestBuildError", Message: err.Error()}
 	msg := err.Error()
-	p.o.Out <- rec
+	p.emit(rec)
 	return TurnResult{Sent: true, Failed: true, Error: msg}
+}
+
+// emit hands a finished record downstream.
+func (p *Pool) emit(rec *record.Record) {
+	if p.o.Emit != nil {
+		p.o.Emit(rec)
+		return
+	}
+	p.o.Out <- rec
 }
 
 // prefillSlot waits for a prefill slot when the pool has a prefill gate,
