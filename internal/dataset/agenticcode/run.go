@@ -1,0 +1,110 @@
+// Package agenticcode synthesizes agentic-coding session traces as AIPerf
+// 0.13's `aiperf synthesize agentic-code` does: multi-turn sessions whose
+// context grows turn by turn over a layered prefix model (a global L1
+// prefix, a group's L1.5, a session's L2, the history's L3), with
+// lognormal new-token, output and delay draws, context-dependent resets
+// and restart splits, all from numpy's default_rng(seed) in AIPerf's
+// order, so a seed gives AIPerf's dataset.
+//
+// Synthesize writes a run directory as AIPerf does: dataset.jsonl (a
+// mooncake_trace), manifest.json (the seed and the whole configuration,
+// which --config takes back), quality.json (targets against what was
+// drawn), cache_structure.json and comparison.txt, plus three
+// self-contained HTML views: report.html (the distributions),
+// cache_explorer.html (each turn's blocks by layer) and simulation.html
+// (the trace replayed through a KV cache).
+package agenticcode
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// Options are `aiperf synthesize agentic-code`'s arguments.
+type Options struct {
+	Sessions int
+	// Output is the parent of the run directory.
+	Output string
+	// Config is a bundled configuration name or a JSON file (a config or
+	// a manifest.json); "" uses Defaults.
+	Config string
+	Seed   uint64
+	// MaxISL overrides max_prompt_tokens, MaxOSL the output maximum.
+	MaxISL, MaxOSL *int
+	// Now names the run directory (UTC); zero is time.Now.
+	Now time.Time
+}
+
+// Result says what Synthesize wrote.
+type Result struct {
+	Dir      string
+	Sessions []Session
+	Turns    int
+	// Ignored lists configuration keys that were not interpreted.
+	Ignored []string
+	// Comparison is comparison.txt's text.
+	Comparison string
+}
+
+// Files are the run directory's files, in the order Synthesize writes
+// them.
+var Files = []string{"dataset.jsonl", "manifest.json", "quality.json", "cache_structure.json", "cache_explorer.html",
+	"report.html", "comparison.txt", "simulation.html"}
+
+// Synthesize draws the sessions and writes the run directory
+// <output>/<config>_<n>s_seed<seed>_<UTC time>.
+func Synthesize(o Options) (*Result, error) {
+	if o.Sessions < 1 {
+		return nil, fmt.Errorf("--num-sessions must be at least 1, got %d", o.Sessions)
+	}
+	cfg, name := Defaults(), "default"
+	var ignored []string
+	if o.Config != "" {
+		var err error
+		if cfg, name, ignored, err = Load(o.Config); err != nil {
+			return nil, err
+		}
+	}
+	if err := cfg.Override(o.MaxISL, o.MaxOSL); err != nil {
+		return nil, err
+	}
+	now := o.Now
+	if now.IsZero() {
+		now = time.Now()
+	}
+	dir := filepath.Join(o.Output, fmt.Sprintf("%s_%ds_seed%d_%s", name, o.Sessions, o.Seed, now.UTC().Format("20060102-150405")))
+	sessions, err := NewSynthesizer(cfg, o.Seed).Sessions(o.Sessions)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	r := &Result{Dir: dir, Sessions: sessions, Ignored: ignored}
+	for _, s := range sessions {
+		r.Turns += len(s.Turns)
+	}
+	if err := WriteDataset(filepath.Join(dir, "dataset.jsonl"), sessions, cfg.BlockSize); err != nil {
+		return nil, err
+	}
+	quality := Quality(sessions, &cfg)
+	if err := writeDoc(dir, "manifest.json", Manifest(&cfg, o.Seed, len(sessions), name)); err != nil {
+		return nil, err
+	}
+	if err := writeDoc(dir, "quality.json", quality); err != nil {
+		return nil, err
+	}
+	cache := CacheStructure(sessions, &cfg)
+	if err := writeDoc(dir, "cache_structure.json", cache); err != nil {
+		return nil, err
+	}
+	m := metricsOf(sessions, cfg.BlockSize)
+	minutes := statsOf(m.SessionDurationMin, -1)
+	r.Comparison = Comparison(quality, &minutes)
+	if err := os.WriteFile(filepath.Join(dir, "comparison.txt"), []byte(r.Comparison), 0o644); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
