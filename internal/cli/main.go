@@ -265,8 +265,9 @@ func newRootCommand(env *Env) (*cobra.Command, *profileCommand) {
 	root.SetErr(env.Stderr)
 	profile := newProfileCommand(env)
 	root.AddCommand(profile.cmd, newMockServerCommand(env), newVersionCommand(env), newTokenizeCommand(env), newAnalyzeTraceCommand(env), newConfigCommand(env), newCompareCommand(env), newLLMDReportCommand(env), newPlotCommand(env), newAnalyzeCommand(env))
-	root.AddCommand(newPluginsCommand(env))                         // issue 13
-	root.AddCommand(newChatCommand(env), newSpeedBenchCommand(env)) // issue 21
+	root.AddCommand(newPluginsCommand(env))                             // issue 13
+	root.AddCommand(newChatCommand(env), newSpeedBenchCommand(env))     // issue 21
+	root.AddCommand(newSynthesizeCommand(env), newValidateCommand(env)) // issue 15
 	return root, profile
 }
 

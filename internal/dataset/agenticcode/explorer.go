@@ -73,11 +73,11 @@ func writeExplorer(dir string, structure obj) error {
 		count = len(s)
 	}
 	p := struct {
-		CSS              template.CSS
-		Data             template.JS
-		BlockSize, L1    any
-		L15              any
-		Count            int
+		CSS           template.CSS
+		Data          template.JS
+		BlockSize, L1 any
+		L15           any
+		Count         int
 	}{CSS: template.CSS(chartCSS), Data: template.JS(strings.ReplaceAll(string(data), "</", `<\/`)),
 		BlockSize: structure.lookup("block_size"), L1: structure.lookup("l1_blocks"), L15: structure.lookup("l15_blocks"), Count: count}
 	var b bytes.Buffer

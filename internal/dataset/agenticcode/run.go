@@ -20,6 +20,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/aiperf-go/aiperf/internal/dataset"
 )
 
 // Options are `aiperf synthesize agentic-code`'s arguments.
@@ -42,11 +44,21 @@ type Result struct {
 	Dir      string
 	Sessions []Session
 	Turns    int
+	// Rows is how many rows dataset.jsonl has, as validated.
+	Rows int
 	// Ignored lists configuration keys that were not interpreted.
 	Ignored []string
 	// Comparison is comparison.txt's text.
 	Comparison string
 }
+
+// ConfigError is input that cannot be synthesized (the configuration,
+// the session count, --max-isl or --max-osl), as opposed to a failure to
+// write the run directory.
+type ConfigError struct{ Err error }
+
+func (e *ConfigError) Error() string { return e.Err.Error() }
+func (e *ConfigError) Unwrap() error { return e.Err }
 
 // Files are the run directory's files, in the order Synthesize writes
 // them.
@@ -57,18 +69,18 @@ var Files = []string{"dataset.jsonl", "manifest.json", "quality.json", "cache_st
 // <output>/<config>_<n>s_seed<seed>_<UTC time>.
 func Synthesize(o Options) (*Result, error) {
 	if o.Sessions < 1 {
-		return nil, fmt.Errorf("--num-sessions must be at least 1, got %d", o.Sessions)
+		return nil, &ConfigError{fmt.Errorf("--num-sessions must be at least 1, got %d", o.Sessions)}
 	}
 	cfg, name := Defaults(), "default"
 	var ignored []string
 	if o.Config != "" {
 		var err error
 		if cfg, name, ignored, err = Load(o.Config); err != nil {
-			return nil, err
+			return nil, &ConfigError{err}
 		}
 	}
 	if err := cfg.Override(o.MaxISL, o.MaxOSL); err != nil {
-		return nil, err
+		return nil, &ConfigError{err}
 	}
 	now := o.Now
 	if now.IsZero() {
@@ -86,8 +98,14 @@ func Synthesize(o Options) (*Result, error) {
 	for _, s := range sessions {
 		r.Turns += len(s.Turns)
 	}
-	if err := WriteDataset(filepath.Join(dir, "dataset.jsonl"), sessions, cfg.BlockSize); err != nil {
+	jsonl := filepath.Join(dir, "dataset.jsonl")
+	rowIDs, err := WriteDataset(jsonl, sessions, cfg.BlockSize)
+	if err != nil {
 		return nil, err
+	}
+	// As AIPerf, the run checks its own output as a mooncake trace.
+	if r.Rows, err = dataset.ValidateMooncakeTrace(jsonl); err != nil {
+		return nil, fmt.Errorf("the synthesized dataset is not a valid mooncake trace: %w", err)
 	}
 	quality := Quality(sessions, &cfg)
 	if err := writeDoc(dir, "manifest.json", Manifest(&cfg, o.Seed, len(sessions), name)); err != nil {
@@ -100,11 +118,20 @@ func Synthesize(o Options) (*Result, error) {
 	if err := writeDoc(dir, "cache_structure.json", cache); err != nil {
 		return nil, err
 	}
+	if err := writeExplorer(dir, cache); err != nil {
+		return nil, fmt.Errorf("writing cache_explorer.html: %w", err)
+	}
 	m := metricsOf(sessions, cfg.BlockSize)
+	if err := writeReport(dir, sessions, &cfg, m); err != nil {
+		return nil, fmt.Errorf("writing report.html: %w", err)
+	}
 	minutes := statsOf(m.SessionDurationMin, -1)
 	r.Comparison = Comparison(quality, &minutes)
 	if err := os.WriteFile(filepath.Join(dir, "comparison.txt"), []byte(r.Comparison), 0o644); err != nil {
 		return nil, err
+	}
+	if err := writeSimulation(dir, sessions, rowIDs, &cfg); err != nil {
+		return nil, fmt.Errorf("writing simulation.html: %w", err)
 	}
 	return r, nil
 }

@@ -1,14 +1,8 @@
 package agenticcode
 
 import (
-	"bytes"
 	"container/heap"
-	"fmt"
-	"html/template"
 	"math"
-	"os"
-	"path/filepath"
-	"strings"
 )
 
 // SimParams are the serving system the simulation replays the dataset
@@ -137,22 +131,24 @@ func Simulate(sessions []Session, rowIDs [][][]int, c *Config, p SimParams) SimR
 		seq++
 	}
 	var (
-		prefillFree                      float64
-		cached                           float64 // tokens held, before deduplication
-		sessionTokens                    = make([]float64, n)
-		holding                          int // sessions with tokens cached
-		groupHolding                     = map[int]int{}
-		refs                             = map[int]int{}
-		blocks                           = make([]map[int]bool, n)
-		evicted                          = map[int]bool{}
-		wasEvicted                       = make([]bool, n)
-		lru                              [][2]int
-		generation                       = make([]int, n)
-		inLRU                            = make([]bool, n)
-		hitTokens, missTokens            int
-		active, activeRequests, inTokens int
-		next                             int
-		ttftSum                          float64
+		prefillFree                        float64
+		cached                             float64 // tokens held, before deduplication
+		sessionTokens                      = make([]float64, n)
+		holding                            int // sessions with tokens cached
+		groupHolding                       = map[int]int{}
+		refs                               = map[int]int{}
+		blocks                             = make([]map[int]bool, n)
+		evicted                            = map[int]bool{}
+		wasEvicted                         = make([]bool, n)
+		lru                                [][2]int
+		generation                         = make([]int, n)
+		inLRU                              = make([]bool, n)
+		hitTokens, missTokens              int
+		active, activeRequests, inTokens   int
+		next                               int
+		ttftSum                            float64
+		missL15, missSession, totalEvicted int
+		aliveGroups                        = map[int]int{}
 	)
 	capacity := p.KVCapacityGB * 1e9 / p.KVBytesPerToken
 	for i := range blocks {
@@ -184,7 +180,6 @@ func Simulate(sessions []Session, rowIDs [][][]int, c *Config, p SimParams) SimR
 		if evicted[id] {
 			switch classify(id) {
 			case "l15":
-				r.Points = r.Points[:len(r.Points):len(r.Points)] // no-op: keeps the counters below explicit
 				missL15++
 			case "session":
 				missSession++

@@ -15,15 +15,17 @@ import (
 // first row its L1, L1.5 and L2 ids, every later row fresh ids from one
 // counter over the whole dataset. First rows carry timestamp (0.0),
 // group_id and is_restart (continuations only); later rows delay (ms).
-func WriteDataset(path string, sessions []Session, blockSize int) error {
+// It returns each session's rows' hash ids, as written.
+func WriteDataset(path string, sessions []Session, blockSize int) ([][][]int, error) {
 	f, err := os.Create(path)
 	if err != nil {
-		return err
+		return nil, err
 	}
+	rows := make([][][]int, len(sessions))
 	w := bufio.NewWriterSize(f, 1<<16)
 	next := 0
 	var b bytes.Buffer
-	for _, s := range sessions {
+	for si, s := range sessions {
 		for _, t := range s.Turns {
 			ids := t.HashIDs
 			if t.Index == 0 {
@@ -38,6 +40,7 @@ func WriteDataset(path string, sessions []Session, blockSize int) error {
 				}
 				next += n
 			}
+			rows[si] = append(rows[si], ids)
 			row := obj{{"session_id", s.ID}, {"input_length", t.NewTokens}, {"output_length", t.Output}, {"hash_ids", ids}}
 			if t.Index == 0 {
 				row = append(row, kv{"timestamp", pyRound(t.TimestampMs, 1)}, kv{"group_id", s.Group})
@@ -55,9 +58,9 @@ func WriteDataset(path string, sessions []Session, blockSize int) error {
 	}
 	if err := w.Flush(); err != nil {
 		f.Close()
-		return err
+		return nil, err
 	}
-	return f.Close()
+	return rows, f.Close()
 }
 
 // Manifest is manifest.json: the seed, the session count, the config's
