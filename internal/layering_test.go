@@ -32,7 +32,7 @@ var allowed = map[string][]string{
 	"internal/cli": {"internal/configfile", "internal/config", "internal/benchmark", "internal/experiment", "internal/compare", "internal/metricview", "internal/llmd", "internal/results", "internal/search", "internal/builtin", "internal/plugin", "internal/mockserver", "internal/ui", "internal/chattemplate", "internal/report", "internal/export",
 		"internal/api", "internal/otel", "internal/mlflow", "internal/wandb", "internal/accuracy", "internal/metrics", "internal/endpoint", "internal/transport", "internal/tokenizer/hub"}, // issue 21: integrations, chat
 	"internal/benchmark": {"internal/accuracy", "internal/config", "internal/builtin", "internal/plugin", "internal/dataset", "internal/dataset/public", "internal/timing", "internal/worker", "internal/endpoint", "internal/transport", "internal/metrics", "internal/metrics/stats", "internal/export", "internal/ui", "internal/chattemplate", "internal/verdict", "internal/metricview", "internal/llmd", "internal/adaptive",
-		"internal/controlhook", "internal/telemetry/servermetrics", "internal/telemetry/gpu", "internal/telemetry/dcgm", "internal/telemetry/nvml", "internal/telemetry/energy"},
+		"internal/controlhook", "internal/telemetry/servermetrics", "internal/telemetry/gpu", "internal/telemetry/dcgm", "internal/telemetry/nvml", "internal/telemetry/energy", "internal/telemetry/netlatency"},
 	"internal/builtin": {"internal/accuracy", "internal/plugin", "internal/endpoint", "internal/endpoint/openai", "internal/endpoint/anthropic",
 		"internal/endpoint/embeddings", "internal/endpoint/media", "internal/endpoint/rankings", "internal/endpoint/raw",
 		"internal/endpoint/solido", "internal/endpoint/template", "internal/endpoint/tgi",
@@ -77,6 +77,9 @@ var allowed = map[string][]string{
 	// export package's writers (AIPerf's spelling of numbers and files).
 	"internal/telemetry/servermetrics": {"internal/telemetry", "internal/telemetry/prom", "internal/live", "internal/export", "internal/metrics/stats"},
 	"internal/telemetry/gpu":           {"internal/telemetry", "internal/telemetry/prom", "internal/live", "internal/export", "internal/metrics/stats"},
+	// The network round-trip probes (issue 19) write their JSONL with the
+	// export package's writers.
+	"internal/telemetry/netlatency": {"internal/telemetry", "internal/export", "internal/metrics/stats"},
 	"internal/telemetry/dcgm":          {"internal/telemetry/gpu", "internal/telemetry/prom"},
 	"internal/telemetry/nvml":          {"internal/telemetry/gpu"},
 	// energy joins GPU telemetry with the metrics summary (AIPerf's

@@ -74,9 +74,13 @@ func writeResults(p *Plan, res *result, rio IO) error {
 		Exports:          exports(p),
 		LogFile:          p.Paths.Log,
 		EmbeddedMock:     p.Config.Endpoint.MockServer,
+		ShowTraceTiming:  p.Config.Fidelity.ShowTraceTiming,
 	}
 	if res.Health != nil {
 		opts.Footer = healthConsole(*res.Health)
+	}
+	if res.NetworkNote != "" {
+		opts.Footer += res.NetworkNote + "\n"
 	}
 	if rep != nil {
 		opts.Footer += verdict.Panel(*rep)
@@ -159,6 +163,9 @@ func exports(p *Plan) []export.Export {
 	}
 	if p.Config.Artifacts.ExportOutputsJSON {
 		ex = append(ex, export.Export{Label: "Outputs JSON", Path: p.Paths.Outputs})
+	}
+	if p.Config.NetworkLatencyProbe() {
+		ex = append(ex, export.Export{Label: "Network Latency JSONL", Path: p.Paths.NetworkLatencyJSONL})
 	}
 	return ex
 }

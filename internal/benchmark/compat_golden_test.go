@@ -442,10 +442,6 @@ func TestAIPerfGolden(t *testing.T) {
 // goldenPending lists what AIPerf 0.13 writes that we do not yet, as
 // prefixes of shapeDiff items, with the issue that owns it.
 var goldenPending = map[string]string{
-	"summary json metric: http_req_":              "issue 19: the 14 http_req_* metrics",
-	"summary csv row: HTTP ":                      "issue 19: the 14 http_req_* metrics",
-	"records jsonl metric: http_req_":             "issue 19: the 14 http_req_* metrics",
-	"raw jsonl metric: http_req_":                 "issue 19: the 14 http_req_* metrics",
 	"files: phases/profiling/server_metrics.json": "issue 12 (finished without it): per-phase server metrics results",
 	"files: phases/warmup/server_metrics.json":    "issue 12 (finished without it): per-phase server metrics results",
 	// Timing, not a gap: AIPerf drops the tag when every ITL rounds to 0.

@@ -81,6 +81,15 @@ type ClientHealth struct {
 	// is not a warning: those requests did not fail, but a high count says
 	// the server or a proxy closes connections it advertised as reusable.
 	ConnectionRetries int `json:"connection_retries"`
+	// ConnectionsOpened is how many profiling requests opened their own
+	// connection, so a TCP (and TLS) handshake is inside their latencies
+	// (http_req_connecting > 0). --pre-connect brings it to 0.
+	ConnectionsOpened int `json:"connections_opened"`
+	// ConnectMeanMs is the mean connect time of those connections.
+	ConnectMeanMs *float64 `json:"connect_mean_ms,omitzero"`
+	// Preconnected is how many connections --pre-connect opened before the
+	// first request (0 without it).
+	Preconnected int `json:"preconnected"`
 	// Thresholds are the limits the figures were judged against (the lag
 	// limit as it applied to this run).
 	Thresholds HealthThresholds `json:"thresholds"`
@@ -313,6 +322,10 @@ func logHealth(h ClientHealth, log *slog.Logger) {
 	}
 	if h.Healthy {
 		log.Info("client health: no threshold crossed")
+	}
+	if h.ConnectionsOpened > 0 || h.Preconnected > 0 {
+		log.Info("connections opened on the requests' own path (their connect time is inside their latencies; see http_req_connecting, or use --pre-connect)",
+			"connections_opened", h.ConnectionsOpened, "preconnected", h.Preconnected)
 	}
 	if h.ConnectionRetries > 0 {
 		log.Info("requests resent after the server had closed their keep-alive connection", "connection_retries", h.ConnectionRetries)

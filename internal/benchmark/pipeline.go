@@ -42,6 +42,7 @@ type pipeline struct {
 	guard    *failureGuard // --failed-request-threshold; nil when not set
 	span     sendSpan      // profiling Due/Sent bounds, for client health
 	retries  int           // profiling requests' ConnectionRetries, summed
+	conns    connCounts    // profiling requests that opened a connection (fidelity.go)
 	secrets  [][]byte      // the run's credentials, scrubbed from what the server sent
 	live     *liveMeters   // the live view's meters; the consumer is their writer
 	clk      *clock.Clock
@@ -181,6 +182,7 @@ func (pl *pipeline) consumeOne(p *metrics.Processed) {
 		}
 		pl.span.observe(rec)
 		pl.retries += rec.ConnectionRetries
+		pl.conns.observe(rec)
 		pl.acc.Add(p)
 		pl.slices.add(p)
 		pl.accuracy.grade(p)

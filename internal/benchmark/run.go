@@ -151,6 +151,9 @@ type result struct {
 	// when the run had more than one (phase_manifest.json).
 	Phases    []phaseOutcome
 	Telemetry *telemetryResults // nil when no telemetry was collected
+	// NetworkNote says which network round trip the network_adjusted_*
+	// metrics subtract; "" without calibration.
+	NetworkNote string
 }
 
 // execute runs the phases with the processing pipeline behind them, and
@@ -197,8 +200,11 @@ func execute(ctx context.Context, plan *Plan, rio IO, log *slog.Logger, board *l
 		MaxConnsPerHost:     poolCap(plan),
 		Reuse:               transportReuse(plan.Config),
 		BackoffRefused:      plan.Config.Reliability.KeepGoingUnreachable,
+		TraceDetail:         plan.Config.Fidelity.ExportHTTPTrace,
+		LocalAddrs:          sourceAddrs(plan),
 	})
 	defer client.Close()
+	preOpened := preconnect(ctx, plan, client, log) // issue 19: --pre-connect
 
 	observers := append([]live.Observer{newView(plan, rio, console)}, rio.Observers...)
 	if sl := newStatsLog(log, plan.Config.StatsInterval(rio.IsTTY)); sl != nil {
@@ -210,6 +216,10 @@ func execute(ctx context.Context, plan *Plan, rio IO, log *slog.Logger, board *l
 	tel, err := startTelemetry(ctx, plan, clk, log, board)
 	if err != nil {
 		return nil, err
+	}
+	probe, err := startNetProbe(ctx, plan, clk, log) // --network-latency-automatic
+	if err != nil {
+		return nil, &config.ExitError{Code: config.ExitFailure, Err: err}
 	}
 	hooks := controlHooks(plan)
 	runner := &phaseRunner{
@@ -281,6 +291,9 @@ func execute(ctx context.Context, plan *Plan, rio IO, log *slog.Logger, board *l
 	}
 	res.Stopped = res.Stopped || ctx.Err() != nil
 	pl.wait()
+	rtt, netNote := networkRTT(ctx, plan, probe)
+	pl.acc.SetNetworkRTT(rtt)
+	res.NetworkNote = netNote
 	if err := tel.finish(ctx); err != nil {
 		// As in AIPerf, a telemetry file that could not be written does
 		// not fail the benchmark.
@@ -337,6 +350,7 @@ func execute(ctx context.Context, plan *Plan, rio IO, log *slog.Logger, board *l
 	if cpuMon != nil {
 		h := clientHealth(cpuMon, &res.Summary, &pl.span, &plan.Profiling)
 		h.ConnectionRetries = pl.retries
+		pl.conns.fill(&h, preOpened)
 		logHealth(h, log)
 		res.Health = &h
 	}

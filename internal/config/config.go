@@ -76,6 +76,9 @@ type Config struct {
 
 	// Issue 21: OTel, MLflow, W&B, the HTTP API and accuracy mode.
 	Integrations Integrations `json:"integrations,omitzero"`
+
+	// Issue 19: HTTP trace export, network latency calibration, pre-connect.
+	Fidelity Fidelity `json:"fidelity,omitzero"`
 }
 
 // Endpoint is where requests go and how they are shaped (AIPerf's

@@ -61,6 +61,7 @@ func (c *Config) Validate() error {
 	c.validateMedia(&p)
 	c.validateVisuals(&p)
 	c.validateReliability(&p)
+	c.validateFidelity(&p)
 	c.validateCompat(&p)
 	c.validateArtifacts(&p)
 	c.validateEndpointOptions(&p) // issue 13

@@ -282,10 +282,21 @@ func fields() []field {
 		{path: "benchmark.tokenizer.trust_remote_code", flag: "tokenizer-trust-remote-code", bind: func(t target) any { return &t.cfg.Tokenizer.TrustRemoteCode }},
 		{path: "benchmark.tokenizer.apply_chat_template", flag: "apply-chat-template", bind: func(t target) any { return &t.cfg.Tokenizer.ApplyChatTemplate }},
 
+		// Network latency calibration and HTTP trace export (issue 19).
+		{path: "benchmark.network_latency.enabled", flag: "network-latency-automatic", bind: func(t target) any { return &t.cfg.Fidelity.NetworkLatencyEnabled },
+			doc: "Subtract the network round trip from request-start-anchored latencies (network_adjusted_* metrics): probed every ping_interval, or mean_ms when given."},
+		{path: "benchmark.network_latency.mean_ms", flag: "network-latency-mean", bind: func(t target) any { return &t.cfg.Fidelity.NetworkLatencyMeanMS },
+			doc: "A fixed round trip in milliseconds, subtracted instead of probing."},
+		{path: "benchmark.network_latency.ping_interval", flag: "network-latency-ping-interval", bind: func(t target) any { return &t.cfg.Fidelity.NetworkLatencyPingInterval }, conv: &durationConv,
+			doc: "Seconds between round-trip probes (default 1)."},
+		{path: "benchmark.artifacts.trace", flag: "export-http-trace", bind: func(t target) any { return &t.cfg.Fidelity.ExportHTTPTrace },
+			doc: "Write each request's HTTP trace data (trace_data) into profile_export.jsonl."},
+		{path: "benchmark.artifacts.show_trace_timing", flag: "show-trace-timing", bind: func(t target) any { return &t.cfg.Fidelity.ShowTraceTiming },
+			doc: "Print the HTTP trace timing table in the console."},
+		{path: "benchmark.endpoint.pre_connect", flag: "pre-connect", bind: func(t target) any { return &t.cfg.Fidelity.PreConnect },
+			doc: "Connections to open to each server before the first request: auto or a number (not an AIPerf key)."},
+
 		// AIPerf sections not implemented here.
-		{path: "benchmark.network_latency", unsupported: true},
-		{path: "benchmark.artifacts.trace", unsupported: true},             // issue 19
-		{path: "benchmark.artifacts.show_trace_timing", unsupported: true}, // issue 19
 		{path: "benchmark.logging", unsupported: true},
 		{path: "benchmark.metrics", unsupported: true},
 

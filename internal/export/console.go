@@ -47,6 +47,10 @@ type ConsoleOptions struct {
 	// client-health warnings); empty for none.
 	Footer string
 
+	// ShowTraceTiming adds AIPerf's "HTTP Trace Timing" table of the
+	// http_req_* metrics (--show-trace-timing) after the metric tables.
+	ShowTraceTiming bool
+
 	// The trailer (ConsoleTrailer) lines.
 	CLICommand   string
 	WasCancelled bool
@@ -130,6 +134,12 @@ func Console(w io.Writer, s *metrics.Summary, o ConsoleOptions) error {
 			}
 		}
 	}
+	if o.ShowTraceTiming {
+		if t := traceTimingTable(results, width); t != "" {
+			b.WriteString("\n")
+			b.WriteString(t)
+		}
+	}
 	for _, note := range []func(*metrics.Summary, ConsoleOptions) (note, bool){usageDiscrepancyNote, oslMismatchNote, streamIncompleteNote, replayFidelityNote} {
 		if n, ok := note(s, o); ok {
 			b.WriteString("\n")
@@ -172,6 +182,23 @@ func metricTables(results []metrics.Result, title string, width int) string {
 		b.WriteString(metricTable(t, rows, width))
 	}
 	return b.String()
+}
+
+// traceTimingTable is AIPerf's HttpTraceConsoleExporter table: every
+// HTTP_TRACE_ONLY metric but the error-only ones, whatever its console
+// group; empty when the run has none.
+func traceTimingTable(results []metrics.Result, width int) string {
+	var rows []metrics.Result
+	for _, r := range results {
+		m := r.Metric
+		if m.Flags.Has(metrics.FlagHTTPTraceOnly) && m.Flags&metrics.FlagErrorOnly == 0 && !m.Hidden() {
+			rows = append(rows, r)
+		}
+	}
+	if len(rows) == 0 {
+		return ""
+	}
+	return metricTable("NVIDIA AIPerf | HTTP Trace Timing", rows, width)
 }
 
 // displayKey sorts metrics by display order, unordered ones last.

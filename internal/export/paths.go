@@ -95,6 +95,9 @@ type Paths struct {
 	// were collected (and, for server metrics, their format was chosen).
 	ServerMetricsJSON, ServerMetricsCSV, ServerMetricsJSONL, ServerMetricsParquet string
 	GPUTelemetryJSONL                                                             string
+	// NetworkLatencyJSONL holds every network round-trip probe; written
+	// with --network-latency-automatic only.
+	NetworkLatencyJSONL string
 	Inputs                                                                        string // inputs.json, always written
 	Log                                                                           string // logs/aiperf.log
 	// Outputs is outputs.json (--export-outputs-json); AIPerf does not
@@ -127,6 +130,7 @@ func NewPaths(dir, prefix string, level Level) Paths {
 		ServerMetricsJSONL:   name("server_metrics_export.jsonl", "_server_metrics.jsonl"),
 		ServerMetricsParquet: name("server_metrics_export.parquet", "_server_metrics.parquet"),
 		GPUTelemetryJSONL:    name("gpu_telemetry_export.jsonl", "_gpu_telemetry.jsonl"),
+		NetworkLatencyJSONL:  name("profile_export_network_latency.jsonl", "_network_latency.jsonl"),
 		Inputs:               filepath.Join(dir, "inputs.json"),
 		Log:                  filepath.Join(dir, "logs", "aiperf.log"),
 		Outputs:              filepath.Join(dir, "outputs.json"),

@@ -49,6 +49,7 @@ func TestNewPaths(t *testing.T) {
 		ServerMetricsJSONL:   filepath.Join(dir, "server_metrics_export.jsonl"),
 		ServerMetricsParquet: filepath.Join(dir, "server_metrics_export.parquet"),
 		GPUTelemetryJSONL:    filepath.Join(dir, "gpu_telemetry_export.jsonl"),
+		NetworkLatencyJSONL:  filepath.Join(dir, "profile_export_network_latency.jsonl"),
 		Inputs:               filepath.Join(dir, "inputs.json"),
 		Log:                  filepath.Join(dir, "logs", "aiperf.log"),
 		Outputs:              filepath.Join(dir, "outputs.json"),

@@ -151,6 +151,9 @@ func writeRequestHeaders(w *jsonw, h map[string][]string, sensitive func(string)
 	names := slices.Sorted(maps.Keys(h))
 	w.open('{')
 	for _, name := range names {
+		if len(h[name]) == 0 {
+			continue // net/http sends no line for a nil-valued header
+		}
 		w.key(name)
 		switch {
 		case sensitive != nil && sensitive(name):

@@ -87,6 +87,10 @@ func AppendRecordLine(dst []byte, p *metrics.Processed, o LineOptions) []byte {
 		writeRecordValue(&w, v)
 	}
 	w.close('}')
+	if p.Record.Trace.Detail != nil {
+		w.key("trace_data")
+		writeTraceData(&w, p.Record, o)
+	}
 	if e := p.Record.Error; e != nil {
 		w.key("error")
 		writeErrorDetails(&w, e)

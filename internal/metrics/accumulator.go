@@ -47,6 +47,8 @@ type Accumulator struct {
 	// SetPhase chose another).
 	phase record.Phase
 
+	rtt float64 // the network round trip to subtract, ns (SetNetworkRTT); 0 = none
+
 	sweep sweepCols // the sweep metrics' columns (accumulator_sweep.go)
 	// sweepSrc, when set (ShareSweeps), supplies the sweep metrics' records.
 	sweepSrc *Accumulator
@@ -218,6 +220,14 @@ func (a *Accumulator) Summarize() Summary {
 			r.Value = a.agg[m.idx]
 			dc.vals[m.idx] = m.FromDisplay(r.Value)
 		case KindDerived:
+			if m.adjusts != "" || m.Tag == tagNetworkRTT {
+				s, ok := a.networkResult(m)
+				if !ok || !s.finite() {
+					continue
+				}
+				r.Stats = s
+				break
+			}
 			if !dc.hasAll(m.Requires) {
 				continue
 			}

@@ -58,6 +58,8 @@ func BuiltinMetrics() []*Metric {
 	all = append(all, replayMetrics()...)
 	all = append(all, videoMetrics()...)
 	all = append(all, compatMetrics()...)
+	all = append(all, httpTraceMetrics()...)
+	all = append(all, networkMetrics()...)
 	return all
 }
 

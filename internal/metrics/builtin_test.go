@@ -186,6 +186,15 @@ func TestSelectReferenceRun(t *testing.T) {
 		"effective_decode_throughput_per_user", "effective_prefill_throughput_per_user", "tokens_in_flight",
 		"active_decode_throughput", "active_prefill_throughput", "active_decode_throughput_per_user",
 		"active_prefill_throughput_per_user", "active_total_throughput",
+		// The HTTP trace metrics (builtin_http.go), written by default.
+		"http_req_blocked", "http_req_dns_lookup", "http_req_connecting", "http_req_sending",
+		"http_req_waiting", "http_req_receiving", "http_req_connection_reused", "http_req_data_sent",
+		"http_req_chunks_sent", "http_req_data_received", "http_req_chunks_received",
+		"http_req_connection_overhead", "http_req_duration", "http_req_total",
+		// Network latency calibration (builtin_network.go): selected, present
+		// only when the run has a round trip to subtract.
+		"network_adjusted_time_to_first_token", "network_adjusted_time_to_first_output_token",
+		"network_adjusted_request_latency", "network_rtt",
 	}
 	slices.Sort(want)
 	if !slices.Equal(got, want) {

@@ -93,6 +93,9 @@ const (
 	UnitRequestsPerSec   Unit = "requests/sec"
 	UnitTokensPerSec     Unit = "tokens/sec"
 	UnitTokensPerSecUser Unit = "tokens/sec/user"
+	UnitBytes            Unit = "B"
+	UnitKB               Unit = "KB"
+	UnitCount            Unit = "count"
 )
 
 // Metric is one metric definition. Definitions are immutable after the
@@ -123,6 +126,10 @@ type Metric struct {
 	// ones (ours: schedule_lag, late_request_count). AIPerf's metrics apply
 	// to valid records only, or to failed ones only (FlagErrorOnly).
 	EveryRecord bool
+
+	// adjusts names the record metric a network_adjusted_* metric shifts
+	// by the run's round trip (builtin_network.go); "" otherwise.
+	adjusts string
 
 	// Exactly one of these is set, matching Kind (and List); a KindSweep
 	// metric has sweep, its index in sweep.Metrics().

@@ -95,6 +95,10 @@ type Record struct {
 	// ContentType is the response's Content-Type header ("" when none
 	// arrived), for error messages.
 	ContentType string
+	// Trace is the transport's timeline of the request (connection,
+	// sending, waiting, receiving), from which the http_req_* metrics
+	// come; see HTTPTrace.
+	Trace HTTPTrace
 
 	// What was asked, copied from the dataset turn.
 	InputTexts    []string // the prompt texts; ISL counts " ".join(InputTexts)

@@ -48,6 +48,16 @@ type Options struct {
 	// server is not sent thousands of requests a second. The pause comes
 	// before Sent: it shows as schedule lag.
 	BackoffRefused bool
+	// TraceDetail keeps every body read and write, the headers and the
+	// socket of each request in Record.Trace.Detail (--export-http-trace).
+	// The timeline itself is always recorded.
+	TraceDetail bool
+	// LocalAddrs, when set, are the source addresses new connections are
+	// dialed from, in turn (several 127.0.0.x for a loopback target, each
+	// with its own ephemeral ports, so one process can hold more
+	// connections than one address has ports). Empty lets the kernel
+	// choose.
+	LocalAddrs []net.IP
 }
 
 // Client sends requests over one shared, tuned http.Transport. It is safe
@@ -61,6 +71,10 @@ type Client struct {
 	refused atomic.Int64 // consecutive refused connections (BackoffRefused)
 	timeout time.Duration
 	readers sync.Pool // *SSEReader, reused across streams
+
+	pre         *preconnector // connections opened by Preconnect; nil until then
+	dial        dialFunc      // how the transports dial (source addresses applied)
+	traceDetail bool
 }
 
 // New builds the shared client.
@@ -74,12 +88,13 @@ func New(o Options) *Client {
 	if idle <= 0 {
 		idle = DefaultMaxIdleConnsPerHost
 	}
-	dialer := &net.Dialer{KeepAlive: 30 * time.Second}
+	dial := sourceDialer(o.LocalAddrs)
+	pre := &preconnector{}
 	protocols := new(http.Protocols)
 	protocols.SetHTTP1(true)
 	t := &http.Transport{
 		Proxy:               nil,
-		DialContext:         dialer.DialContext,
+		DialContext:         pre.dialContext(dial),
 		MaxIdleConns:        0, // no global cap; the per-host cap below applies
 		MaxIdleConnsPerHost: idle,
 		MaxConnsPerHost:     max(o.MaxConnsPerHost, 0),
@@ -94,6 +109,7 @@ func New(o Options) *Client {
 	}
 	once := t.Clone()
 	once.DisableKeepAlives = true
+	once.DialContext = dial // a resend wants a connection dialed now, not one opened before the run
 	c := &Client{
 		hc:      &http.Client{Transport: t, CheckRedirect: checkRedirect},
 		fresh:   &http.Client{Transport: once, CheckRedirect: checkRedirect},
@@ -101,6 +117,10 @@ func New(o Options) *Client {
 		backoff: o.BackoffRefused,
 		leases:  leases{base: t},
 		timeout: max(o.Timeout, 0),
+		pre:     pre,
+		dial:    dial,
+
+		traceDetail: o.TraceDetail,
 	}
 	if o.Reuse == ReuseNever {
 		c.hc = c.fresh
@@ -133,6 +153,7 @@ func (c *Client) Close() {
 	c.hc.CloseIdleConnections()
 	c.fresh.CloseIdleConnections()
 	c.leases.closeAll()
+	c.pre.close()
 }
 
 // Request is one HTTP POST to send.

@@ -83,11 +83,14 @@ func (c *Client) Do(ctx context.Context, clk *clock.Clock, req *Request, rec *re
 			}
 		}()
 	}
-	ct := newConnTrace()
-	traced := httptrace.WithClientTrace(reqCtx, &ct.trace)
-	defer func() { rec.ConnectionRetries = ct.retries }()
+	rt := newReqTrace(clk, rec, c.pre, c.traceDetail)
+	traced := httptrace.WithClientTrace(reqCtx, &rt.trace)
+	defer func() {
+		rec.ConnectionRetries = rt.retries
+		rt.finish()
+	}()
 
-	hreq, err := newHTTPRequest(traced, req)
+	hreq, err := newHTTPRequest(traced, req, rt)
 	if err != nil {
 		// A malformed URL is a configuration fault, but the contract is
 		// that Do records rather than returns; validation upstream should
@@ -107,7 +110,7 @@ func (c *Client) Do(ctx context.Context, clk *clock.Clock, req *Request, rec *re
 	}
 	rec.Sent = clk.Now()
 	resp, err := hc.Do(hreq)
-	if err != nil && staleConnection(ctx, reqCtx, ct, err) {
+	if err != nil && staleConnection(ctx, reqCtx, rec.Trace.Reused || rec.Trace.Preconnected, err) {
 		// Once more on a connection of its own: the pool may hold more
 		// connections the server has closed. A sticky session's client
 		// dials anew, its one connection being gone. Sent stays the
@@ -116,20 +119,27 @@ func (c *Client) Do(ctx context.Context, clk *clock.Clock, req *Request, rec *re
 		if hc != c.hc {
 			retry = hc
 		}
-		if hreq, err = newHTTPRequest(traced, req); err == nil {
+		if hreq, err = newHTTPRequest(traced, req, rt); err == nil {
 			resp, err = retry.Do(hreq)
 		}
 	}
 	if err != nil {
+		rt.failed(clk.Now())
 		c.fail(ctx, reqCtx, clk, rec, err, record.TypeConnect)
 		return
 	}
 	rec.Ack = clk.Now()
 	rec.Status = resp.StatusCode
 	rec.ContentType = resp.Header.Get("Content-Type")
-	body := &countingReader{r: resp.Body}
+	if d := rt.detail; d != nil {
+		d.RequestHeader, d.ResponseHeader, d.Reason = hreq.Header, resp.Header, reasonPhrase(resp)
+	}
+	body := &tracedReader{r: resp.Body, t: rt}
 	defer func() {
 		rec.ResponseBytes = int(body.n)
+		if rec.Error != nil {
+			rt.failed(rec.End)
+		}
 		// After an error status, drain a short, complete body so the
 		// connection can be reused. Anything else abandoned early (cancel,
 		// timeout, error event, a long or open-ended body) is not waited
@@ -154,8 +164,10 @@ func (c *Client) Do(ctx context.Context, clk *clock.Clock, req *Request, rec *re
 
 // newHTTPRequest builds the POST for req under ctx. Its header is a copy of
 // req.Header (Do must not modify the caller's) plus the nil-valued
-// idempotency key that lets net/http resend it after a stale connection.
-func newHTTPRequest(ctx context.Context, req *Request) (*http.Request, error) {
+// idempotency key that lets net/http resend it after a stale connection;
+// its body counts its reads for the trace rt, and rewinds (GetBody) into a
+// new counted body for a resend.
+func newHTTPRequest(ctx context.Context, req *Request, rt *reqTrace) (*http.Request, error) {
 	method := req.Method
 	if method == "" {
 		method = http.MethodPost
@@ -167,6 +179,11 @@ func newHTTPRequest(ctx context.Context, req *Request) (*http.Request, error) {
 	hreq, err := http.NewRequestWithContext(ctx, method, req.URL, body)
 	if err != nil {
 		return nil, err
+	}
+	if hreq.Body != nil && hreq.Body != http.NoBody {
+		// NewRequest set ContentLength from the bytes.Reader.
+		hreq.Body = rt.body(req.Body)
+		hreq.GetBody = func() (io.ReadCloser, error) { return rt.body(req.Body), nil }
 	}
 	h := make(http.Header, len(req.Header)+1)
 	maps.Copy(h, req.Header)
@@ -383,16 +400,4 @@ func validUTF8Prefix(b []byte) string {
 		}
 	}
 	return strings.ToValidUTF8(string(b), "\uFFFD")
-}
-
-// countingReader counts body bytes for Record.ResponseBytes.
-type countingReader struct {
-	r io.Reader
-	n int64
-}
-
-func (c *countingReader) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	c.n += int64(n)
-	return n, err
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"net/http/httptrace"
 	"strings"
 	"sync"
 	"time"
@@ -47,43 +46,15 @@ const (
 // values), so the server sees the request exactly as built.
 const idempotencyKey = "Idempotency-Key"
 
-// connTrace counts the resends of one request, from httptrace: net/http
-// calls GetConn once per attempt, its own resends included, and
-// GotFirstResponseByte when an attempt got an answer. An attempt that
-// follows one without an answer is a resend; one that follows an answer is
-// a redirect hop, not a resend. GotConn says whether the attempt's
-// connection had served a request before. Every hook runs on the goroutine
-// that called Client.Do.
-type connTrace struct {
-	retries   int
-	started   bool // an attempt was made
-	responded bool // the last attempt got a response byte
-	reused    bool // the last attempt's connection was a reused one
-	trace     httptrace.ClientTrace
-}
-
-func newConnTrace() *connTrace {
-	t := &connTrace{}
-	t.trace.GetConn = func(string) {
-		if t.started && !t.responded {
-			t.retries++
-		}
-		t.started, t.responded, t.reused = true, false, false
-	}
-	t.trace.GotConn = func(i httptrace.GotConnInfo) { t.reused = i.Reused }
-	t.trace.GotFirstResponseByte = func() { t.responded = true }
-	return t
-}
-
-// staleConnection reports whether a request that got no response headers
-// failed because the connection it was written on had been closed by the
+// staleConnection reports whether a request that got no response headers,
+// on a connection that was reused or not, failed because the connection it was written on had been closed by the
 // server while idle, so the server cannot have processed it: the
 // connection was a reused one, and neither the caller nor the request
 // deadline ended it. net/http resends most such requests itself; this
 // catches the rest (a reset or broken pipe after part of the request was
 // written, or a dead connection found again on its resend).
-func staleConnection(ctx, reqCtx context.Context, t *connTrace, err error) bool {
-	if !t.reused || ctx.Err() != nil || reqCtx.Err() != nil {
+func staleConnection(ctx, reqCtx context.Context, reused bool, err error) bool {
+	if !reused || ctx.Err() != nil || reqCtx.Err() != nil {
 		return false
 	}
 	return !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded)

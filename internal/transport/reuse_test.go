@@ -182,7 +182,7 @@ func TestStaleConnectionDecision(t *testing.T) {
 		{"context error", live, live, true, context.DeadlineExceeded, false},
 	}
 	for _, c := range cases {
-		if got := staleConnection(c.ctx, c.reqCtx, &connTrace{reused: c.reused}, c.err); got != c.want {
+		if got := staleConnection(c.ctx, c.reqCtx, c.reused, c.err); got != c.want {
 			t.Errorf("%s: staleConnection = %v; want %v", c.name, got, c.want)
 		}
 	}

@@ -1,0 +1,130 @@
+package config
+
+import (
+	"math"
+	"strconv"
+	"strings"
+)
+
+// Fidelity holds the options that make the client's own costs visible and
+// avoidable: AIPerf's HTTP Trace and Network Latency groups, and this
+// port's pre-connect.
+type Fidelity struct {
+	// ExportHTTPTrace (--export-http-trace) adds each request's trace data
+	// (timestamps, transport reads and writes, headers, socket) to
+	// profile_export.jsonl as trace_data. The http_req_* metrics are
+	// written either way.
+	ExportHTTPTrace bool `json:"export_http_trace,omitempty"`
+	// ShowTraceTiming (--show-trace-timing) prints the HTTP trace timing
+	// table (the http_req_* metrics) in the console.
+	ShowTraceTiming bool `json:"show_trace_timing,omitempty"`
+	// NetworkLatencyAutomatic (--network-latency-automatic) probes the
+	// endpoint's TCP-handshake round trip during the run and subtracts its
+	// mean from the request-start-anchored latencies, as separate
+	// network_adjusted_* metrics.
+	NetworkLatencyAutomatic bool `json:"network_latency_automatic,omitempty"`
+	// NetworkLatencyEnabled is the config file's network_latency.enabled:
+	// true probes unless a mean is given, false turns calibration off; nil
+	// = not given.
+	NetworkLatencyEnabled *bool `json:"network_latency_enabled,omitempty"`
+	// NetworkLatencyMeanMS (--network-latency-mean) is a fixed round trip,
+	// in milliseconds, subtracted instead of probing; nil = not given.
+	NetworkLatencyMeanMS *float64 `json:"network_latency_mean_ms,omitempty"`
+	// NetworkLatencyPingInterval (--network-latency-ping-interval) is the
+	// pause between probes in seconds; nil = DefaultPingInterval.
+	NetworkLatencyPingInterval *float64 `json:"network_latency_ping_interval,omitempty"`
+	// PreConnect (--pre-connect) opens connections before the first
+	// request: "auto", a count, or "" / "0" for none.
+	PreConnect string `json:"pre_connect,omitempty"`
+}
+
+// DefaultPingInterval is AIPerf's default pause between network latency
+// probes, in seconds.
+const DefaultPingInterval = 1.0
+
+// PreConnectAuto is --pre-connect's value when given without one.
+const PreConnectAuto = "auto"
+
+// MaxAutoPreConnect bounds --pre-connect auto for a rate-only run, which
+// has no concurrency to size the pool by.
+const MaxAutoPreConnect = 1024
+
+// NetworkLatencyEnabled reports whether the round trip is subtracted
+// (probed or given), as AIPerf's network_latency.enabled.
+func (c *Config) NetworkLatencyEnabled() bool {
+	f := &c.Fidelity
+	if f.NetworkLatencyEnabled != nil && !f.NetworkLatencyAutomatic {
+		return *f.NetworkLatencyEnabled
+	}
+	return f.NetworkLatencyAutomatic || f.NetworkLatencyMeanMS != nil
+}
+
+// NetworkLatencyProbe reports whether the round trip is probed during the
+// run (enabled, and no fixed mean given).
+func (c *Config) NetworkLatencyProbe() bool {
+	return c.NetworkLatencyEnabled() && c.Fidelity.NetworkLatencyMeanMS == nil
+}
+
+// PingInterval returns the resolved probe interval in seconds.
+func (c *Config) PingInterval() float64 {
+	if p := c.Fidelity.NetworkLatencyPingInterval; p != nil {
+		return *p
+	}
+	return DefaultPingInterval
+}
+
+// PreConnections returns how many connections --pre-connect opens to each
+// server: the given count; for auto, the largest concurrency of any phase
+// (every connection a closed loop will use), or for a rate-only run the
+// requests of one second (capped at MaxAutoPreConnect); 0 when off.
+func (c *Config) PreConnections() int {
+	v := strings.ToLower(strings.TrimSpace(c.Fidelity.PreConnect))
+	switch v {
+	case "", "0", "false", "off":
+		return 0
+	case PreConnectAuto, "true":
+		if c.Load.Concurrency == nil {
+			if r := c.Load.RequestRate; r != nil && *r > 0 {
+				return int(min(math.Ceil(*r), MaxAutoPreConnect))
+			}
+		}
+		n := c.Concurrency()
+		if w := c.Shape.Warmup.Concurrency; w != nil {
+			n = max(n, *w)
+		}
+		return max(n, 1)
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 {
+		return 0
+	}
+	return n
+}
+
+func (c *Config) validateFidelity(p *problems) {
+	f := &c.Fidelity
+	if f.NetworkLatencyAutomatic && f.NetworkLatencyMeanMS != nil {
+		p.add("--network-latency-mean", "cannot be used with --network-latency-automatic: automatic measures the round trip, mean sets it")
+	}
+	if m := f.NetworkLatencyMeanMS; m != nil && (*m < 0 || math.IsNaN(*m) || math.IsInf(*m, 0)) {
+		p.add("--network-latency-mean", "must be a finite number of milliseconds >= 0, got %v", *m)
+	}
+	if iv := f.NetworkLatencyPingInterval; iv != nil {
+		switch {
+		case !(*iv > 0) || math.IsInf(*iv, 0):
+			p.add("--network-latency-ping-interval", "must be a finite number of seconds > 0, got %v", *iv)
+		case !c.NetworkLatencyProbe():
+			p.add("--network-latency-ping-interval", "only applies with --network-latency-automatic")
+		}
+	}
+	switch v := strings.ToLower(strings.TrimSpace(f.PreConnect)); v {
+	case "", "0", "false", "off", PreConnectAuto, "true":
+	default:
+		if n, err := strconv.Atoi(v); err != nil || n < 0 {
+			p.add("--pre-connect", "want auto or a number of connections >= 0, got %q", f.PreConnect)
+		}
+	}
+	if c.PreConnections() > 0 && c.ConnectionReuseStrategy() == ReuseNever {
+		p.add("--pre-connect", "has no effect with --connection-reuse-strategy never, which opens a new connection for every request")
+	}
+}

@@ -1,0 +1,222 @@
+package transport
+
+import (
+	"bytes"
+	"crypto/tls"
+	"io"
+	"net/http/httptrace"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/aiperf-go/aiperf/internal/clock"
+	"github.com/aiperf-go/aiperf/internal/record"
+)
+
+// reqTrace follows one request through net/http with httptrace and fills
+// its record.HTTPTrace. It also counts the request's resends (see
+// Record.ConnectionRetries).
+//
+// Which goroutine calls what: GetConn, GotConn and the reads of the
+// response body run on the goroutine that called Client.Do, and so does
+// GotFirstResponseByte as far as ordering goes (the transport's read loop
+// calls it before handing the response over a channel). WroteHeaders,
+// WroteRequest and the reads of the request body run on the connection's
+// write loop; the DNS, connect and TLS hooks run on the dialing goroutine,
+// which net/http may keep running after the request got another
+// connection, or after Do returned. Those are atomics.
+type reqTrace struct {
+	clk *clock.Clock
+	rec *record.Record
+	pre *preconnector // nil without --pre-connect
+
+	// Resend accounting (caller goroutine): net/http calls GetConn once per
+	// attempt, its own resends included, and GotFirstResponseByte when an
+	// attempt got an answer. An attempt that follows one without an answer
+	// is a resend; one that follows an answer is a redirect hop.
+	retries   int
+	started   bool // an attempt was made
+	responded bool // the last attempt got a response byte
+	wasIdle   bool // the last attempt's connection came from the idle pool
+
+	// Stamps from other goroutines, as run-clock nanoseconds.
+	dnsStart, dnsDone      atomic.Int64
+	connStart, connDone    atomic.Int64
+	tlsStart, tlsDone      atomic.Int64
+	wroteHeaders, wroteReq atomic.Int64
+	bytesSent, chunksSent  atomic.Int64
+
+	detail   *record.TraceDetail // nil unless exported
+	detailMu sync.Mutex          // guards detail.RequestChunks (write loop)
+	trace    httptrace.ClientTrace
+}
+
+// newReqTrace returns the trace of rec's request. With detail, per-chunk
+// stamps, headers and the socket are kept in rec.Trace.Detail.
+func newReqTrace(clk *clock.Clock, rec *record.Record, pre *preconnector, detail bool) *reqTrace {
+	t := &reqTrace{clk: clk, rec: rec, pre: pre}
+	if detail {
+		t.detail = &record.TraceDetail{}
+	}
+	now := func() int64 { return int64(clk.Now()) }
+	t.trace.GetConn = func(string) {
+		if t.started && !t.responded {
+			t.retries++
+		}
+		t.started, t.responded, t.wasIdle = true, false, false
+		// A new attempt: its timeline replaces the last one's.
+		tr := &t.rec.Trace
+		*tr = record.HTTPTrace{GetConn: clk.Now()}
+		for _, a := range []*atomic.Int64{&t.dnsStart, &t.dnsDone, &t.connStart, &t.connDone,
+			&t.tlsStart, &t.tlsDone, &t.wroteHeaders, &t.wroteReq, &t.bytesSent, &t.chunksSent} {
+			a.Store(0)
+		}
+		if t.detail != nil {
+			t.detailMu.Lock()
+			t.detail.RequestChunks = t.detail.RequestChunks[:0]
+			t.detailMu.Unlock()
+			t.detail.ResponseChunks = t.detail.ResponseChunks[:0]
+		}
+	}
+	t.trace.GotConn = func(i httptrace.GotConnInfo) {
+		tr := &t.rec.Trace
+		tr.GotConn = clk.Now()
+		tr.Reused, t.wasIdle = i.Reused, i.WasIdle
+		if !i.Reused && t.pre != nil && t.pre.owns(i.Conn) {
+			tr.Preconnected = true
+		}
+		if t.detail != nil && i.Conn != nil {
+			t.detail.LocalAddr = i.Conn.LocalAddr().String()
+			t.detail.RemoteAddr = i.Conn.RemoteAddr().String()
+		}
+	}
+	t.trace.GotFirstResponseByte = func() {
+		t.responded = true
+		t.rec.Trace.FirstByte = clk.Now()
+	}
+	t.trace.DNSStart = func(httptrace.DNSStartInfo) { t.dnsStart.CompareAndSwap(0, now()) }
+	t.trace.DNSDone = func(httptrace.DNSDoneInfo) { t.dnsDone.Store(now()) }
+	// A host with several addresses may be tried more than once: the
+	// connect runs from the first try to the last success.
+	t.trace.ConnectStart = func(string, string) { t.connStart.CompareAndSwap(0, now()) }
+	t.trace.ConnectDone = func(_, _ string, err error) {
+		if err == nil {
+			t.connDone.Store(now())
+		}
+	}
+	t.trace.TLSHandshakeStart = func() { t.tlsStart.CompareAndSwap(0, now()) }
+	t.trace.TLSHandshakeDone = func(tls.ConnectionState, error) { t.tlsDone.Store(now()) }
+	t.trace.WroteHeaders = func() { t.wroteHeaders.Store(now()) }
+	t.trace.WroteRequest = func(i httptrace.WroteRequestInfo) {
+		if i.Err == nil {
+			t.wroteReq.Store(now())
+		}
+	}
+	return t
+}
+
+// finish completes rec.Trace with the stamps taken off the caller's
+// goroutine. Call it once Do is done with the request.
+func (t *reqTrace) finish() {
+	tr := &t.rec.Trace
+	if !tr.Traced() {
+		return
+	}
+	d := func(a *atomic.Int64) time.Duration { return time.Duration(a.Load()) }
+	tr.WroteHeaders = d(&t.wroteHeaders)
+	// The write loop stores WroteRequest after its last body read, so once
+	// it is seen the body counts are complete (the atomic orders them).
+	tr.WroteRequest = d(&t.wroteReq)
+	tr.BytesSent, tr.ChunksSent = t.bytesSent.Load(), int32(t.chunksSent.Load())
+	if !tr.Reused && !t.wasIdle && tr.GotConn != 0 {
+		// The connection is this request's own if its dial finished before
+		// the request had it; otherwise net/http handed it one that another
+		// dial (or --pre-connect) opened.
+		start, done := d(&t.connStart), d(&t.connDone)
+		if ts, td := d(&t.tlsStart), d(&t.tlsDone); td != 0 {
+			if start == 0 {
+				start = ts
+			}
+			done = max(done, td)
+		}
+		if start != 0 && done != 0 && done <= tr.GotConn {
+			tr.ConnectStart, tr.ConnectDone, tr.Dialed = start, done, true
+			if ds, dd := d(&t.dnsStart), d(&t.dnsDone); ds != 0 && dd != 0 && dd <= start {
+				tr.DNSStart, tr.DNSDone = ds, dd
+			}
+		}
+	}
+	if t.detail != nil {
+		if tr.WroteRequest != 0 {
+			t.detailMu.Lock()
+			t.detail.RequestChunks = append([]record.TraceChunk(nil), t.detail.RequestChunks...)
+			t.detailMu.Unlock()
+		} else {
+			t.detail.RequestChunks = nil
+		}
+		tr.Detail = t.detail
+	}
+}
+
+// failed stamps the transport's failure.
+func (t *reqTrace) failed(at time.Duration) {
+	if t.rec.Trace.Traced() {
+		t.rec.Trace.Failed = at
+	}
+}
+
+// body returns the request body as net/http reads it: each read counts as
+// a chunk sent.
+func (t *reqTrace) body(b []byte) io.ReadCloser {
+	return &tracedBody{r: bytes.NewReader(b), t: t}
+}
+
+// tracedBody is a request body that counts its reads for the trace. It is
+// read on the connection's write loop.
+type tracedBody struct {
+	r *bytes.Reader
+	t *reqTrace
+}
+
+func (b *tracedBody) Read(p []byte) (int, error) {
+	n, err := b.r.Read(p)
+	if n > 0 {
+		b.t.bytesSent.Add(int64(n))
+		b.t.chunksSent.Add(1)
+		if d := b.t.detail; d != nil {
+			b.t.detailMu.Lock()
+			d.RequestChunks = append(d.RequestChunks, record.TraceChunk{At: b.t.clk.Now(), Size: n})
+			b.t.detailMu.Unlock()
+		}
+	}
+	return n, err
+}
+
+func (b *tracedBody) Close() error { return nil }
+
+// tracedReader reads the response body, counting bytes and reads and
+// stamping the first and the last read that returned data.
+type tracedReader struct {
+	r io.Reader
+	t *reqTrace
+	n int64
+}
+
+func (c *tracedReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	if n > 0 {
+		c.n += int64(n)
+		now := c.t.clk.Now()
+		tr := &c.t.rec.Trace
+		if tr.BodyStart == 0 {
+			tr.BodyStart = now
+		}
+		tr.BodyEnd = now
+		tr.BytesReceived += int64(n)
+		tr.ChunksReceived++
+		if d := c.t.detail; d != nil {
+			d.ResponseChunks = append(d.ResponseChunks, record.TraceChunk{At: now, Size: n})
+		}
+	}
+	return n, err
+}
