@@ -17,6 +17,13 @@
 #
 #   bench/groundtruth.sh                                    # concurrency 1, 100, 1000
 #   LEVELS="1 10" REQUESTS_PER_LEVEL=20 bench/groundtruth.sh   # quick check
+#   PRECONNECT="off on" bench/groundtruth.sh               # with and without --pre-connect
+#
+# Each level runs once per PRECONNECT mode (default "off"): "on" adds
+# --pre-connect, so no request pays a TCP handshake inside its TTFT; "off"
+# lets the first request on each connection dial it, and the report's
+# "TTFT - http_req_connecting" row shows the error once that connect time
+# (reported separately per request) is taken out.
 #
 # Knobs: LEVELS, REQUESTS_PER_LEVEL (default max(50, 3 x concurrency)),
 # TTFT_MS (default 20), ITL_MS (default 10), OSL (default 20); see lib.sh.
@@ -30,20 +37,25 @@ OSL=${OSL:-20}
 build
 machine
 echo "# streaming chat, mock TTFT $TTFT_MS ms, ITL $ITL_MS ms, osl $OSL (ignore_eos)"
+PRECONNECT=${PRECONNECT:-off}
 for c in $LEVELS; do
+	for pc in $PRECONNECT; do
 	n=${REQUESTS_PER_LEVEL:-$((c * 3 > 50 ? c * 3 : 50))}
 	raise_nofile $((c + 1024))
-	dir=$OUT/gt-c$c
+	dir=$OUT/gt-c$c-preconnect-$pc
+	extra=()
+	if [ "$pc" = on ]; then extra=(--pre-connect); fi
 	mkdir -p "$dir"
 	start_mock --ttft "$TTFT_MS" --itl "$ITL_MS" --record-requests "$dir/server_requests.jsonl"
 	profile "$dir" --streaming --concurrency "$c" --request-count "$n" --isl 16 --osl "$OSL" \
-		--extra-inputs ignore_eos:true
+		--extra-inputs ignore_eos:true "${extra[@]}"
 	stop_mock
 	echo
-	echo "## concurrency $c, $n requests"
+	echo "## concurrency $c, $n requests, pre-connect $pc"
 	"$BIN/benchtool" groundtruth -server "$dir/server_requests.jsonl" -client "$dir/profile_export.jsonl" |
 		tee "$dir/groundtruth.txt"
 	"$BIN/benchtool" groundtruth -json -server "$dir/server_requests.jsonl" \
 		-client "$dir/profile_export.jsonl" >"$dir/groundtruth.json"
+	done
 done
 echo "artifacts: $OUT"

@@ -58,6 +58,10 @@ type clientRecord struct {
 	Latency   int64 // request_latency: last content chunk - start; -1 when absent
 	ICL       []int64
 	Failed    bool
+	// Connecting is http_req_connecting: the connect this request paid
+	// inside its TTFT (0 on a reused or pre-opened connection; -1 when the
+	// line has no such metric).
+	Connecting int64
 }
 
 // clientLine is the JSON shape of a profile_export.jsonl line.
@@ -110,6 +114,9 @@ func parseClientLine(b []byte) (clientRecord, error) {
 		return r, err
 	}
 	if r.Latency, err = scalar("request_latency"); err != nil {
+		return r, err
+	}
+	if r.Connecting, err = scalar("http_req_connecting"); err != nil {
 		return r, err
 	}
 	if m, ok := l.Metrics["inter_chunk_latency"]; ok {
@@ -193,6 +200,7 @@ func eachLine(path string, fn func(n int, b []byte) error) error {
 // metrics a user reads; the rest split them into one-way legs.
 const (
 	seriesTTFT    = "ttft"
+	seriesTTFTNet = "ttft_excl_connect" // TTFT - http_req_connecting - server TTFT
 	seriesGap     = "inter_chunk_gap"
 	seriesLatency = "request_latency"
 	seriesSend    = "leg_request"     // server receipt - client send
@@ -205,6 +213,7 @@ const (
 // seriesInfo describes each series for the text report.
 var seriesInfo = []struct{ name, label string }{
 	{seriesTTFT, "TTFT error (client TTFT - server TTFT)"},
+	{seriesTTFTNet, "TTFT - http_req_connecting error"},
 	{seriesGap, "inter-chunk gap error (per gap)"},
 	{seriesLatency, "request latency error"},
 	{seriesSend, "leg: server receipt - client send"},
@@ -234,8 +243,11 @@ type groundTruthReport struct {
 	// ChunkMismatch counts joined requests whose client content-chunk
 	// count differs from the server's token chunks; their per-chunk
 	// series are skipped (TTFT and latency still count).
-	ChunkMismatch int                   `json:"chunk_count_mismatch"`
-	Series        map[string]errorStats `json:"series"`
+	ChunkMismatch int `json:"chunk_count_mismatch"`
+	// Connected counts joined requests that opened their own connection
+	// (http_req_connecting > 0): their TTFT includes a TCP handshake.
+	Connected int                   `json:"connected"`
+	Series    map[string]errorStats `json:"series"`
 }
 
 // joinGroundTruth matches client and server by request id and measures,
@@ -289,6 +301,12 @@ func joinGroundTruth(server []mockserver.RecordedRequest, client []clientRecord)
 			continue
 		}
 		add(seriesTTFT, c.TTFT-(content[0]-s.ReceivedNs))
+		if c.Connecting >= 0 {
+			add(seriesTTFTNet, c.TTFT-c.Connecting-(content[0]-s.ReceivedNs))
+			if c.Connecting > 0 {
+				rep.Connected++
+			}
+		}
 		add(seriesFirst, c.StartNs+c.TTFT-content[0])
 		if len(c.ICL) != len(content)-1 {
 			rep.ChunkMismatch++
@@ -332,8 +350,8 @@ func contentTimes(s *mockserver.RecordedRequest) []int64 {
 
 // print writes the report as a table in microseconds.
 func (r groundTruthReport) print(w io.Writer) error {
-	fmt.Fprintf(w, "joined %d requests (client unmatched %d, server unmatched %d, failed skipped %d, chunk-count mismatch %d)\n",
-		r.Joined, r.ClientUnmatched, r.ServerUnmatched, r.Failed, r.ChunkMismatch)
+	fmt.Fprintf(w, "joined %d requests (client unmatched %d, server unmatched %d, failed skipped %d, chunk-count mismatch %d; %d opened a connection)\n",
+		r.Joined, r.ClientUnmatched, r.ServerUnmatched, r.Failed, r.ChunkMismatch, r.Connected)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "client minus server, µs\tcount\tp50\tp90\tp99\tmax\tmean\tmin\t")
 	for _, s := range seriesInfo {

@@ -27,7 +27,7 @@ const (
 {"request_id":"","method":"GET","path":"/health","status":200,"received_ns":1,"chunks":[],"end_ns":2}
 `
 	clientLines = `{"metadata":{"x_request_id":"a","request_start_ns":900,"request_ack_ns":1200,"request_end_ns":5100},"metrics":{` +
-		`"time_to_first_token":{"value":0.0012,"unit":"ms"},"request_latency":{"value":0.00325,"unit":"ms"},` +
+		`"time_to_first_token":{"value":0.0012,"unit":"ms"},"request_latency":{"value":0.00325,"unit":"ms"},"http_req_connecting":{"value":150,"unit":"ns"},` +
 		`"inter_chunk_latency":{"value":[0.001,0.00105],"unit":"ms"}}}
 {"metadata":{"x_request_id":"nonstream","request_start_ns":900,"request_ack_ns":1600,"request_end_ns":1600},"metrics":{"request_latency":{"value":700,"unit":"ns"}}}
 {"metadata":{"x_request_id":"mismatch","request_start_ns":900,"request_end_ns":4100},"metrics":{"time_to_first_token":{"value":1.2,"unit":"us"},"inter_chunk_latency":{"value":[1,1,1],"unit":"us"}}}
@@ -56,10 +56,12 @@ func TestJoinGroundTruth(t *testing.T) {
 	}
 	rep := joinGroundTruth(srv, cli)
 	want := groundTruthReport{
-		Joined: 3, ClientUnmatched: 1, ServerUnmatched: 1, Failed: 1, ChunkMismatch: 1,
+		Joined: 3, ClientUnmatched: 1, ServerUnmatched: 1, Failed: 1, ChunkMismatch: 1, Connected: 1,
 		Series: map[string]errorStats{
 			// a: 1200 - (2000-1000); mismatch: 1200 - (2000-1000).
 			seriesTTFT: {Count: 2, Mean: 0.2, Min: 0.2, P50: 0.2, P90: 0.2, P99: 0.2, Max: 0.2},
+			// a only (it paid a 150 ns connect): 1200 - 150 - (2000-1000).
+			seriesTTFTNet: {Count: 1, Mean: 0.05, Min: 0.05, P50: 0.05, P90: 0.05, P99: 0.05, Max: 0.05},
 			// a's gaps: 1000-1000 and 1050-1000.
 			seriesGap: {Count: 2, Mean: 0.025, Min: 0, P50: 0.025, P90: 0.045, P99: 0.0495, Max: 0.05},
 			// a: 3250 - (4000-1000); nonstream: 700 - (1400-1000).
