@@ -47,6 +47,7 @@ func RecordToWire(r *record.Record) *clusterpb.Record {
 		AudioSeconds:      r.AudioSeconds,
 		CacheBustMarker:   r.CacheBustMarker,
 		CacheBustTarget:   r.CacheBustTarget,
+		Trace:             traceToWire(&r.Trace),
 	}
 	if len(r.Chunks) > 0 {
 		w.Chunks = make([]*clusterpb.Chunk, len(r.Chunks))
@@ -57,12 +58,7 @@ func RecordToWire(r *record.Record) *clusterpb.Record {
 	if r.Error != nil {
 		w.Error = &clusterpb.ErrorDetails{Code: int32(r.Error.Code), Type: r.Error.Type, Message: r.Error.Message}
 	}
-	if r.RequestHeader != nil {
-		w.RequestHeader = make([]*clusterpb.Header, 0, len(r.RequestHeader))
-		for name, values := range r.RequestHeader {
-			w.RequestHeader = append(w.RequestHeader, &clusterpb.Header{Name: name, Values: values})
-		}
-	}
+	w.RequestHeader = headersToWire(r.RequestHeader)
 	return w
 }
 
@@ -103,6 +99,7 @@ func RecordFromWire(w *clusterpb.Record) *record.Record {
 		AudioSeconds:      w.AudioSeconds,
 		CacheBustMarker:   w.CacheBustMarker,
 		CacheBustTarget:   w.CacheBustTarget,
+		Trace:             traceFromWire(w.Trace),
 	}
 	if len(w.Chunks) > 0 {
 		r.Chunks = make([]record.Chunk, len(w.Chunks))
@@ -113,11 +110,6 @@ func RecordFromWire(w *clusterpb.Record) *record.Record {
 	if w.Error != nil {
 		r.Error = &record.ErrorDetails{Code: int(w.Error.Code), Type: w.Error.Type, Message: w.Error.Message}
 	}
-	if w.RequestHeader != nil {
-		r.RequestHeader = make(map[string][]string, len(w.RequestHeader))
-		for _, h := range w.RequestHeader {
-			r.RequestHeader[h.Name] = h.Values
-		}
-	}
+	r.RequestHeader = headersFromWire(w.RequestHeader)
 	return r
 }

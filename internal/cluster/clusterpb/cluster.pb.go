@@ -1372,6 +1372,7 @@ type Record struct {
 	AudioSeconds      float64                `protobuf:"fixed64,35,opt,name=audio_seconds,json=audioSeconds,proto3" json:"audio_seconds,omitempty"`
 	CacheBustMarker   string                 `protobuf:"bytes,36,opt,name=cache_bust_marker,json=cacheBustMarker,proto3" json:"cache_bust_marker,omitempty"`
 	CacheBustTarget   string                 `protobuf:"bytes,37,opt,name=cache_bust_target,json=cacheBustTarget,proto3" json:"cache_bust_target,omitempty"`
+	Trace             *HTTPTrace             `protobuf:"bytes,38,opt,name=trace,proto3" json:"trace,omitempty"` // issue 19: the transport's timeline (record.HTTPTrace)
 	unknownFields     protoimpl.UnknownFields
 	sizeCache         protoimpl.SizeCache
 }
@@ -1665,6 +1666,355 @@ func (x *Record) GetCacheBustTarget() string {
 	return ""
 }
 
+func (x *Record) GetTrace() *HTTPTrace {
+	if x != nil {
+		return x.Trace
+	}
+	return nil
+}
+
+// HTTPTrace is record.HTTPTrace: run-clock offsets in ns, 0 = not stamped.
+type HTTPTrace struct {
+	state          protoimpl.MessageState `protogen:"open.v1"`
+	GetConnNs      int64                  `protobuf:"varint,1,opt,name=get_conn_ns,json=getConnNs,proto3" json:"get_conn_ns,omitempty"`
+	DnsStartNs     int64                  `protobuf:"varint,2,opt,name=dns_start_ns,json=dnsStartNs,proto3" json:"dns_start_ns,omitempty"`
+	DnsDoneNs      int64                  `protobuf:"varint,3,opt,name=dns_done_ns,json=dnsDoneNs,proto3" json:"dns_done_ns,omitempty"`
+	ConnectStartNs int64                  `protobuf:"varint,4,opt,name=connect_start_ns,json=connectStartNs,proto3" json:"connect_start_ns,omitempty"`
+	ConnectDoneNs  int64                  `protobuf:"varint,5,opt,name=connect_done_ns,json=connectDoneNs,proto3" json:"connect_done_ns,omitempty"`
+	GotConnNs      int64                  `protobuf:"varint,6,opt,name=got_conn_ns,json=gotConnNs,proto3" json:"got_conn_ns,omitempty"`
+	WroteHeadersNs int64                  `protobuf:"varint,7,opt,name=wrote_headers_ns,json=wroteHeadersNs,proto3" json:"wrote_headers_ns,omitempty"`
+	WroteRequestNs int64                  `protobuf:"varint,8,opt,name=wrote_request_ns,json=wroteRequestNs,proto3" json:"wrote_request_ns,omitempty"`
+	FirstByteNs    int64                  `protobuf:"varint,9,opt,name=first_byte_ns,json=firstByteNs,proto3" json:"first_byte_ns,omitempty"`
+	BodyStartNs    int64                  `protobuf:"varint,10,opt,name=body_start_ns,json=bodyStartNs,proto3" json:"body_start_ns,omitempty"`
+	BodyEndNs      int64                  `protobuf:"varint,11,opt,name=body_end_ns,json=bodyEndNs,proto3" json:"body_end_ns,omitempty"`
+	FailedNs       int64                  `protobuf:"varint,12,opt,name=failed_ns,json=failedNs,proto3" json:"failed_ns,omitempty"`
+	BytesSent      int64                  `protobuf:"varint,13,opt,name=bytes_sent,json=bytesSent,proto3" json:"bytes_sent,omitempty"`
+	BytesReceived  int64                  `protobuf:"varint,14,opt,name=bytes_received,json=bytesReceived,proto3" json:"bytes_received,omitempty"`
+	ChunksSent     int32                  `protobuf:"varint,15,opt,name=chunks_sent,json=chunksSent,proto3" json:"chunks_sent,omitempty"`
+	ChunksReceived int32                  `protobuf:"varint,16,opt,name=chunks_received,json=chunksReceived,proto3" json:"chunks_received,omitempty"`
+	Reused         bool                   `protobuf:"varint,17,opt,name=reused,proto3" json:"reused,omitempty"`
+	Dialed         bool                   `protobuf:"varint,18,opt,name=dialed,proto3" json:"dialed,omitempty"`
+	Preconnected   bool                   `protobuf:"varint,19,opt,name=preconnected,proto3" json:"preconnected,omitempty"`
+	Detail         *TraceDetail           `protobuf:"bytes,20,opt,name=detail,proto3" json:"detail,omitempty"` // only with --export-http-trace
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *HTTPTrace) Reset() {
+	*x = HTTPTrace{}
+	mi := &file_cluster_proto_msgTypes[18]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *HTTPTrace) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*HTTPTrace) ProtoMessage() {}
+
+func (x *HTTPTrace) ProtoReflect() protoreflect.Message {
+	mi := &file_cluster_proto_msgTypes[18]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use HTTPTrace.ProtoReflect.Descriptor instead.
+func (*HTTPTrace) Descriptor() ([]byte, []int) {
+	return file_cluster_proto_rawDescGZIP(), []int{18}
+}
+
+func (x *HTTPTrace) GetGetConnNs() int64 {
+	if x != nil {
+		return x.GetConnNs
+	}
+	return 0
+}
+
+func (x *HTTPTrace) GetDnsStartNs() int64 {
+	if x != nil {
+		return x.DnsStartNs
+	}
+	return 0
+}
+
+func (x *HTTPTrace) GetDnsDoneNs() int64 {
+	if x != nil {
+		return x.DnsDoneNs
+	}
+	return 0
+}
+
+func (x *HTTPTrace) GetConnectStartNs() int64 {
+	if x != nil {
+		return x.ConnectStartNs
+	}
+	return 0
+}
+
+func (x *HTTPTrace) GetConnectDoneNs() int64 {
+	if x != nil {
+		return x.ConnectDoneNs
+	}
+	return 0
+}
+
+func (x *HTTPTrace) GetGotConnNs() int64 {
+	if x != nil {
+		return x.GotConnNs
+	}
+	return 0
+}
+
+func (x *HTTPTrace) GetWroteHeadersNs() int64 {
+	if x != nil {
+		return x.WroteHeadersNs
+	}
+	return 0
+}
+
+func (x *HTTPTrace) GetWroteRequestNs() int64 {
+	if x != nil {
+		return x.WroteRequestNs
+	}
+	return 0
+}
+
+func (x *HTTPTrace) GetFirstByteNs() int64 {
+	if x != nil {
+		return x.FirstByteNs
+	}
+	return 0
+}
+
+func (x *HTTPTrace) GetBodyStartNs() int64 {
+	if x != nil {
+		return x.BodyStartNs
+	}
+	return 0
+}
+
+func (x *HTTPTrace) GetBodyEndNs() int64 {
+	if x != nil {
+		return x.BodyEndNs
+	}
+	return 0
+}
+
+func (x *HTTPTrace) GetFailedNs() int64 {
+	if x != nil {
+		return x.FailedNs
+	}
+	return 0
+}
+
+func (x *HTTPTrace) GetBytesSent() int64 {
+	if x != nil {
+		return x.BytesSent
+	}
+	return 0
+}
+
+func (x *HTTPTrace) GetBytesReceived() int64 {
+	if x != nil {
+		return x.BytesReceived
+	}
+	return 0
+}
+
+func (x *HTTPTrace) GetChunksSent() int32 {
+	if x != nil {
+		return x.ChunksSent
+	}
+	return 0
+}
+
+func (x *HTTPTrace) GetChunksReceived() int32 {
+	if x != nil {
+		return x.ChunksReceived
+	}
+	return 0
+}
+
+func (x *HTTPTrace) GetReused() bool {
+	if x != nil {
+		return x.Reused
+	}
+	return false
+}
+
+func (x *HTTPTrace) GetDialed() bool {
+	if x != nil {
+		return x.Dialed
+	}
+	return false
+}
+
+func (x *HTTPTrace) GetPreconnected() bool {
+	if x != nil {
+		return x.Preconnected
+	}
+	return false
+}
+
+func (x *HTTPTrace) GetDetail() *TraceDetail {
+	if x != nil {
+		return x.Detail
+	}
+	return nil
+}
+
+// TraceDetail is record.TraceDetail.
+type TraceDetail struct {
+	state          protoimpl.MessageState `protogen:"open.v1"`
+	RequestChunks  []*TraceChunk          `protobuf:"bytes,1,rep,name=request_chunks,json=requestChunks,proto3" json:"request_chunks,omitempty"`
+	ResponseChunks []*TraceChunk          `protobuf:"bytes,2,rep,name=response_chunks,json=responseChunks,proto3" json:"response_chunks,omitempty"`
+	RequestHeader  []*Header              `protobuf:"bytes,3,rep,name=request_header,json=requestHeader,proto3" json:"request_header,omitempty"`
+	ResponseHeader []*Header              `protobuf:"bytes,4,rep,name=response_header,json=responseHeader,proto3" json:"response_header,omitempty"`
+	Reason         string                 `protobuf:"bytes,5,opt,name=reason,proto3" json:"reason,omitempty"`
+	LocalAddr      string                 `protobuf:"bytes,6,opt,name=local_addr,json=localAddr,proto3" json:"local_addr,omitempty"`
+	RemoteAddr     string                 `protobuf:"bytes,7,opt,name=remote_addr,json=remoteAddr,proto3" json:"remote_addr,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *TraceDetail) Reset() {
+	*x = TraceDetail{}
+	mi := &file_cluster_proto_msgTypes[19]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TraceDetail) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TraceDetail) ProtoMessage() {}
+
+func (x *TraceDetail) ProtoReflect() protoreflect.Message {
+	mi := &file_cluster_proto_msgTypes[19]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TraceDetail.ProtoReflect.Descriptor instead.
+func (*TraceDetail) Descriptor() ([]byte, []int) {
+	return file_cluster_proto_rawDescGZIP(), []int{19}
+}
+
+func (x *TraceDetail) GetRequestChunks() []*TraceChunk {
+	if x != nil {
+		return x.RequestChunks
+	}
+	return nil
+}
+
+func (x *TraceDetail) GetResponseChunks() []*TraceChunk {
+	if x != nil {
+		return x.ResponseChunks
+	}
+	return nil
+}
+
+func (x *TraceDetail) GetRequestHeader() []*Header {
+	if x != nil {
+		return x.RequestHeader
+	}
+	return nil
+}
+
+func (x *TraceDetail) GetResponseHeader() []*Header {
+	if x != nil {
+		return x.ResponseHeader
+	}
+	return nil
+}
+
+func (x *TraceDetail) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+func (x *TraceDetail) GetLocalAddr() string {
+	if x != nil {
+		return x.LocalAddr
+	}
+	return ""
+}
+
+func (x *TraceDetail) GetRemoteAddr() string {
+	if x != nil {
+		return x.RemoteAddr
+	}
+	return ""
+}
+
+type TraceChunk struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	AtNs          int64                  `protobuf:"varint,1,opt,name=at_ns,json=atNs,proto3" json:"at_ns,omitempty"`
+	Size          int32                  `protobuf:"varint,2,opt,name=size,proto3" json:"size,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TraceChunk) Reset() {
+	*x = TraceChunk{}
+	mi := &file_cluster_proto_msgTypes[20]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TraceChunk) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TraceChunk) ProtoMessage() {}
+
+func (x *TraceChunk) ProtoReflect() protoreflect.Message {
+	mi := &file_cluster_proto_msgTypes[20]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TraceChunk.ProtoReflect.Descriptor instead.
+func (*TraceChunk) Descriptor() ([]byte, []int) {
+	return file_cluster_proto_rawDescGZIP(), []int{20}
+}
+
+func (x *TraceChunk) GetAtNs() int64 {
+	if x != nil {
+		return x.AtNs
+	}
+	return 0
+}
+
+func (x *TraceChunk) GetSize() int32 {
+	if x != nil {
+		return x.Size
+	}
+	return 0
+}
+
 type Chunk struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	AtNs          int64                  `protobuf:"varint,1,opt,name=at_ns,json=atNs,proto3" json:"at_ns,omitempty"`
@@ -1676,7 +2026,7 @@ type Chunk struct {
 
 func (x *Chunk) Reset() {
 	*x = Chunk{}
-	mi := &file_cluster_proto_msgTypes[18]
+	mi := &file_cluster_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1688,7 +2038,7 @@ func (x *Chunk) String() string {
 func (*Chunk) ProtoMessage() {}
 
 func (x *Chunk) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_proto_msgTypes[18]
+	mi := &file_cluster_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1701,7 +2051,7 @@ func (x *Chunk) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Chunk.ProtoReflect.Descriptor instead.
 func (*Chunk) Descriptor() ([]byte, []int) {
-	return file_cluster_proto_rawDescGZIP(), []int{18}
+	return file_cluster_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *Chunk) GetAtNs() int64 {
@@ -1736,7 +2086,7 @@ type ErrorDetails struct {
 
 func (x *ErrorDetails) Reset() {
 	*x = ErrorDetails{}
-	mi := &file_cluster_proto_msgTypes[19]
+	mi := &file_cluster_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1748,7 +2098,7 @@ func (x *ErrorDetails) String() string {
 func (*ErrorDetails) ProtoMessage() {}
 
 func (x *ErrorDetails) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_proto_msgTypes[19]
+	mi := &file_cluster_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1761,7 +2111,7 @@ func (x *ErrorDetails) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ErrorDetails.ProtoReflect.Descriptor instead.
 func (*ErrorDetails) Descriptor() ([]byte, []int) {
-	return file_cluster_proto_rawDescGZIP(), []int{19}
+	return file_cluster_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *ErrorDetails) GetCode() int32 {
@@ -1795,7 +2145,7 @@ type Header struct {
 
 func (x *Header) Reset() {
 	*x = Header{}
-	mi := &file_cluster_proto_msgTypes[20]
+	mi := &file_cluster_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1807,7 +2157,7 @@ func (x *Header) String() string {
 func (*Header) ProtoMessage() {}
 
 func (x *Header) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_proto_msgTypes[20]
+	mi := &file_cluster_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1820,7 +2170,7 @@ func (x *Header) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Header.ProtoReflect.Descriptor instead.
 func (*Header) Descriptor() ([]byte, []int) {
-	return file_cluster_proto_rawDescGZIP(), []int{20}
+	return file_cluster_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *Header) GetName() string {
@@ -1935,7 +2285,7 @@ const file_cluster_proto_rawDesc = "" +
 	"\x06CANCEL\x10\x02\x12\a\n" +
 	"\x03END\x10\x03\x12\x11\n" +
 	"\rPREFILL_LIMIT\x10\x04\x12\f\n" +
-	"\bSHUTDOWN\x10\x05\"\x8c\n" +
+	"\bSHUTDOWN\x10\x05\"\xc0\n" +
 	"\n" +
 	"\x06Record\x12\x10\n" +
 	"\x03seq\x18\x01 \x01(\x04R\x03seq\x12\x14\n" +
@@ -1980,7 +2330,47 @@ const file_cluster_proto_rawDesc = "" +
 	"\x06images\x18\" \x01(\x05R\x06images\x12#\n" +
 	"\raudio_seconds\x18# \x01(\x01R\faudioSeconds\x12*\n" +
 	"\x11cache_bust_marker\x18$ \x01(\tR\x0fcacheBustMarker\x12*\n" +
-	"\x11cache_bust_target\x18% \x01(\tR\x0fcacheBustTarget\"F\n" +
+	"\x11cache_bust_target\x18% \x01(\tR\x0fcacheBustTarget\x122\n" +
+	"\x05trace\x18& \x01(\v2\x1c.aiperf.cluster.v1.HTTPTraceR\x05trace\"\xd4\x05\n" +
+	"\tHTTPTrace\x12\x1e\n" +
+	"\vget_conn_ns\x18\x01 \x01(\x03R\tgetConnNs\x12 \n" +
+	"\fdns_start_ns\x18\x02 \x01(\x03R\n" +
+	"dnsStartNs\x12\x1e\n" +
+	"\vdns_done_ns\x18\x03 \x01(\x03R\tdnsDoneNs\x12(\n" +
+	"\x10connect_start_ns\x18\x04 \x01(\x03R\x0econnectStartNs\x12&\n" +
+	"\x0fconnect_done_ns\x18\x05 \x01(\x03R\rconnectDoneNs\x12\x1e\n" +
+	"\vgot_conn_ns\x18\x06 \x01(\x03R\tgotConnNs\x12(\n" +
+	"\x10wrote_headers_ns\x18\a \x01(\x03R\x0ewroteHeadersNs\x12(\n" +
+	"\x10wrote_request_ns\x18\b \x01(\x03R\x0ewroteRequestNs\x12\"\n" +
+	"\rfirst_byte_ns\x18\t \x01(\x03R\vfirstByteNs\x12\"\n" +
+	"\rbody_start_ns\x18\n" +
+	" \x01(\x03R\vbodyStartNs\x12\x1e\n" +
+	"\vbody_end_ns\x18\v \x01(\x03R\tbodyEndNs\x12\x1b\n" +
+	"\tfailed_ns\x18\f \x01(\x03R\bfailedNs\x12\x1d\n" +
+	"\n" +
+	"bytes_sent\x18\r \x01(\x03R\tbytesSent\x12%\n" +
+	"\x0ebytes_received\x18\x0e \x01(\x03R\rbytesReceived\x12\x1f\n" +
+	"\vchunks_sent\x18\x0f \x01(\x05R\n" +
+	"chunksSent\x12'\n" +
+	"\x0fchunks_received\x18\x10 \x01(\x05R\x0echunksReceived\x12\x16\n" +
+	"\x06reused\x18\x11 \x01(\bR\x06reused\x12\x16\n" +
+	"\x06dialed\x18\x12 \x01(\bR\x06dialed\x12\"\n" +
+	"\fpreconnected\x18\x13 \x01(\bR\fpreconnected\x126\n" +
+	"\x06detail\x18\x14 \x01(\v2\x1e.aiperf.cluster.v1.TraceDetailR\x06detail\"\xf9\x02\n" +
+	"\vTraceDetail\x12D\n" +
+	"\x0erequest_chunks\x18\x01 \x03(\v2\x1d.aiperf.cluster.v1.TraceChunkR\rrequestChunks\x12F\n" +
+	"\x0fresponse_chunks\x18\x02 \x03(\v2\x1d.aiperf.cluster.v1.TraceChunkR\x0eresponseChunks\x12@\n" +
+	"\x0erequest_header\x18\x03 \x03(\v2\x19.aiperf.cluster.v1.HeaderR\rrequestHeader\x12B\n" +
+	"\x0fresponse_header\x18\x04 \x03(\v2\x19.aiperf.cluster.v1.HeaderR\x0eresponseHeader\x12\x16\n" +
+	"\x06reason\x18\x05 \x01(\tR\x06reason\x12\x1d\n" +
+	"\n" +
+	"local_addr\x18\x06 \x01(\tR\tlocalAddr\x12\x1f\n" +
+	"\vremote_addr\x18\a \x01(\tR\n" +
+	"remoteAddr\"5\n" +
+	"\n" +
+	"TraceChunk\x12\x13\n" +
+	"\x05at_ns\x18\x01 \x01(\x03R\x04atNs\x12\x12\n" +
+	"\x04size\x18\x02 \x01(\x05R\x04size\"F\n" +
 	"\x05Chunk\x12\x13\n" +
 	"\x05at_ns\x18\x01 \x01(\x03R\x04atNs\x12\x14\n" +
 	"\x05event\x18\x02 \x01(\tR\x05event\x12\x12\n" +
@@ -2010,7 +2400,7 @@ func file_cluster_proto_rawDescGZIP() []byte {
 }
 
 var file_cluster_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_cluster_proto_msgTypes = make([]protoimpl.MessageInfo, 21)
+var file_cluster_proto_msgTypes = make([]protoimpl.MessageInfo, 24)
 var file_cluster_proto_goTypes = []any{
 	(PhaseControl_Action)(0),  // 0: aiperf.cluster.v1.PhaseControl.Action
 	(*ClockRequest)(nil),      // 1: aiperf.cluster.v1.ClockRequest
@@ -2031,9 +2421,12 @@ var file_cluster_proto_goTypes = []any{
 	(*Credit)(nil),            // 16: aiperf.cluster.v1.Credit
 	(*PhaseControl)(nil),      // 17: aiperf.cluster.v1.PhaseControl
 	(*Record)(nil),            // 18: aiperf.cluster.v1.Record
-	(*Chunk)(nil),             // 19: aiperf.cluster.v1.Chunk
-	(*ErrorDetails)(nil),      // 20: aiperf.cluster.v1.ErrorDetails
-	(*Header)(nil),            // 21: aiperf.cluster.v1.Header
+	(*HTTPTrace)(nil),         // 19: aiperf.cluster.v1.HTTPTrace
+	(*TraceDetail)(nil),       // 20: aiperf.cluster.v1.TraceDetail
+	(*TraceChunk)(nil),        // 21: aiperf.cluster.v1.TraceChunk
+	(*Chunk)(nil),             // 22: aiperf.cluster.v1.Chunk
+	(*ErrorDetails)(nil),      // 23: aiperf.cluster.v1.ErrorDetails
+	(*Header)(nil),            // 24: aiperf.cluster.v1.Header
 }
 var file_cluster_proto_depIdxs = []int32{
 	5,  // 0: aiperf.cluster.v1.WorkerMessage.hello:type_name -> aiperf.cluster.v1.Hello
@@ -2052,18 +2445,24 @@ var file_cluster_proto_depIdxs = []int32{
 	17, // 13: aiperf.cluster.v1.ControllerMessage.control:type_name -> aiperf.cluster.v1.PhaseControl
 	16, // 14: aiperf.cluster.v1.Credits.credits:type_name -> aiperf.cluster.v1.Credit
 	0,  // 15: aiperf.cluster.v1.PhaseControl.action:type_name -> aiperf.cluster.v1.PhaseControl.Action
-	19, // 16: aiperf.cluster.v1.Record.chunks:type_name -> aiperf.cluster.v1.Chunk
-	20, // 17: aiperf.cluster.v1.Record.error:type_name -> aiperf.cluster.v1.ErrorDetails
-	21, // 18: aiperf.cluster.v1.Record.request_header:type_name -> aiperf.cluster.v1.Header
-	1,  // 19: aiperf.cluster.v1.Controller.Clock:input_type -> aiperf.cluster.v1.ClockRequest
-	4,  // 20: aiperf.cluster.v1.Controller.Work:input_type -> aiperf.cluster.v1.WorkerMessage
-	2,  // 21: aiperf.cluster.v1.Controller.Clock:output_type -> aiperf.cluster.v1.ClockReply
-	11, // 22: aiperf.cluster.v1.Controller.Work:output_type -> aiperf.cluster.v1.ControllerMessage
-	21, // [21:23] is the sub-list for method output_type
-	19, // [19:21] is the sub-list for method input_type
-	19, // [19:19] is the sub-list for extension type_name
-	19, // [19:19] is the sub-list for extension extendee
-	0,  // [0:19] is the sub-list for field type_name
+	22, // 16: aiperf.cluster.v1.Record.chunks:type_name -> aiperf.cluster.v1.Chunk
+	23, // 17: aiperf.cluster.v1.Record.error:type_name -> aiperf.cluster.v1.ErrorDetails
+	24, // 18: aiperf.cluster.v1.Record.request_header:type_name -> aiperf.cluster.v1.Header
+	19, // 19: aiperf.cluster.v1.Record.trace:type_name -> aiperf.cluster.v1.HTTPTrace
+	20, // 20: aiperf.cluster.v1.HTTPTrace.detail:type_name -> aiperf.cluster.v1.TraceDetail
+	21, // 21: aiperf.cluster.v1.TraceDetail.request_chunks:type_name -> aiperf.cluster.v1.TraceChunk
+	21, // 22: aiperf.cluster.v1.TraceDetail.response_chunks:type_name -> aiperf.cluster.v1.TraceChunk
+	24, // 23: aiperf.cluster.v1.TraceDetail.request_header:type_name -> aiperf.cluster.v1.Header
+	24, // 24: aiperf.cluster.v1.TraceDetail.response_header:type_name -> aiperf.cluster.v1.Header
+	1,  // 25: aiperf.cluster.v1.Controller.Clock:input_type -> aiperf.cluster.v1.ClockRequest
+	4,  // 26: aiperf.cluster.v1.Controller.Work:input_type -> aiperf.cluster.v1.WorkerMessage
+	2,  // 27: aiperf.cluster.v1.Controller.Clock:output_type -> aiperf.cluster.v1.ClockReply
+	11, // 28: aiperf.cluster.v1.Controller.Work:output_type -> aiperf.cluster.v1.ControllerMessage
+	27, // [27:29] is the sub-list for method output_type
+	25, // [25:27] is the sub-list for method input_type
+	25, // [25:25] is the sub-list for extension type_name
+	25, // [25:25] is the sub-list for extension extendee
+	0,  // [0:25] is the sub-list for field type_name
 }
 
 func init() { file_cluster_proto_init() }
@@ -2095,7 +2494,7 @@ func file_cluster_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_cluster_proto_rawDesc), len(file_cluster_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   21,
+			NumMessages:   24,
 			NumExtensions: 0,
 			NumServices:   1,
 		},
