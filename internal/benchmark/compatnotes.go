@@ -25,8 +25,8 @@ func compatNotes(cfg *config.Config) []string {
 	if x.WorkersMax != nil {
 		notes = append(notes, "--workers-max has no effect: every request in flight has its own goroutine; --concurrency and --request-rate bound the load")
 	}
-	if cfg.Dataset.AllowDatasetWrap {
-		notes = append(notes, "--allow-dataset-wrap has no effect: it governs AIPerf's agentic_replay timing mode, which is not implemented here; the other modes reuse conversations freely, as AIPerf's do")
+	if cfg.Dataset.AllowDatasetWrap && !cfg.AgenticReplay() {
+		notes = append(notes, "--allow-dataset-wrap has no effect: it governs the agentic_replay timing mode; the other modes reuse conversations freely, as AIPerf's do")
 	}
 	if s := &cfg.Dataset.Synthesis; s.Transforms() && (cfg.Dataset.CustomType == config.DatasetWekaTrace || cfg.Dataset.CustomType == "tracelab" ||
 		strings.HasPrefix(string(cfg.Dataset.ResolvedPublic()), "semianalysis_cc_traces_weka") || cfg.Dataset.ResolvedPublic() == config.PublicWekaHF) {

@@ -46,6 +46,42 @@ type phaseRunner struct {
 	requests context.Context
 	// bust marks requests (--cache-bust) across every phase; nil when off.
 	bust *worker.CacheBust
+	// agentic is the agentic replay's state, which carries over from its
+	// warmup to its profiling phase; nil until it starts.
+	agentic *agenticRun
+}
+
+// poolOptions are the worker options every phase's pool shares; the
+// caller sets how credits are picked and returned.
+func (r *phaseRunner) poolOptions(spec *PhaseSpec) worker.Options {
+	wo := worker.Options{
+		Sender:            r.plan.requestSender(r.client),
+		Clock:             r.clk,
+		Dataset:           r.plan.Dataset,
+		Payloads:          r.plan.Payloads,
+		URLs:              r.plan.URLs,
+		Header:            r.plan.Header,
+		SessionHeader:     r.plan.Config.Conversation.SessionHeader,
+		KeepRequestHeader: r.plan.Paths.WritesRaw(),
+		Out:               r.pl.raw,
+		CacheBust:         r.bust,
+	}
+	if spec.Named {
+		wo.PhaseName, wo.PhaseIndex, wo.ProfilingIndex = spec.Name, spec.Index, max(0, spec.ProfilingIndex)
+	}
+	if r.plan.Sessions.MultiTurn {
+		wo.Endpoint, wo.EOptions = r.plan.Endpoint, &r.plan.EOptions
+	}
+	r.plan.workerRequestOptions(&wo)
+	return wo
+}
+
+// requestContext is the parent of every request's context.
+func (r *phaseRunner) requestContext() context.Context {
+	if r.requests == nil {
+		return context.Background()
+	}
+	return r.requests
 }
 
 // run issues the phase's credits until its stop condition (or stop being
@@ -54,6 +90,9 @@ type phaseRunner struct {
 // is still in flight after that is cancelled; those records end as client
 // cancellations (code 499).
 func (r *phaseRunner) run(stop context.Context, spec *PhaseSpec, seed uint64) (phaseResult, error) {
+	if r.plan.Sessions.Agentic != nil {
+		return r.runAgentic(stop, spec)
+	}
 	arrivals, err := spec.NewArrivals(seed)
 	if err != nil {
 		return phaseResult{}, fmt.Errorf("%s phase arrivals: %w", spec.Phase, err)
@@ -128,41 +167,17 @@ func (r *phaseRunner) run(stop context.Context, spec *PhaseSpec, seed uint64) (p
 		return phaseResult{}, fmt.Errorf("%s phase scheduler: %w", spec.Phase, err)
 	}
 	counts := &r.pl.counts[spec.Phase]
-	requests := r.requests
-	if requests == nil {
-		requests = context.Background()
-	}
-	wo := worker.Options{
-		Sender:            r.plan.requestSender(r.client),
-		Clock:             r.clk,
-		Dataset:           r.plan.Dataset,
-		Payloads:          r.plan.Payloads,
-		URLs:              r.plan.URLs,
-		Header:            r.plan.Header,
-		SessionHeader:     r.plan.Config.Conversation.SessionHeader,
-		KeepRequestHeader: r.plan.Paths.WritesRaw(),
-		Pick:              pick,
-		Out:               r.pl.raw,
-		Done:              sched.Done,
-		FixedSchedule:     sess.fixed,
-		Budget:            sess.budget,
-		OnSend:            func(*record.Record) { counts.noteSend(r.clk) },
-	}
+	wo := r.poolOptions(spec)
+	wo.Pick, wo.Done = pick, sched.Done
+	wo.FixedSchedule, wo.Budget = sess.fixed, sess.budget
+	wo.OnSend = func(*record.Record) { counts.noteSend(r.clk) }
 	if gate != nil {
 		wo.Prefill, wo.Parser = gate, r.plan.Endpoint
 	}
-	if spec.Named {
-		wo.PhaseName, wo.PhaseIndex, wo.ProfilingIndex = spec.Name, spec.Index, max(0, spec.ProfilingIndex)
-	}
-	if r.plan.Sessions.MultiTurn {
-		wo.Endpoint, wo.EOptions = r.plan.Endpoint, &r.plan.EOptions
-	}
-	r.plan.workerRequestOptions(&wo)
-	wo.CacheBust = r.bust
 	if capNS, ok := r.plan.Config.InterTurnDelayCap(); ok {
 		wo.CapDelays, wo.DelayCap = true, time.Duration(capNS)
 	}
-	pool, err := worker.NewPool(requests, wo)
+	pool, err := worker.NewPool(r.requestContext(), wo)
 	if err != nil {
 		return phaseResult{}, err
 	}

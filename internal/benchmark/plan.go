@@ -208,7 +208,11 @@ func NewPlan(cfg *config.Config, reg *builtin.Registries) (*Plan, error) {
 		return nil, err
 	}
 	p.Adaptive = ac
-	if cfg.WarmupEnabled() {
+	switch {
+	case cfg.AgenticReplay():
+		agenticProfilingSpec(cfg, &p.Profiling)
+		p.Warmup = agenticWarmupSpec(cfg)
+	case cfg.WarmupEnabled():
 		p.Warmup = warmupSpec(cfg, &p.Profiling)
 	}
 	p.Phases = phaseList(cfg, p)

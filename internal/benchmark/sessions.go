@@ -23,6 +23,9 @@ type sessionPlan struct {
 	Replay []timing.ReplayEntry
 	// MultiTurn: some conversation has more than one turn.
 	MultiTurn bool
+	// Agentic is the agentic replay's view of the dataset; nil unless the
+	// profiling phase is agentic_replay (then both phases run it).
+	Agentic *agenticPlan
 }
 
 // planSessions decides the sessionPlan from the built dataset and adjusts
@@ -62,6 +65,9 @@ func (p *Plan) planSessions() error {
 		p.Warmup.Sessions = *cfg.Conversation.NumWarmupSessions
 	}
 
+	if cfg.AgenticReplay() {
+		return p.planAgentic()
+	}
 	r := &cfg.Replay
 	if !cfg.FixedScheduleWanted(anyTS) {
 		if r.AutoOffset || r.StartOffset != nil || r.EndOffset != nil {

@@ -110,6 +110,9 @@ func (p *Plan) wekaOptions() dataset.WekaOptions {
 	if s := c.Conversation.InterTurnDelayCapSeconds; s != nil {
 		o.DelayCap = seconds(*s)
 	}
+	if s := c.Shape.TraceIdleGapCapSeconds; s != nil && c.AgenticReplay() {
+		o.IdleGapCap = seconds(*s) // the whole trace tree's timeline, as AIPerf's loader compresses it
+	}
 	if v := c.Replay.StartOffset; v != nil {
 		d := time.Duration(*v) * time.Millisecond
 		o.StartOffset = &d

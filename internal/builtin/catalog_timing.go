@@ -15,6 +15,7 @@ func timingStrategyEntries() []plugin.Entry {
 	return []plugin.Entry{
 		entry("fixed_schedule", "Replays the dataset's timestamps on absolute deadlines (--fixed-schedule)."),
 		entry("request_rate", "Requests at --request-rate on absolute deadlines, or as fast as --concurrency allows."),
+		entry("agentic_replay", "Weka agent traces replayed from sampled mid-trace starts, one lane per --concurrency, after a one-token cache-priming warmup; subagents spawn and join as recorded (--scenario inferencex-agentx-mvp or config timing_mode: agentic_replay)."),
 		entry("adaptive_scale", "Moves concurrency, prefill concurrency or the request rate online while SLA windows pass, then holds the last passing value (config adaptive_scale:)."),
 		entry("user_centric_rate", "--num-users users sharing --user-centric-rate, one turn per user every users/rate seconds, with a virtual history."),
 	}

@@ -50,11 +50,11 @@ func (b *flagBuilder) addLoadShapeFlags(cfg *config.Config) {
 	})
 	b.add(&floatPtrValue{recorder: b.rec("trace-idle-gap-cap-seconds"), p: &s.TraceIdleGapCapSeconds}, spec{
 		name: "trace-idle-gap-cap-seconds", meta: "<seconds>",
-		usage: "Trace replay: compress every gap between consecutive requests within one trace (conversation) to at most this many seconds, inter-turn delays included.",
+		usage: "Trace replay: compress every gap between consecutive requests within one trace (conversation) to at most this many seconds, inter-turn delays included. Agentic replay: compresses each Weka trace's timeline (main agent and subagents together), bounds how early before t* a warmup request goes and the idle before a lane's first profiling request.",
 	})
 	b.add(&floatPtrValue{recorder: b.rec("system-idle-gap-cap-seconds"), p: &s.SystemIdleGapCapSeconds}, spec{
 		name: "system-idle-gap-cap-seconds", meta: "<seconds>",
-		usage: "Never let a replay sit idle (nothing in flight) for longer than this: pending timestamps move earlier together so the next request goes out within the cap.",
+		usage: "Agentic replay: never let the replay sit idle (nothing in flight) for longer than this: pending turn timers move earlier together so the next request goes out within the cap.",
 	})
 
 	w := &s.Warmup

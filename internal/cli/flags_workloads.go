@@ -38,7 +38,7 @@ func (b *flagBuilder) addWorkloadFlags(cfg *config.Config) {
 		usage: "Largest peak prompt-plus-output context (tokens) of a Weka trace: traces whose recorded peak exceeds it are dropped at load time, before --num-dataset-entries keeps the first N.",
 	})
 	b.addBoolPair(nil, "allow-dataset-wrap", "false",
-		"Let AIPerf's agentic_replay timing mode reuse Weka trajectories when more lanes run at once than the dataset holds. This implementation has no agentic_replay mode and its other modes reuse conversations freely, as AIPerf's do, so it has no effect here (the log says so).",
+		"Let the agentic_replay timing mode run more lanes (--concurrency) than there are distinct traces in a bounded run (otherwise refused, as AIPerf does, unless --cache-bust keeps the copies distinct). The other modes reuse conversations freely, as AIPerf's do, so it has no effect there (the log says so).",
 		&d.AllowDatasetWrap)
 	b.add(&floatPtrValue{recorder: b.rec("trace-session-sample-ratio"), p: &d.TraceSessionSampleRatio}, spec{
 		name: "trace-session-sample-ratio", meta: "<ratio>",

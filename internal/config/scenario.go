@@ -30,12 +30,8 @@ type ScenarioSpec struct {
 }
 
 // ScenarioSpecs returns the registered scenarios by name: AIPerf 0.13's
-// one, inferencex-agentx-mvp. Its locks on options this implementation
-// does not have yet (cache busting, trace idle-gap caps, trajectory start
-// ratios, --ignore-trace-delays, --synthesis-max-isl) are checked once
-// those options exist; the timing mode and the loaders it requires are
-// not implemented here, so the scenario can only run under
-// --unsafe-override, marked submission_valid=false.
+// one, inferencex-agentx-mvp, which stamps the agentic_replay timing mode
+// on the profiling phase and requires a Weka trace loader.
 func ScenarioSpecs() map[string]ScenarioSpec {
 	return map[string]ScenarioSpec{
 		"inferencex-agentx-mvp": {
@@ -140,15 +136,14 @@ func (c *Config) ApplyScenario() (ScenarioOutcome, error) {
 	add := func(v ScenarioViolation) { vs = append(vs, v) }
 
 	// Timing mode: an explicit rate or fixed schedule conflicts; the
-	// default concurrency phase would be switched to the scenario's mode,
-	// which this implementation does not have.
+	// default concurrency phase is switched to the scenario's mode (its
+	// concurrency becomes the number of lanes), as AIPerf stamps it.
 	switch {
-	case c.Load.RequestRate != nil || c.Replay.FixedSchedule:
+	case c.Load.RequestRate != nil || c.Replay.FixedSchedule || c.UserCentric():
 		add(ScenarioViolation{Flag: "--request-rate / --user-centric-rate / --fixed-schedule", Current: c.timingModeName(), Required: spec.TimingMode,
 			Message: fmt.Sprintf("scenario '%s' requires timing_mode=%s; do not pass --request-rate / --arrival-pattern / --user-centric-rate / --fixed-schedule (or declare a rate-shaped phase) alongside --scenario", spec.Name, spec.TimingMode)})
 	default:
-		add(ScenarioViolation{Flag: "timing_mode", Current: c.timingModeName(), Required: spec.TimingMode,
-			Message: fmt.Sprintf("scenario '%s' requires timing_mode=%s, which this implementation does not support yet", spec.Name, spec.TimingMode)})
+		c.Shape.TimingMode = spec.TimingMode
 	}
 	applied = append(applied, "timing_mode")
 
@@ -247,6 +242,8 @@ func (c *Config) timingModeName() string {
 		return "fixed_schedule"
 	case c.Load.RequestRate != nil:
 		return "request_rate"
+	case c.UserCentric():
+		return "user_centric_rate"
 	}
 	return "concurrency"
 }

@@ -29,9 +29,9 @@ func TestApplyScenario(t *testing.T) {
 		{"synthetic cannot be overridden", func(c *Config) { c.Compat.UnsafeOverride = true },
 			[]string{"--input-file (loader): got 'synthetic'", "cannot be bypassed with --unsafe-override"}, nil},
 		{"trace without override", trace,
-			[]string{"2 conflicts", "timing_mode: got 'concurrency', required 'agentic_replay'", "--input-file (loader): got 'mooncake_trace'", "Pass --unsafe-override"}, nil},
+			[]string{"1 conflict)", "--input-file (loader): got 'mooncake_trace'", "Pass --unsafe-override"}, nil},
 		{"trace with override", func(c *Config) { trace(c); c.Compat.UnsafeOverride = true },
-			nil, []string{"timing_mode", "--input-file (loader)"}},
+			nil, []string{"--input-file (loader)"}},
 		{"rate, short duration, false ignore_eos, delay cap", func(c *Config) {
 			trace(c)
 			c.Compat.UnsafeOverride = true
@@ -91,9 +91,13 @@ func TestApplyScenarioFills(t *testing.T) {
 	if i := slices.IndexFunc(c.Input.Extra, func(e ExtraInput) bool { return e.Key == "ignore_eos" }); i < 0 || string(c.Input.Extra[i].Value) != "true" {
 		t.Errorf("extra inputs %+v, want ignore_eos=true injected", c.Input.Extra)
 	}
-	// Only the timing mode is left (weka_hf is an accepted loader).
-	if len(out.Violations) != 1 || out.Violations[0].Flag != "timing_mode" {
-		t.Errorf("violations %+v, want only timing_mode", out.Violations)
+	// weka_hf is an accepted loader and the default concurrency phase
+	// becomes agentic_replay: nothing conflicts.
+	if len(out.Violations) != 0 || out.SubmissionValid == nil || !*out.SubmissionValid {
+		t.Errorf("violations %+v (submission valid %v), want none", out.Violations, out.SubmissionValid)
+	}
+	if !c.AgenticReplay() {
+		t.Errorf("timing mode %q, want the scenario's agentic_replay", c.Shape.TimingMode)
 	}
 	for _, lock := range []string{"streaming", "ignore_eos", "require_loader", "default_benchmark_duration", "min_benchmark_duration", "random_seed"} {
 		if !slices.Contains(out.AppliedLocks, lock) {

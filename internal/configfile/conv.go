@@ -268,7 +268,7 @@ func phaseType(n *Node) (config.ArrivalPattern, string) {
 	case "user_centric":
 		return "", ""
 	case "agentic_replay":
-		return "", fmt.Sprintf("phase type %q is not supported yet", s)
+		return "", "agentic_replay is a timing mode, not a phase type: keep the phase a concurrency phase and set timing_mode: agentic_replay"
 	}
 	msg := "must be concurrency, poisson, gamma, constant, user_centric or fixed_schedule, not " + describe(n)
 	if h := suggest(s, []string{"concurrency", "poisson", "gamma", "constant", "user_centric", "fixed_schedule"}); h != "" {

@@ -237,6 +237,8 @@ func fields() []field {
 			doc: "A piecewise-linear rate: a JSON file, or a list of {time_s, qps}; replaces rate."},
 		{path: "benchmark.phases.profiling.sla", bind: func(t target) any { return &t.cfg.Shape.SLA }, conv: &slaConv,
 			doc: "SLA filters for adaptive_scale: {metric: {stat: {op: threshold}}}."},
+		{path: "benchmark.phases.profiling.timing_mode", bind: func(t target) any { return &t.cfg.Shape.TimingMode }, conv: &choiceConv,
+			doc: "agentic_replay: replay Weka agent traces from sampled mid-trace starts (AIPerf's agentic_replay timing mode); unset follows type."},
 		{path: "benchmark.phases.profiling.trajectory_start_min_ratio", flag: "trajectory-start-min-ratio", bind: func(t target) any { return &t.cfg.Shape.TrajectoryStartMinRatio }},
 		{path: "benchmark.phases.profiling.trajectory_start_max_ratio", flag: "trajectory-start-max-ratio", bind: func(t target) any { return &t.cfg.Shape.TrajectoryStartMaxRatio }},
 		{path: "benchmark.phases.profiling.burst_phase_starts", flag: "burst-phase-starts", bind: func(t target) any { return &t.cfg.Shape.BurstPhaseStarts }},

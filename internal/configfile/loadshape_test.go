@@ -48,6 +48,20 @@ func TestLoadShapeKeys(t *testing.T) {
 		t.Errorf("user_centric: %v %+v %v", err, cfg.Shape, cfg.Load.RequestRate)
 	}
 	cfg, err = decodeBody(t, `  phases:
+    concurrency: 4
+    duration: 600
+    timing_mode: agentic_replay
+    trajectory_start_min_ratio: 0.1
+    burst_phase_starts: true
+    system_idle_gap_cap_seconds: 5
+    agentic_cache_warmup_duration: 30
+    agentic_warmup_grace_period: 60
+`)
+	if err != nil || !cfg.AgenticReplay() || *cfg.Shape.TrajectoryStartMinRatio != 0.1 || !cfg.Shape.BurstPhaseStarts ||
+		*cfg.Shape.SystemIdleGapCapSeconds != 5 || *cfg.Shape.AgenticCacheWarmup != 30 || *cfg.Shape.AgenticWarmupGracePeriod != 60 {
+		t.Errorf("agentic_replay: %v %+v", err, cfg.Shape)
+	}
+	cfg, err = decodeBody(t, `  phases:
     type: constant
     rate_series: [{time_s: 0, qps: 1}, {time_s: 10, qps: 5}]
     duration: 20
