@@ -1,6 +1,7 @@
 package dataset
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/aiperf-go/aiperf/internal/tokenizer"
 	"github.com/aiperf-go/aiperf/internal/userfile"
 )
 
@@ -194,4 +196,40 @@ func BenchmarkLoadSingleTurn(b *testing.B) {
 		retained = r
 	}
 	b.ReportMetric(float64(retained), "retained-B")
+}
+
+// BenchmarkLoadMooncakeTrace loads a 100,000-row timestamped mooncake
+// trace (16-64 token prompts, one hash-id block each) and reports what the
+// loaded dataset retains per row: trace datasets are held whole, their
+// prompts built at load time (see BENCHMARKS.md, issue 15).
+func BenchmarkLoadMooncakeTrace(b *testing.B) {
+	const n = 100_000
+	path := filepath.Join(b.TempDir(), "trace.jsonl")
+	f, err := os.Create(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	w := bufio.NewWriter(f)
+	for i := range n {
+		fmt.Fprintf(w, "{\"timestamp\":%d,\"input_length\":%d,\"output_length\":%d,\"hash_ids\":[%d]}\n", i, 16+i%49, 1+i%16, i)
+	}
+	w.Flush()
+	f.Close()
+	tok, err := tokenizer.Builtin()
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	var retained int64
+	for b.Loop() {
+		var l *Loaded
+		_, r := allocated(func() {
+			if l, err = Load(LoadOptions{Path: path, Type: TypeMooncakeTrace, Seed: 1, SeedSet: true}, tok); err != nil {
+				b.Fatal(err)
+			}
+		})
+		runtime.KeepAlive(l)
+		retained = r
+	}
+	b.ReportMetric(float64(retained)/n, "retained-B/row")
 }
