@@ -30,7 +30,8 @@ var leaves = []string{"internal/record", "internal/clock", "internal/tokenizer",
 var allowed = map[string][]string{
 	"cmd/aiperf": {"internal/cli"},
 	"internal/cli": {"internal/configfile", "internal/config", "internal/benchmark", "internal/experiment", "internal/compare", "internal/metricview", "internal/llmd", "internal/results", "internal/search", "internal/builtin", "internal/plugin", "internal/mockserver", "internal/ui", "internal/chattemplate", "internal/report", "internal/export",
-		"internal/api", "internal/otel", "internal/mlflow", "internal/wandb", "internal/accuracy", "internal/metrics", "internal/endpoint", "internal/transport", "internal/tokenizer/hub"}, // issue 21: integrations, chat
+		"internal/api", "internal/otel", "internal/mlflow", "internal/wandb", "internal/accuracy", "internal/metrics", "internal/endpoint", "internal/transport", "internal/tokenizer/hub", // issue 21: integrations, chat
+		"internal/dataset", "internal/dataset/agenticcode"}, // issue 15: synthesize and validate are dataset tools, not runs
 	"internal/benchmark": {"internal/accuracy", "internal/config", "internal/builtin", "internal/plugin", "internal/dataset", "internal/dataset/public", "internal/timing", "internal/worker", "internal/endpoint", "internal/transport", "internal/metrics", "internal/metrics/stats", "internal/export", "internal/ui", "internal/chattemplate", "internal/verdict", "internal/metricview", "internal/llmd", "internal/adaptive",
 		"internal/controlhook", "internal/telemetry/servermetrics", "internal/telemetry/gpu", "internal/telemetry/dcgm", "internal/telemetry/nvml", "internal/telemetry/energy", "internal/telemetry/netlatency"},
 	"internal/builtin": {"internal/accuracy", "internal/plugin", "internal/endpoint", "internal/endpoint/openai", "internal/endpoint/anthropic",
@@ -80,8 +81,8 @@ var allowed = map[string][]string{
 	// The network round-trip probes (issue 19) write their JSONL with the
 	// export package's writers.
 	"internal/telemetry/netlatency": {"internal/telemetry", "internal/export", "internal/metrics/stats"},
-	"internal/telemetry/dcgm":          {"internal/telemetry/gpu", "internal/telemetry/prom"},
-	"internal/telemetry/nvml":          {"internal/telemetry/gpu"},
+	"internal/telemetry/dcgm":       {"internal/telemetry/gpu", "internal/telemetry/prom"},
+	"internal/telemetry/nvml":       {"internal/telemetry/gpu"},
 	// energy joins GPU telemetry with the metrics summary (AIPerf's
 	// post-aggregation analyzer).
 	"internal/telemetry/energy": {"internal/telemetry/gpu", "internal/metrics", "internal/export"},
@@ -117,6 +118,12 @@ var allowed = map[string][]string{
 	"internal/mlflow":   {"internal/results"},
 	"internal/wandb":    {"internal/results"},
 	"internal/accuracy": {"internal/dataset", "internal/dataset/hfdata", "internal/tokenizer/hub", "internal/pyrand"},
+	// agenticcode synthesizes agentic-coding sessions as dataset rows.
+	"internal/dataset/agenticcode": {"internal/dataset"},
+	// cluster (issue 20) carries credits out to remote workers and their
+	// records back; a remote agent drives the same worker pool as a local
+	// run. clusterpb is its generated wire schema.
+	"internal/cluster": {"internal/cluster/clusterpb", "internal/timing", "internal/worker"},
 }
 
 // isolated packages import nothing internal, not even the leaves.
@@ -124,7 +131,7 @@ var isolated = []string{
 	"internal/config", "internal/record", "internal/clock", "internal/plugin",
 	"internal/tokenizer/hf", "internal/tokenizer/hub", "internal/tokenizer/hub/hubtest", "internal/dataset/sound", "internal/tokenizer/testmodels", "internal/chattemplate", "internal/mockserver", "internal/metrics/stats", "internal/userfile", "internal/sla", "internal/live", "internal/pyrand", "internal/metrics/sweep",
 	// results reads finished runs' artifacts back; it knows file shapes only.
-	"internal/results", "internal/api/apitest", "internal/otel/otlptest", "internal/mlflow/mlflowtest", "internal/wandb/wandbtest",
+	"internal/results", "internal/cluster/clusterpb", "internal/api/apitest", "internal/otel/otlptest", "internal/mlflow/mlflowtest", "internal/wandb/wandbtest",
 }
 
 type listedPackage struct {
