@@ -3,11 +3,14 @@ package benchmark
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/aiperf-go/aiperf/internal/config"
@@ -229,5 +232,71 @@ func TestContextOverflow(t *testing.T) {
 		if got := contextOverflow(msg); got != want {
 			t.Errorf("contextOverflow(%q) = %v, want %v", msg, got, want)
 		}
+	}
+}
+
+// TestAgenticReplayWarmupFailure: a priming request that fails fails the
+// run (profiling would resume the trajectory without its context), with
+// the trajectories named, and the warmup's records are still written.
+func TestAgenticReplayWarmupFailure(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	agenticTrace(t, dir, "ta")
+	url, posts := recorderServer(t, mockserver.New(mockConfig(t, func(c *mockserver.Config) { c.ErrorRate = 100 })))
+	cfg := baseConfig(t, url)
+	cfg.Tokenizer.Name = "builtin"
+	cfg.Input.OutputTokens.Mean = nil
+	cfg.Dataset.InputFile, cfg.Dataset.CustomType = dir, config.DatasetWekaTrace
+	cfg.Shape.TimingMode = config.TimingAgenticReplay
+	cfg.Load.RequestCount, cfg.Load.BenchmarkDuration = nil, ptr(5.0)
+	out, err := run(t, context.Background(), cfg)
+	var exit *config.ExitError
+	if !errors.As(err, &exit) || exit.Code != config.ExitFailure || !strings.Contains(err.Error(), "priming request of 1 trajectories failed") ||
+		!strings.Contains(err.Error(), "ta") {
+		t.Fatalf("run error %v, want the warmup failure naming ta\n%s", err, out)
+	}
+	if n := len(posts()); n != 1 {
+		t.Errorf("the mock got %d requests, want the one priming request", n)
+	}
+	if l := lines(t, filepath.Join(cfg.Output.ArtifactDir, "profile_export.jsonl")); len(l) != 1 || !strings.Contains(l[0], `"benchmark_phase":"warmup"`) {
+		t.Errorf("records %v, want the failed warmup request", l)
+	}
+}
+
+// TestAgenticReplayInterrupted: an interrupt during profiling stops the
+// replay; the run exits as interrupted with valid artifacts marked
+// cancelled, and every request the mock received has its record.
+func TestAgenticReplayInterrupted(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	agenticTrace(t, dir, "ta")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	mock := mockserver.New(mockConfig(t, nil))
+	var n atomic.Int64
+	url, posts := recorderServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mock.ServeHTTP(w, r)
+		if r.Method == http.MethodPost && n.Add(1) == 3 { // the warmup's, then two profiling requests
+			cancel()
+		}
+	}))
+	cfg := baseConfig(t, url)
+	cfg.Tokenizer.Name = "builtin"
+	cfg.Input.OutputTokens.Mean = nil
+	cfg.Dataset.InputFile, cfg.Dataset.CustomType = dir, config.DatasetWekaTrace
+	cfg.Shape.TimingMode = config.TimingAgenticReplay
+	cfg.Shape.TrajectoryStartMinRatio, cfg.Shape.TrajectoryStartMaxRatio = ptr(0.1), ptr(0.1)
+	cfg.Load.RequestCount, cfg.Load.BenchmarkDuration = nil, ptr(600.0)
+	out, err := run(t, ctx, cfg)
+	var exit *config.ExitError
+	if !errors.As(err, &exit) || exit.Code != config.ExitInterrupted {
+		t.Fatalf("run error %v, want interrupted\n%s", err, out)
+	}
+	doc := summary(t, filepath.Join(cfg.Output.ArtifactDir, "profile_export_aiperf.json"))
+	if string(doc["was_cancelled"]) != "true" {
+		t.Errorf("was_cancelled = %s", doc["was_cancelled"])
+	}
+	if got, sent := len(lines(t, filepath.Join(cfg.Output.ArtifactDir, "profile_export.jsonl"))), len(posts()); got != sent || sent < 3 {
+		t.Errorf("%d records for %d requests received", got, sent)
 	}
 }
