@@ -17,7 +17,11 @@
 #              -> internal/benchmark/testdata/aiperf013/
 #   configs    AIPerf's bundled `config init` templates
 #              -> internal/configfile/testdata/aiperf013/templates/ (TestAIPerfTemplates
-#              loads each one here); then our `config init` starter and the
+#              loads each one here) and `config expand -f json` of three of them
+#              -> internal/cli/testdata/aiperf013/expand/, and reduced to their
+#              configuration (strip_template.py) -> internal/configfile/templates/,
+#              the ones `config init --template` writes; then our `config init -t`
+#              output for every template (with --model/--url) and our `config init` starter and the
 #              input_config of our runs against the mock (default, raw export
 #              with warmup and outputs.json, summary level with a prefix) go
 #              through AIPerf's own loader (validate_config.py)
@@ -131,6 +135,15 @@ if step configs; then
 	rm -f "$tdir"/*.yaml
 	cp "$("$VENV/bin/python" -c 'import aiperf.config, os; print(os.path.dirname(aiperf.config.__file__))')"/templates/*.yaml "$tdir/"
 	echo "# configs: $(ls "$tdir" | wc -l) AIPerf templates"
+	# the templates our `config init --template` writes: AIPerf's configuration without its prose
+	rm -f "$ROOT"/internal/configfile/templates/*.yaml
+	for t in "$tdir"/*.yaml; do
+		"$VENV/bin/python" "$HERE/strip_template.py" "$t" "$ROOT/internal/configfile/templates/$(basename "$t")"
+	done
+	# AIPerf's `config expand -f json` of a few templates (TestConfigExpandMatchesAIPerf)
+	for t in sweep_with_plot speed_bench_sweep minimal; do
+		"$VENV/bin/aiperf" config expand -f json "$tdir/$t.yaml" >"$ROOT/internal/cli/testdata/aiperf013/expand/$t.json"
+	done
 	[ -n "${MOCK_URL:-}" ] || mock_start
 	(cd "$ROOT" && go build -o "$OUT/aiperf-go" ./cmd/aiperf)
 	"$OUT/aiperf-go" config init --force "$OUT/starter.yaml" >/dev/null
@@ -147,6 +160,13 @@ if step configs; then
 			[ ! -f "$f" ] || checks+=("$f")
 		done
 	done
+	# our `config init --template X --model --url --output` for every template, through AIPerf's loader
+	mkdir -p "$OUT/init"
+	for t in "$tdir"/*.yaml; do
+		"$OUT/aiperf-go" config init -t "$(basename "$t" .yaml)" -m mock-model -u "$MOCK_URL" -o "$OUT/init/$(basename "$t")" >/dev/null
+	done
+	"$VENV/bin/python" "$HERE/validate_config.py" yaml "${checks[0]}" "$OUT"/init/*.yaml | grep -v '^OK' || true
+	echo "# configs: AIPerf's loader accepts $("$VENV/bin/python" "$HERE/validate_config.py" yaml "$OUT"/init/*.yaml | grep -c '^OK') of $(ls "$OUT"/init/*.yaml | wc -l) of our config init templates"
 	"$VENV/bin/python" "$HERE/validate_config.py" yaml "${checks[0]}"
 	"$VENV/bin/python" "$HERE/validate_config.py" input "${checks[@]:1}"
 fi

@@ -2,10 +2,9 @@ package cli
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"os"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -78,27 +77,43 @@ func newConfigValidateCommand(env *Env) *cobra.Command {
 
 func newConfigExpandCommand(env *Env) *cobra.Command {
 	var full bool
+	var format string
 	index := -1
 	cmd := &cobra.Command{
 		Use:   "expand FILE",
 		Short: "List the variations a config file's sweep will run",
 		Long: "List the variations a config file's sweep will run, one per line with the\n" +
 			"parameters that distinguish it; --full prints each variation's complete\n" +
-			"configuration as JSON (secrets redacted).",
+			"configuration as JSON (secrets redacted). --format yaml|json prints AIPerf's\n" +
+			"document (sweep_type, variations with index, dir_name, label, values and,\n" +
+			"with --full, the configuration as benchmark).",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if !slices.Contains(expandFormats, format) {
+				return usageErrorf("--format: invalid choice %q (choose from %s)", format, strings.Join(expandFormats, ", "))
+			}
 			f, vars, err := loadForCommand(env, args[0])
 			if err != nil {
 				return err
 			}
-			if index >= len(vars) {
-				return fmt.Errorf("--index %d: the file has %d variations", index, len(vars))
+			if f.SweepType() == configfile.SweepAdaptive && format != "text" {
+				return usageErrorf("an adaptive_search sweep chooses its variations while it runs: there is no static expansion to print as %s", format)
+			}
+			if index >= len(vars) || cmd.Flags().Changed("index") && index < 0 {
+				return usageErrorf("--index %d out of range: the file has %d variations", index, len(vars))
+			}
+			if index >= 0 {
+				full = true // one variation is inspected in full, as in AIPerf
+			}
+			if format != "text" {
+				return writeVariationsDoc(cmd.OutOrStdout(), format, f.SweepType(), vars, full, index)
 			}
 			return writeVariations(cmd.OutOrStdout(), f.SweepType(), vars, full, index)
 		},
 	}
-	cmd.Flags().BoolVar(&full, "full", false, "Print each variation's complete configuration as JSON.")
-	cmd.Flags().IntVar(&index, "index", -1, "Print only the variation with this 0-based index.")
+	cmd.Flags().BoolVarP(&full, "full", "F", false, "Print each variation's complete configuration.")
+	cmd.Flags().IntVarP(&index, "index", "i", -1, "Print only the variation with this 0-based index (implies --full).")
+	cmd.Flags().StringVarP(&format, "format", "f", "text", "Output format: text, yaml or json.")
 	return cmd
 }
 
@@ -153,43 +168,36 @@ func variationText(v config.Variation) string {
 }
 
 func newConfigInitCommand(env *Env) *cobra.Command {
-	var force bool
+	var o initOptions
 	cmd := &cobra.Command{
 		Use:   "init [FILE]",
-		Short: "Write a commented starter config file (default aiperf.yaml; - for stdout)",
-		Args:  cobra.MaximumNArgs(1),
+		Short: "Write a commented starter config file, or one of AIPerf's bundled templates (--list)",
+		Long: "Without --template, write this tool's commented starter file to FILE (default\n" +
+			"aiperf.yaml; - for stdout). --template NAME prints one of AIPerf 0.13's bundled\n" +
+			"templates (the same names and configurations) to stdout, or writes it to\n" +
+			"--output; --list and --search show them. --model and --url replace the\n" +
+			"template's model and endpoint URL.",
+		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			path := "aiperf.yaml"
 			if len(args) == 1 {
-				path = args[0]
+				o.file = args[0]
 			}
-			if path == "-" {
-				_, err := io.WriteString(cmd.OutOrStdout(), configfile.Starter)
-				return err
-			}
-			flags := os.O_WRONLY | os.O_CREATE | os.O_EXCL
-			if force {
-				flags = os.O_WRONLY | os.O_CREATE | os.O_TRUNC
-			}
-			f, err := os.OpenFile(path, flags, 0o644)
-			if errors.Is(err, os.ErrExist) {
-				return &config.ExitError{Code: config.ExitFailure, Err: fmt.Errorf("%s exists; use --force to overwrite it", path)}
-			}
-			if err != nil {
-				return &config.ExitError{Code: config.ExitFailure, Err: err}
-			}
-			_, err = io.WriteString(f, configfile.Starter)
-			if cerr := f.Close(); err == nil {
-				err = cerr
-			}
-			if err != nil {
-				return &config.ExitError{Code: config.ExitFailure, Err: err}
-			}
-			_, err = fmt.Fprintf(cmd.OutOrStdout(), "Wrote %s. Run it with: aiperf profile -f %s\n", path, path)
-			return err
+			return runConfigInit(cmd.OutOrStdout(), &o)
 		},
 	}
-	cmd.Flags().BoolVar(&force, "force", false, "Overwrite FILE if it exists.")
+	fl := cmd.Flags()
+	fl.BoolVar(&o.force, "force", false, "Overwrite FILE if it exists (--output always overwrites, as in AIPerf).")
+	fl.StringVarP(&o.template, "template", "t", "", "Template name to generate (e.g. minimal, goodput_slo).")
+	fl.BoolVarP(&o.list, "list", "l", false, "List the bundled templates and exit.")
+	fl.StringVarP(&o.search, "search", "s", "", "Filter templates by keyword.")
+	fl.StringVarP(&o.category, "category", "c", "", "Filter --list by category.")
+	fl.BoolVarP(&o.verbose, "verbose", "v", false, "Show the tags and difficulty columns.")
+	fl.StringVarP(&o.model, "model", "m", "", "Override the template's model name.")
+	fl.StringVarP(&o.url, "url", "u", "", "Override the template's endpoint URL.")
+	fl.StringVarP(&o.output, "output", "o", "", "Write to this file instead of stdout.")
+	// AIPerf's --no-list and --no-verbose.
+	fl.BoolFunc("no-list", "Opposite of --list.", func(string) error { o.list = false; return nil })
+	fl.BoolFunc("no-verbose", "Opposite of --verbose.", func(string) error { o.verbose = false; return nil })
 	return cmd
 }
 

@@ -5,9 +5,12 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/goccy/go-yaml"
 
 	"github.com/aiperf-go/aiperf/internal/configfile"
 )
@@ -267,5 +270,118 @@ sweep:
 		if len(ic.Datasets) != 1 || ic.Datasets[0].Prompts.ISL.Mean != isl || len(ic.Phases) != 1 || ic.Phases[0].Concurrency != 1 {
 			t.Errorf("isl_%d: input_config %s", isl, doc["input_config"])
 		}
+	}
+}
+
+// TestConfigExpandMatchesAIPerf: `config expand -f json` prints, for
+// AIPerf 0.13's own templates, the document AIPerf's prints (sweep type,
+// index, dir_name, label, values) byte for byte; -f yaml is the same
+// document; -i implies the full configuration; a bad format or index is a
+// usage error.
+func TestConfigExpandMatchesAIPerf(t *testing.T) {
+	for _, name := range []string{"sweep_with_plot", "speed_bench_sweep", "minimal"} {
+		want, err := os.ReadFile(filepath.Join("testdata", "aiperf013", "expand", name+".json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		tmpl := filepath.Join("..", "configfile", "testdata", "aiperf013", "templates", name+".yaml")
+		r := runMain(t, context.Background(), nil, "config", "expand", "-f", "json", tmpl)
+		if r.code != 0 || r.stdout != string(want) {
+			t.Errorf("%s: exit %d\n%s\nwant (AIPerf 0.13)\n%s\nstderr: %s", name, r.code, r.stdout, want, r.stderr)
+		}
+		r = runMain(t, context.Background(), nil, "config", "expand", "--format", "yaml", tmpl)
+		var fromYAML, fromJSON any
+		if err := yaml.Unmarshal([]byte(r.stdout), &fromYAML); err != nil || r.code != 0 {
+			t.Fatalf("%s -f yaml: exit %d, %v\n%s", name, r.code, err, r.stdout)
+		}
+		_ = json.Unmarshal(want, &fromJSON)
+		if !reflect.DeepEqual(normalizeJSON(t, fromYAML), normalizeJSON(t, fromJSON)) {
+			t.Errorf("%s: -f yaml\n%s\nis not the JSON document", name, r.stdout)
+		}
+	}
+	tmpl := filepath.Join("..", "configfile", "testdata", "aiperf013", "templates", "sweep_with_plot.yaml")
+	r := runMain(t, context.Background(), nil, "config", "expand", "-f", "json", "-i", "3", tmpl)
+	var doc struct {
+		Variations []struct {
+			Index     int            `json:"index"`
+			Benchmark map[string]any `json:"benchmark"`
+		} `json:"variations"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &doc); err != nil || len(doc.Variations) != 1 || doc.Variations[0].Index != 3 || doc.Variations[0].Benchmark == nil {
+		t.Errorf("-i 3: exit %d, %v\n%s", r.code, err, r.stdout)
+	}
+	r = runMain(t, context.Background(), nil, "config", "expand", "-F", tmpl)
+	if r.code != 0 || strings.Count(r.stdout, `"endpoint"`) != 9 {
+		t.Errorf("-F: exit %d, want 9 full configurations\n%s", r.code, r.stdout)
+	}
+	for _, args := range [][]string{{"-f", "xml"}, {"-i", "9"}, {"-i", "-2"}} {
+		r := runMain(t, context.Background(), nil, append([]string{"config", "expand", tmpl}, args...)...)
+		if r.code != 2 {
+			t.Errorf("%v: exit %d, want 2 (usage)\n%s", args, r.code, r.stderr)
+		}
+	}
+}
+
+// normalizeJSON round-trips v through JSON so numbers compare alike.
+func normalizeJSON(t *testing.T, v any) any {
+	t.Helper()
+	data, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out any
+	_ = json.Unmarshal(data, &out)
+	return out
+}
+
+// TestConfigInitTemplates: `config init` takes AIPerf 0.13's template
+// flags: --list by category (and --category, --verbose), --search,
+// --template to stdout or --output (parents made, overwritten), --model
+// and --url on the template's own keys; an unknown name fails naming the
+// available ones; the starter keeps FILE and --force.
+func TestConfigInitTemplates(t *testing.T) {
+	r := runMain(t, context.Background(), nil, "config", "init", "--list")
+	if r.code != 0 || strings.Count(r.stdout, "\n  ") != 27+7 || !strings.Contains(r.stdout, "Getting Started\n") ||
+		strings.Index(r.stdout, "Getting Started") > strings.Index(r.stdout, "Specialized Endpoints") || strings.Contains(r.stdout, "Difficulty") {
+		t.Errorf("--list: exit %d\n%s", r.code, r.stdout)
+	}
+	r = runMain(t, context.Background(), nil, "config", "init", "-l", "-c", "multimodal", "-v")
+	if r.code != 0 || !strings.Contains(r.stdout, "multimodal_vision") || !strings.Contains(r.stdout, "audio_multimodal") ||
+		strings.Contains(r.stdout, "minimal") || !strings.Contains(r.stdout, "Difficulty") {
+		t.Errorf("-l -c multimodal -v: exit %d\n%s", r.code, r.stdout)
+	}
+	r = runMain(t, context.Background(), nil, "config", "init", "-s", "soak")
+	if r.code != 0 || !strings.Contains(r.stdout, "time_based_soak") || strings.Contains(r.stdout, "minimal ") {
+		t.Errorf("-s soak: exit %d\n%s", r.code, r.stdout)
+	}
+	r = runMain(t, context.Background(), nil, "config", "init", "--search", "zzz")
+	if r.code != 0 || !strings.Contains(r.stdout, "No templates match 'zzz'.") {
+		t.Errorf("--search zzz: exit %d\n%s", r.code, r.stdout)
+	}
+	r = runMain(t, context.Background(), nil, "config", "init", "-t", "goodput_slo", "-m", "org/m", "-u", "http://127.0.0.1:9")
+	if r.code != 0 || !strings.Contains(r.stdout, "model: org/m\n") || !strings.Contains(r.stdout, "url: http://127.0.0.1:9\n") || !strings.Contains(r.stdout, "slos:") {
+		t.Errorf("-t goodput_slo -m -u: exit %d\n%s", r.code, r.stdout)
+	}
+	out := filepath.Join(t.TempDir(), "sub", "bench.yaml")
+	for range 2 { // the second write replaces the first, as AIPerf's --output
+		r = runMain(t, context.Background(), nil, "config", "init", "--template", "multi_url_load_balancing", "--url", "http://127.0.0.1:9", "--output", out)
+		if r.code != 0 || r.stdout != "Wrote multi_url_load_balancing template to "+out+"\n" {
+			t.Fatalf("--output: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+		}
+	}
+	if r = runMain(t, context.Background(), nil, "config", "validate", out); r.code != 0 {
+		t.Errorf("the written template does not validate: %s", r.stderr)
+	}
+	data, _ := os.ReadFile(out)
+	if !strings.Contains(string(data), "urls:\n      - http://127.0.0.1:9\n") || strings.Contains(string(data), "server2:8000/v1") {
+		t.Errorf("--url on a urls: list:\n%s", data)
+	}
+	r = runMain(t, context.Background(), nil, "config", "init", "-t", "minimall")
+	if r.code != 1 || !strings.Contains(r.stderr, `did you mean "minimal"`) {
+		t.Errorf("unknown template: exit %d\n%s", r.code, r.stderr)
+	}
+	r = runMain(t, context.Background(), nil, "config", "init", "-", "-m", "org/starter")
+	if r.code != 0 || !strings.Contains(r.stdout, "model: org/starter\n") || !strings.Contains(r.stdout, "# ") {
+		t.Errorf("starter with --model: exit %d\n%s", r.code, r.stdout)
 	}
 }

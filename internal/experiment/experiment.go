@@ -126,7 +126,7 @@ func newExperiment(vars []config.Variation, rio benchmark.IO) *experiment {
 	x.done = make([]bool, len(vars))
 	x.dirs = make([]string, len(vars))
 	for i := range vars {
-		x.dirs[i] = variationDirName(&vars[i])
+		x.dirs[i] = VariationDirName(&vars[i])
 	}
 	// The comparison table is part of a sweep's results under every UI:
 	// live on a terminal (one block per finished variation, the latest
@@ -184,10 +184,10 @@ func sanitizeDirSegment(s string) string {
 	return s
 }
 
-// variationDirName is AIPerf's directory of a variation: "<last path
+// VariationDirName is AIPerf's directory of a variation: "<last path
 // segment>_<value>" per parameter joined by "__" (concurrency_8,
 // isl_128__concurrency_8), else the sanitized label, else variation_<i>.
-func variationDirName(v *config.Variation) string {
+func VariationDirName(v *config.Variation) string {
 	if len(v.Params) > 0 {
 		parts := make([]string, len(v.Params))
 		for i, p := range v.Params {
@@ -210,9 +210,9 @@ func lastSegment(path string) string {
 	return path
 }
 
-// variationLabel is the variation's label, or AIPerf's "path=value, ..."
+// VariationLabel is the variation's label, or AIPerf's "path=value, ..."
 // when it has none.
-func variationLabel(v *config.Variation) string {
+func VariationLabel(v *config.Variation) string {
 	if v.Label != "" {
 		return v.Label
 	}
@@ -379,7 +379,7 @@ func (x *experiment) sweepRun(v int) *export.SweepRun {
 		x.sweepID = record.UUIDv4(b)
 	}
 	vr := &x.vars[v]
-	run := &export.SweepRun{ID: x.sweepID, Label: variationLabel(vr), Index: v}
+	run := &export.SweepRun{ID: x.sweepID, Label: VariationLabel(vr), Index: v}
 	for _, p := range vr.Params {
 		var val []byte
 		if f, ok := p.Value.(float64); ok && !math.IsNaN(f) && !math.IsInf(f, 0) {
@@ -404,7 +404,7 @@ func (x *experiment) runTrial(ctx context.Context, v, t, n, total int) error {
 		cfg.Input.RandomSeed = &seed
 	}
 	if cfg.Experiment.VarySeedPerTrial && x.baseSeed != nil {
-		seed := trialSeed(*x.baseSeed, variationLabel(&x.vars[v]), t)
+		seed := trialSeed(*x.baseSeed, VariationLabel(&x.vars[v]), t)
 		cfg.Input.RandomSeed = &seed
 	}
 	if t > 0 && cfg.DisableWarmupAfterFirst() {
@@ -434,13 +434,13 @@ func (x *experiment) runTrial(ctx context.Context, v, t, n, total int) error {
 	if res.Err != nil {
 		status = "failed: " + res.Err.Error()
 	}
-	fmt.Fprintf(x.rio.Stderr, "Experiment: run %d/%d (%s, %s) %s\n", n, total, variationLabel(&x.vars[v]), res.Label, status)
+	fmt.Fprintf(x.rio.Stderr, "Experiment: run %d/%d (%s, %s) %s\n", n, total, VariationLabel(&x.vars[v]), res.Label, status)
 	if x.conv != nil {
 		if ok, why := x.conv.check(x.results[v]); ok {
 			x.done[v] = true
-			fmt.Fprintf(x.rio.Stderr, "Experiment: %s converged after %d run(s): %s\n", variationLabel(&x.vars[v]), len(x.results[v]), why)
+			fmt.Fprintf(x.rio.Stderr, "Experiment: %s converged after %d run(s): %s\n", VariationLabel(&x.vars[v]), len(x.results[v]), why)
 		} else if len(x.results[v]) == x.trials {
-			fmt.Fprintf(x.rio.Stderr, "Experiment: %s did not converge in %d runs: %s\n", variationLabel(&x.vars[v]), x.trials, why)
+			fmt.Fprintf(x.rio.Stderr, "Experiment: %s did not converge in %d runs: %s\n", VariationLabel(&x.vars[v]), x.trials, why)
 		}
 	}
 	if x.table != nil && (len(x.results[v]) == x.trials || x.done[v]) {
@@ -485,13 +485,13 @@ func (x *experiment) writeAggregates() error {
 		cells = append(cells, sweepCell{Params: displayParams(x.vars, v), Results: rs})
 		a, ok := aggregateConfidence(rs, x.level)
 		if !ok {
-			fmt.Fprintf(x.rio.Stderr, "Experiment: no successful run of %s; no aggregate for it\n", variationLabel(&x.vars[v]))
+			fmt.Fprintf(x.rio.Stderr, "Experiment: no successful run of %s; no aggregate for it\n", VariationLabel(&x.vars[v]))
 			continue
 		}
 		meta := aggregateMeta{ConfidenceLevel: x.level, CooldownSeconds: x.vars[0].Config.ProfileRunCooldown()}
 		if x.sweep {
 			meta.Variation = &variationMeta{
-				Label: variationLabel(&x.vars[v]), Values: paramValues(&x.vars[v]),
+				Label: VariationLabel(&x.vars[v]), Values: paramValues(&x.vars[v]),
 				Mode: string(x.mode), Model: firstModel(&x.vars[v].Config),
 			}
 		}

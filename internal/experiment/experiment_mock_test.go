@@ -60,7 +60,7 @@ func TestExperimentGridSweepAgainstMock(t *testing.T) {
 
 	var sweepID string
 	for v, vr := range vars {
-		vdir := variationDirName(&vr)
+		vdir := VariationDirName(&vr)
 		var per []map[string]json.RawMessage
 		for trial := 1; trial <= 3; trial++ {
 			p := filepath.Join(dir, "profile_runs", fmt.Sprintf("trial_%04d", trial), vdir, "profile_export_aiperf.json")
@@ -85,9 +85,9 @@ func TestExperimentGridSweepAgainstMock(t *testing.T) {
 				sweepID = info.SweepID
 			}
 			if info.SweepID == "" || info.SweepID != sweepID || info.VariationIndex == nil || *info.VariationIndex != v ||
-				info.VariationLabel != variationLabel(&vars[v]) || len(info.Values) != len(vr.Params) {
+				info.VariationLabel != VariationLabel(&vars[v]) || len(info.Values) != len(vr.Params) {
 				t.Errorf("%s: run_info sweep fields = %+v; want sweep id %q shared by every run, variation %d %q with %d values",
-					p, info, sweepID, v, variationLabel(&vars[v]), len(vr.Params))
+					p, info, sweepID, v, VariationLabel(&vars[v]), len(vr.Params))
 			}
 			per = append(per, doc)
 		}
@@ -255,7 +255,7 @@ func TestExperimentSingleRunSweepAgainstMock(t *testing.T) {
 	points := map[int]point{}
 	for v := range vars {
 		var doc map[string]json.RawMessage
-		readJSON(t, filepath.Join(dir, variationDirName(&vars[v]), "profile_export_aiperf.json"), &doc)
+		readJSON(t, filepath.Join(dir, VariationDirName(&vars[v]), "profile_export_aiperf.json"), &doc)
 		var thr, ttft struct{ Avg, P99 float64 }
 		if json.Unmarshal(doc["request_throughput"], &thr) != nil || json.Unmarshal(doc["time_to_first_token"], &ttft) != nil || thr.Avg == 0 || ttft.P99 == 0 {
 			t.Fatalf("variation %d: no request_throughput avg or time_to_first_token p99", v)

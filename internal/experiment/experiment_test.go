@@ -428,10 +428,10 @@ func TestVariationNames(t *testing.T) {
 		{config.Variation{Params: []config.Param{{Path: "p", Value: true}}}, "p_True", "p=True"},
 	}
 	for _, tt := range tests {
-		if got := variationDirName(&tt.v); got != tt.dir {
+		if got := VariationDirName(&tt.v); got != tt.dir {
 			t.Errorf("dir(%+v) = %q, want %q", tt.v, got, tt.dir)
 		}
-		if got := variationLabel(&tt.v); got != tt.label {
+		if got := VariationLabel(&tt.v); got != tt.label {
 			t.Errorf("label(%+v) = %q, want %q", tt.v, got, tt.label)
 		}
 	}

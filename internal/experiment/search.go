@@ -197,7 +197,7 @@ func (x *experiment) searchDir(v *config.Variation) string {
 	if x.adaptive {
 		return v.Label
 	}
-	return variationDirName(v)
+	return VariationDirName(v)
 }
 
 // searchSeed is a point's seed, as AIPerf: the base seed for the first
