@@ -243,10 +243,29 @@ func TestInterruptedRunLeavesValidArtifacts(t *testing.T) {
 		cmd.Wait()
 		t.Fatalf("the run never started:\n%s", log.String())
 	}
+	go io.Copy(&log, stderr)
+	// Interrupt only once a record is on disk: a run interrupted before any
+	// request completed writes no CSV, by design, and on a loaded machine
+	// the first record can take longer than the signal. The JSONL is
+	// flushed every 100 ms, so its first line shows a completed record.
+	jsonl := filepath.Join(dir, "profile_export.jsonl")
+	tick := time.NewTicker(20 * time.Millisecond)
+	guard := time.After(time.Minute) // a hang guard, not a timing assertion
+	for waiting := true; waiting; {
+		select {
+		case <-tick.C:
+			if fi, err := os.Stat(jsonl); err == nil && fi.Size() > 0 {
+				waiting = false
+			}
+		case <-guard:
+			cmd.Process.Kill()
+			t.Fatalf("no record reached %s", jsonl)
+		}
+	}
+	tick.Stop()
 	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
 		t.Fatal(err)
 	}
-	go io.Copy(&log, stderr)
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	select {
