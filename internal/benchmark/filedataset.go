@@ -71,6 +71,7 @@ func (p *Plan) loadFileDataset() error {
 		if n := p.Config.Conversation.NumSessions; n != nil {
 			o.Conversations = *n
 		}
+		o.PoolBatch = poolBatch(p.Config)
 		o.Keep = p.datasetKeep()
 		loaded, err = dataset.Load(o, p.Tokenizer)
 	}
@@ -121,4 +122,16 @@ func inlineRecordsFile(records []json.RawMessage) (path string, done func(), err
 		return "", nil, fmt.Errorf("dataset records: %w", err)
 	}
 	return f.Name(), done, nil
+}
+
+// poolBatch is random_pool's packing from -b and the media batch sizes
+// (1 each when not given).
+func poolBatch(c *config.Config) *dataset.PoolBatch {
+	one := func(v *int) int {
+		if v == nil {
+			return 1
+		}
+		return *v
+	}
+	return &dataset.PoolBatch{Texts: c.Prompt.BatchSize, Images: one(c.Media.ImageBatchSize), Audios: one(c.Media.AudioBatchSize), Videos: one(c.Video.BatchSize)}
 }

@@ -283,3 +283,9 @@ func orNone(s string) string {
 	}
 	return s
 }
+
+// packsPool reports whether the batch-size flags pack a random_pool file
+// (--custom-dataset-type random_pool with --input-file), as AIPerf allows.
+func (d *Dataset) packsPool() bool {
+	return d.HasFile() && d.CustomType == DatasetRandomPool
+}

@@ -298,23 +298,23 @@ func (c *Config) validateMedia(p *problems) {
 
 // validateMediaSource rejects the synthetic-media batch and source flags
 // with a file or public dataset, whose media (if any) come from the file,
-// as AIPerf does. AIPerf accepts the batch sizes with random_pool to pack
-// entries; the random_pool loader here does not pack, so they are
-// rejected there too rather than silently ignored. Like AIPerf, the size,
-// length and format flags are simply unused with a file.
+// as AIPerf does, except the batch sizes with --custom-dataset-type
+// random_pool, which packs that many images or clips per request. Like
+// AIPerf, the size, length and format flags are simply unused with a
+// file.
 func (c *Config) validateMediaSource(p *problems) {
 	if !c.Dataset.FromFile() {
 		return
 	}
 	m := &c.Media
 	const only = "is only supported with synthetic datasets (remove --input-file / --public-dataset)"
-	if m.ImageBatchSize != nil {
+	if m.ImageBatchSize != nil && !c.Dataset.packsPool() {
 		p.add("--image-batch-size", only)
 	}
 	if m.ImageSource != "" {
 		p.add("--image-source", only)
 	}
-	if m.AudioBatchSize != nil {
+	if m.AudioBatchSize != nil && !c.Dataset.packsPool() {
 		p.add("--audio-batch-size", only)
 	}
 }

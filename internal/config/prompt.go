@@ -112,10 +112,9 @@ func (c *Config) validatePrompt(p *problems) {
 }
 
 // validatePromptSource rejects synthetic-only prompt shaping with a file or
-// public dataset, whose prompts are given, as AIPerf does. AIPerf also
-// accepts -b with random_pool, packing that many entries per request; the
-// random_pool loader here does not pack yet, so -b is rejected there too
-// rather than silently ignored.
+// public dataset, whose prompts are given, as AIPerf does. As in AIPerf,
+// -b is accepted with --custom-dataset-type random_pool, which packs that
+// many texts per request.
 func (c *Config) validatePromptSource(p *problems) {
 	if !c.Dataset.FromFile() {
 		return
@@ -137,7 +136,7 @@ func (c *Config) validatePromptSource(p *problems) {
 	if len(pr.SequenceDistribution) > 0 {
 		p.add("--seq-dist", only)
 	}
-	if pr.BatchSize != DefaultPromptBatchSize {
-		p.add("--prompt-batch-size", "is only supported with synthetic datasets")
+	if pr.BatchSize != DefaultPromptBatchSize && !c.Dataset.packsPool() {
+		p.add("--prompt-batch-size", "is only supported with synthetic datasets (and --custom-dataset-type random_pool)")
 	}
 }

@@ -56,10 +56,11 @@ func TestValidatePrompt(t *testing.T) {
 			c.Prompt.SequenceDistribution = []SeqDistEntry{{ISL: 10, OSL: 5, Probability: 100}}
 			c.Prompt.BatchSize = 2
 		}, []string{"--prompt-prefix-pool-size", "--prompt-prefix-length", "--seq-dist", "--prompt-batch-size"}, "synthetic datasets"},
-		{"batch with random_pool (not packed yet)", func(c *Config) {
-			c.Dataset.InputFile, c.Dataset.CustomType = "pool.jsonl", DatasetRandomPool
+		{"batch with single_turn (only random_pool packs)", func(c *Config) {
+			c.Dataset.InputFile, c.Dataset.CustomType = "data.jsonl", DatasetSingleTurn
 			c.Prompt.BatchSize = 2
-		}, []string{"--prompt-batch-size"}, "synthetic datasets"},
+			c.Media.AudioBatchSize = ptr(2)
+		}, []string{"--prompt-batch-size", "--audio-batch-size"}, "synthetic datasets"},
 		{"context prompts with a file", func(c *Config) {
 			c.Dataset.InputFile = "data.jsonl"
 			c.Prompt.SharedSystemLength, c.Prompt.UserContextLength = ptr(3), ptr(4)
@@ -83,5 +84,19 @@ func TestPromptJSONNames(t *testing.T) {
 		`"sequence_distribution":[{"isl":7,"isl_stddev":1,"osl":8,"probability":100}]}`
 	if string(b) != want {
 		t.Fatalf("JSON = %s; want %s", b, want)
+	}
+}
+
+// TestRandomPoolBatchSizes: as in AIPerf, random_pool takes -b and the
+// media batch sizes (it packs them), from --input-file only.
+func TestRandomPoolBatchSizes(t *testing.T) {
+	t.Parallel()
+	c := Defaults()
+	c.Endpoint.ModelNames = []string{"m"}
+	c.Dataset.InputFile, c.Dataset.CustomType = "pool.jsonl", DatasetRandomPool
+	c.Prompt.BatchSize = 3
+	c.Media.ImageBatchSize, c.Media.AudioBatchSize = ptr(2), ptr(0)
+	if err := c.Validate(); err != nil {
+		t.Fatalf("random_pool with batch sizes: %v", err)
 	}
 }

@@ -54,6 +54,9 @@ type LoadOptions struct {
 	// Conversations is how many conversations a random_pool is sampled
 	// into; 0 means DefaultPoolConversations.
 	Conversations int
+	// PoolBatch packs a random_pool (-b, --image-, --audio-,
+	// --video-batch-size); nil packs nothing.
+	PoolBatch *PoolBatch
 	// Keep, when > 0, keeps only the first Keep conversations of a file
 	// read in order (single_turn, multi_turn, raw_payload): a run that
 	// samples sequentially and stops after Keep conversations never sends

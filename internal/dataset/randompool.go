@@ -1,6 +1,12 @@
 package dataset
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"path/filepath"
+	"strings"
+)
 
 // streamRandomPool draws random_pool samples.
 const streamRandomPool = "dataset.loader.random_pool"
@@ -53,6 +59,9 @@ func (l *loader) randomPool() ([]Conversation, error) {
 		n = DefaultPoolConversations
 	}
 	rng := newStream(l.seed, streamRandomPool)
+	if b := l.opts.PoolBatch; b != nil && b.packs(pools) {
+		return l.packedPool(files, pools, *b, n, rng)
+	}
 	convs := make([]Conversation, n)
 	for i := range convs {
 		convs[i].ID = l.sessionID()
@@ -65,7 +74,93 @@ func (l *loader) randomPool() ([]Conversation, error) {
 			t.Texts = append(t.Texts, src.Texts...)
 			t.Images = append(t.Images, src.Images...)
 			t.Audios = append(t.Audios, src.Audios...)
+			t.Videos = append(t.Videos, src.Videos...)
 		}
+	}
+	l.countTurns(convs)
+	return convs, nil
+}
+
+// PoolBatch is how many texts, images, audio clips and videos one
+// random_pool request packs (-b, --image-batch-size, --audio-batch-size,
+// --video-batch-size; 1 each by default, 0 leaves a modality out).
+type PoolBatch struct{ Texts, Images, Audios, Videos int }
+
+// packs reports whether the batch sizes change what a pool sends: some
+// modality the pool holds has a size other than 1. As in AIPerf, a size
+// for a modality no entry has changes nothing (--image-batch-size 0 on a
+// text pool keeps the entry-per-request mode).
+func (b PoolBatch) packs(pools [][]Turn) bool {
+	has := func(f func(*Turn) int) bool {
+		for _, pool := range pools {
+			for i := range pool {
+				if f(&pool[i]) > 0 {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	return b.Texts != 1 && has(func(t *Turn) int { return len(t.Texts) }) ||
+		b.Images != 1 && has(func(t *Turn) int { return len(t.Images) }) ||
+		b.Audios != 1 && has(func(t *Turn) int { return len(t.Audios) }) ||
+		b.Videos != 1 && has(func(t *Turn) int { return len(t.Videos) })
+}
+
+// packedPool is random_pool with batch sizes, as AIPerf 0.13 packs it:
+// every entry's texts, images, audios and videos pooled per modality
+// (entry associations are not kept: the modalities are drawn
+// independently), and each of n single-turn conversations given that
+// many draws with replacement from each pool (images, texts, audio,
+// video, in AIPerf's order). Packing loses what names an entry (text
+// names, image UUIDs) and what tells several pools apart, so, as in
+// AIPerf, a directory of pools and entries with names or UUIDs are
+// refused.
+func (l *loader) packedPool(files []string, pools [][]Turn, b PoolBatch, n int, rng *rand.Rand) ([]Conversation, error) {
+	if len(pools) > 1 {
+		names := make([]string, len(files))
+		for i, f := range files {
+			names[i] = filepath.Base(f)
+		}
+		return nil, &InputError{File: l.opts.Path, Err: fmt.Errorf("random_pool batch sizes other than 1 need one unnamed pool, found %d (%s): drop the batch-size flags or use a single file", len(pools), strings.Join(names, ", "))}
+	}
+	var texts, images, audios, videos []string
+	for _, t := range pools[0] {
+		for _, name := range t.TextNames {
+			if name != "" {
+				return nil, &InputError{File: files[0], Field: "texts", Err: fmt.Errorf("random_pool batch sizes other than 1 drop the text name %q: drop the batch-size flags or the names", name)}
+			}
+		}
+		for _, id := range t.ImageUUIDs {
+			if id != "" {
+				return nil, &InputError{File: files[0], Field: "images", Err: fmt.Errorf("random_pool batch sizes other than 1 drop the image uuid %q: drop the batch-size flags or the uuids", id)}
+			}
+		}
+		texts, images = append(texts, t.Texts...), append(images, t.Images...)
+		audios, videos = append(audios, t.Audios...), append(videos, t.Videos...)
+	}
+	on := func(pool []string, k int) bool { return len(pool) > 0 && k > 0 }
+	if !on(images, b.Images) && !on(texts, b.Texts) && !on(audios, b.Audios) && !on(videos, b.Videos) {
+		return nil, &InputError{File: files[0], Err: fmt.Errorf("random_pool batch sizes leave requests empty: every modality is absent from the pool or has batch size 0 (text=%d, image=%d, audio=%d, video=%d)", b.Texts, b.Images, b.Audios, b.Videos)}
+	}
+	draw := func(pool []string, k int) []string {
+		if !on(pool, k) {
+			return nil
+		}
+		out := make([]string, k)
+		for i := range out {
+			out[i] = pool[rng.IntN(len(pool))]
+		}
+		return out
+	}
+	convs := make([]Conversation, n)
+	for i := range convs {
+		t := Turn{}
+		t.Images = draw(images, b.Images)
+		t.Texts = draw(texts, b.Texts)
+		t.Audios = draw(audios, b.Audios)
+		t.Videos = draw(videos, b.Videos)
+		convs[i] = Conversation{ID: l.sessionID(), Turns: []Turn{t}}
 	}
 	l.countTurns(convs)
 	return convs, nil
