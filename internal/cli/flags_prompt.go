@@ -20,7 +20,7 @@ func (b *flagBuilder) addPromptFlags(cfg *config.Config) {
 	b.add(&intValue{recorder: b.rec("prompt-batch-size"), p: &p.BatchSize}, spec{
 		name: "prompt-batch-size", short: "b", aliases: []string{"batch-size-text", "batch-size"}, meta: "<n>",
 		def:   "1",
-		usage: "Number of synthetic texts in each request, each drawn with its own length; chat sends them as text parts of one message and completions as a list of prompts.",
+		usage: "Number of synthetic texts in each request, each drawn with its own length; chat sends them as text parts of one message and completions as a list of prompts. With --custom-dataset-type random_pool: the pooled texts packed into each request.",
 	})
 
 	b.group = groupPrefix
