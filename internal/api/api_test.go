@@ -436,3 +436,31 @@ func TestWebSocketRejects(t *testing.T) {
 		t.Errorf("unmasked frame: %v; want close %d", err, closeProtocolError)
 	}
 }
+
+// TestProgressCancelledAndSessions: /api/progress counts cancelled
+// requests apart from the completed and failed ones, as AIPerf's
+// CombinedPhaseStats does, with the session counts and the phase flags.
+func TestProgressCancelledAndSessions(t *testing.T) {
+	t.Parallel()
+	s := startTest(t, t.TempDir())
+	snap := snapshot(1, true)
+	snap.Phase = live.Progress{Phase: "profiling", Elapsed: 2 * time.Second, Sent: 12, Done: 12, Errors: 4, Cancelled: 3,
+		Duration: 2 * time.Second, Sessions: live.Sessions{Sent: 4, Completed: 1, Cancelled: 3, Turns: 12},
+		TimedOut: true, GraceTimedOut: true}
+	s.Observe(snap)
+	var prog struct {
+		Phases map[string]map[string]any `json:"phases"`
+	}
+	getJSON(t, s.URL()+"/api/progress", &prog)
+	p := prog.Phases["profiling"]
+	for k, want := range map[string]any{
+		"requests_sent": 12.0, "requests_completed": 9.0, "requests_cancelled": 3.0, "request_errors": 1.0,
+		"in_flight_requests": 0.0, "sent_sessions": 4.0, "completed_sessions": 1.0, "cancelled_sessions": 3.0,
+		"total_session_turns": 12.0, "timeout_triggered": true, "grace_period_timeout_triggered": true,
+		"was_cancelled": false, "requests_error_percent": 100.0 / 9, "error_records": 4.0, "success_records": 8.0,
+	} {
+		if p[k] != want {
+			t.Errorf("%s = %v; want %v", k, p[k], want)
+		}
+	}
+}

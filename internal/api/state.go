@@ -102,7 +102,12 @@ type phaseStats struct {
 	LastUpdateNs        int64    `json:"last_update_ns"`
 	RequestsSent        int      `json:"requests_sent"`
 	RequestsCompleted   int      `json:"requests_completed"`
+	RequestsCancelled   int      `json:"requests_cancelled"`
 	RequestErrors       int      `json:"request_errors"`
+	SentSessions        int      `json:"sent_sessions"`
+	CompletedSessions   int      `json:"completed_sessions"`
+	CancelledSessions   int      `json:"cancelled_sessions"`
+	TotalSessionTurns   int      `json:"total_session_turns"`
 	SuccessRecords      int      `json:"success_records"`
 	ErrorRecords        int      `json:"error_records"`
 	InFlightRequests    int      `json:"in_flight_requests"`
@@ -114,6 +119,9 @@ type phaseStats struct {
 	ETASec              *float64 `json:"requests_eta_sec,omitempty"`
 	ErrorPercent        float64  `json:"requests_error_percent"`
 	Complete            bool     `json:"is_requests_complete"`
+	TimeoutTriggered    bool     `json:"timeout_triggered"`
+	GraceTimeout        bool     `json:"grace_period_timeout_triggered"`
+	WasCancelled        bool     `json:"was_cancelled"`
 	LateRequests        int      `json:"late_requests"`
 	MaxScheduleLagMs    float64  `json:"max_schedule_lag_ms"`
 }
@@ -124,8 +132,16 @@ func phaseOf(p live.Progress, wall time.Time, complete bool) phaseStats {
 		StartNs:           wall.Add(-p.Elapsed).UnixNano(),
 		LastUpdateNs:      wall.UnixNano(),
 		RequestsSent:      p.Sent,
-		RequestsCompleted: p.Done,
-		RequestErrors:     p.Errors,
+		RequestsCompleted: p.Completed(),
+		RequestsCancelled: p.Cancelled,
+		RequestErrors:     p.Failed(),
+		SentSessions:      p.Sessions.Sent,
+		CompletedSessions: p.Sessions.Completed,
+		CancelledSessions: p.Sessions.Cancelled,
+		TotalSessionTurns: p.Sessions.Turns,
+		TimeoutTriggered:  p.TimedOut,
+		GraceTimeout:      p.GraceTimedOut,
+		WasCancelled:      p.Interrupted,
 		SuccessRecords:    p.Done - p.Errors,
 		ErrorRecords:      p.Errors,
 		InFlightRequests:  p.InFlight,
@@ -149,8 +165,8 @@ func phaseOf(p live.Progress, wall time.Time, complete bool) phaseStats {
 	if eta, ok := p.ETA(); ok && !complete {
 		st.ETASec = ptr(eta.Seconds())
 	}
-	if p.Done > 0 {
-		st.ErrorPercent = 100 * float64(p.Errors) / float64(p.Done)
+	if c := p.Completed(); c > 0 {
+		st.ErrorPercent = 100 * float64(p.Failed()) / float64(c)
 	}
 	return st
 }

@@ -30,6 +30,7 @@ func (r *phaseRunner) drain(pool *worker.Pool, phase record.Phase, grace time.Du
 		return 0
 	case <-expired:
 		cancelled = pool.InFlight()
+		r.pl.counts[phase].graceTimedOut.Store(true)
 		r.log.Warn("grace period over: cancelling requests still in flight",
 			"phase", phase.String(), "grace", grace, "in_flight", cancelled)
 	case <-r.abort:

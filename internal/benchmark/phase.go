@@ -171,6 +171,7 @@ func (r *phaseRunner) run(stop context.Context, spec *PhaseSpec, seed uint64) (p
 	wo.Pick, wo.Done = pick, sched.Done
 	wo.FixedSchedule, wo.Budget = sess.fixed, sess.budget
 	wo.OnSend = func(*record.Record) { counts.noteSend(r.clk) }
+	wo.OnSessionStart, wo.OnSessionEnd = counts.sessions.start, counts.sessions.end
 	if gate != nil {
 		wo.Prefill, wo.Parser = gate, r.plan.Endpoint
 	}
@@ -183,6 +184,9 @@ func (r *phaseRunner) run(stop context.Context, spec *PhaseSpec, seed uint64) (p
 	}
 	dispatch := pool.Dispatch
 
+	counts.timedOut.Store(false)
+	counts.graceTimedOut.Store(false)
+	counts.interrupted.Store(false)
 	res := phaseResult{Start: r.clk.Now()}
 	if r.onStart != nil {
 		r.onStart(spec, res.Start)
@@ -221,6 +225,8 @@ func (r *phaseRunner) run(stop context.Context, spec *PhaseSpec, seed uint64) (p
 	waitRamp()
 	waitAdaptive()
 	res.Stopped = res.Stats.Reason == timing.StopCtx && stop.Err() != nil
+	counts.timedOut.Store(res.Stats.Reason == timing.StopDuration)
+	counts.interrupted.Store(res.Stopped)
 	if res.Stats.Reason == timing.StopDuration || res.Stats.Reason == timing.StopCtx {
 		// Past the phase's end no turn starts, later turns included.
 		pool.StopSending()

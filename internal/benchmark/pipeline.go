@@ -61,6 +61,15 @@ type pipeline struct {
 type counters struct {
 	sent, done, errors, late atomic.Int64
 	maxLag                   atomic.Int64 // ns
+	// cancelled counts the done records the client cancelled (also in
+	// errors); sessions are AIPerf's user sessions (conversations), see
+	// sessionCounts.
+	cancelled atomic.Int64
+	sessions  sessionCounts
+	// The phase's end, as AIPerf's phase stats flag it: its duration ran
+	// out, its grace period ran out with requests in flight, an interrupt
+	// stopped it. Reset when a phase of this kind starts.
+	timedOut, graceTimedOut, interrupted atomic.Bool
 	// firstSent is the run offset of the phase's first send plus 1 ns; 0
 	// until a request is sent. Every record's Sent is at or after it.
 	firstSent atomic.Int64
@@ -163,6 +172,9 @@ func (pl *pipeline) consumeOne(p *metrics.Processed) {
 	rec := p.Record
 	scrubRecord(rec, pl.secrets) // before anything stores or prints it
 	c := &pl.counts[rec.Phase]
+	if rec.Cancelled { // before done and errors: see publisher.progress
+		c.cancelled.Add(1)
+	}
 	c.done.Add(1)
 	if rec.Error != nil {
 		c.errors.Add(1)

@@ -252,18 +252,30 @@ func (p *publisher) snapshotLocked(final bool) *live.Snapshot {
 // progress reads a phase's counters; its elapsed time runs to end.
 func (p *publisher) progress(spec *PhaseSpec, began, end time.Duration) live.Progress {
 	c := &p.counts[spec.Phase]
-	sent, done := int(c.sent.Load()), int(c.done.Load())
+	// done and errors before cancelled (the consumer adds a cancelled
+	// record to cancelled first), so done-cancelled and errors-cancelled
+	// may lag a record but never run ahead.
+	sent, done, errs := int(c.sent.Load()), int(c.done.Load()), int(c.errors.Load())
+	cancelled := int(c.cancelled.Load())
 	return live.Progress{
 		Phase:    spec.Phase.String(),
 		Elapsed:  end - began,
 		Sent:     sent,
 		Done:     done,
-		Errors:   int(c.errors.Load()),
+		Errors:   errs,
 		InFlight: max(0, sent-done),
 		Total:    spec.Count,
 		Duration: spec.Duration,
 		Late:     int(c.late.Load()),
 		MaxLag:   time.Duration(c.maxLag.Load()),
+		Sessions: live.Sessions{
+			Sent: int(c.sessions.sent.Load()), Completed: int(c.sessions.completed.Load()),
+			Cancelled: int(c.sessions.cancelled.Load()), Turns: int(c.sessions.turns.Load()),
+		},
+		Cancelled:     cancelled,
+		TimedOut:      c.timedOut.Load(),
+		GraceTimedOut: c.graceTimedOut.Load(),
+		Interrupted:   c.interrupted.Load(),
 	}
 }
 

@@ -19,17 +19,8 @@ import (
 // attributes, and timing counters equal to the request count.
 func TestOTelAgainstRecords(t *testing.T) {
 	t.Parallel()
-	rx := otlptest.New()
-	defer rx.Close()
-	dir := t.TempDir()
-	var stderr bytes.Buffer
-	code := Main(context.Background(), []string{"profile", "--mock-server", "-m", "mock-model", "--streaming",
-		"--request-count", "24", "--concurrency", "4", "--osl", "8", "--warmup-request-count", "3", "--ui-type", "none", "--output-artifact-dir", dir,
-		"--otel-url", rx.URL, "--otel-resource-attributes", "team=perf,env=ci", "--gen-ai-provider", "vllm"},
-		Env{Stderr: &stderr, Runner: RunBenchmark})
-	if code != 0 {
-		t.Fatalf("exit %d:\n%s", code, stderr.String())
-	}
+	dir, rx, _ := runWithOTel(t, "--request-count", "24", "--concurrency", "4", "--osl", "8", "--warmup-request-count", "3",
+		"--otel-resource-attributes", "team=perf,env=ci", "--gen-ai-provider", "vllm")
 	var n, warm int
 	var latS, ttftS, osl float64
 	err := results.ReadRecords(filepath.Join(dir, "profile_export.jsonl"), func(r *results.Record) error {
@@ -75,7 +66,8 @@ func TestOTelAgainstRecords(t *testing.T) {
 	if res["team"] != "perf" || res["env"] != "ci" || res["service.name"] != "aiperf" || len(res["aiperf.benchmark.id"]) != 12 {
 		t.Errorf("resource attributes %v", res)
 	}
-	for name, want := range map[string]float64{otel.RequestsSent: 24, otel.RequestsCompleted: 24, otel.RequestsInFlight: 0} {
+	for name, want := range map[string]float64{otel.RequestsSent: 24, otel.RequestsCompleted: 24, otel.RequestsInFlight: 0,
+		otel.SessionsSent: 24, otel.SessionsCompleted: 24, otel.SessionTurns: 24, otel.SessionsInFlight: 0} {
 		if got := sum.counter(name, "profiling"); got != want {
 			t.Errorf("%s{profiling} = %v; want %v", name, got, want)
 		}
@@ -83,6 +75,69 @@ func TestOTelAgainstRecords(t *testing.T) {
 	if got := sum.counter(otel.RequestsCompleted, "warmup"); got != 3 {
 		t.Errorf("%s{warmup} = %v; want 3", otel.RequestsCompleted, got)
 	}
+}
+
+// TestOTelSessionsAgainstRecords runs three-turn conversations against
+// the embedded mock for one second with no grace period, so the requests
+// in flight at the end are cancelled, and checks the request and session
+// counters and the phase flags against the run's profile_export.jsonl.
+func TestOTelSessionsAgainstRecords(t *testing.T) {
+	t.Parallel()
+	dir, rx, stderr := runWithOTel(t, "--benchmark-duration", "1", "--benchmark-grace-period", "0", "--concurrency", "3",
+		"--osl", "30", "--session-turns-mean", "3")
+	var n, cancelled, failed, first int
+	err := results.ReadRecords(filepath.Join(dir, "profile_export.jsonl"), func(r *results.Record) error {
+		if r.Phase != "profiling" {
+			return nil
+		}
+		n++
+		switch {
+		case r.Meta.Cancelled:
+			cancelled++
+		case r.Failed:
+			failed++
+		}
+		if r.Meta.TurnIndex == 0 {
+			first++
+		}
+		return nil
+	})
+	if err != nil || n == 0 || cancelled == 0 {
+		t.Fatalf("records: %d, %d cancelled, %v (the run must end with requests in flight)\n%s", n, cancelled, err, stderr.String())
+	}
+	sum := summer{t: t, ms: rx.Latest()}
+	for name, want := range map[string]float64{
+		otel.RequestsSent: float64(n), otel.RequestsCompleted: float64(n - cancelled), otel.RequestsCancelled: float64(cancelled),
+		otel.RequestsInFlight: 0, otel.SessionsSent: float64(first), otel.SessionsCancelled: float64(cancelled),
+		otel.SessionsCompleted: float64(first - cancelled), otel.SessionTurns: float64(3 * first), otel.SessionsInFlight: 0,
+		otel.PhaseTimeout: 1, otel.PhaseGrace: 1,
+	} {
+		if got := sum.counter(name, "profiling"); got != want {
+			t.Errorf("%s{profiling} = %v; want %v (%d records, %d cancelled, %d first turns)", name, got, want, n, cancelled, first)
+		}
+	}
+	if failed > 0 {
+		if got := sum.counter(otel.RequestErrors, "profiling"); got != float64(failed) {
+			t.Errorf("%s = %v; want %d", otel.RequestErrors, got, failed)
+		}
+	}
+}
+
+// runWithOTel runs a streaming profile of the embedded mock with args,
+// its metrics sent to a fresh OTLP/HTTP receiver; it returns the artifact
+// directory, the receiver and the run's stderr.
+func runWithOTel(t *testing.T, args ...string) (string, *otlptest.Receiver, *bytes.Buffer) {
+	t.Helper()
+	rx := otlptest.New()
+	t.Cleanup(rx.Close)
+	dir := t.TempDir()
+	var stderr bytes.Buffer
+	args = append([]string{"profile", "--mock-server", "-m", "mock-model", "--streaming", "--ui-type", "none",
+		"--output-artifact-dir", dir, "--otel-url", rx.URL}, args...)
+	if code := Main(context.Background(), args, Env{Stderr: &stderr, Runner: RunBenchmark}); code != 0 {
+		t.Fatalf("exit %d:\n%s", code, stderr.String())
+	}
+	return dir, rx, &stderr
 }
 
 // summer adds up data points of the receiver's latest metrics.

@@ -78,7 +78,33 @@ type Progress struct {
 	Duration time.Duration // the phase's time bound; 0 when bounded by count only
 	Late     int           // sends more than 1 ms behind schedule
 	MaxLag   time.Duration // the largest schedule lag seen so far
+	// Cancelled counts the finished requests the client cancelled (grace
+	// expiry, interrupt); they are in Done and Errors too. AIPerf counts
+	// them apart: its completed is Done-Cancelled, its errors
+	// Errors-Cancelled (see Completed and Failed).
+	Cancelled int
+	Sessions  Sessions
+	// How the phase ended, as AIPerf flags it: its duration ran out
+	// (TimedOut), its grace period ran out with requests still in flight
+	// (GraceTimedOut), an interrupt stopped it (Interrupted).
+	TimedOut, GraceTimedOut, Interrupted bool
 }
+
+// Sessions counts a phase's user sessions (conversations; with a
+// single-turn dataset every request is one): started, ended (completed or
+// with its last request cancelled) and the turns the started ones may send.
+type Sessions struct {
+	Sent, Completed, Cancelled, Turns int
+}
+
+// InFlight is the sessions started and not yet ended.
+func (s Sessions) InFlight() int { return max(0, s.Sent-s.Completed-s.Cancelled) }
+
+// Completed is AIPerf's requests_completed: finished and not cancelled.
+func (p Progress) Completed() int { return p.Done - p.Cancelled }
+
+// Failed is AIPerf's request_errors: finished with an error, not cancelled.
+func (p Progress) Failed() int { return max(0, p.Errors-p.Cancelled) }
 
 // Fraction is how far the phase has progressed, in [0, 1], by count or by
 // time, whichever is further; -1 when neither bound is known.

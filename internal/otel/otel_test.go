@@ -5,6 +5,7 @@ import (
 	"maps"
 	"math"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -140,7 +141,7 @@ func TestExporterSendsSemconvAndTiming(t *testing.T) {
 					v += float64(dp.GetAsInt()) + dp.GetAsDouble()
 				}
 			}
-			if name == RequestsInFlight || name == PhaseElapsed {
+			if upDown[name] {
 				if s.GetIsMonotonic() {
 					t.Errorf("%s is monotonic; want an up-down counter", name)
 				}
@@ -166,14 +167,94 @@ func TestExporterSendsSemconvAndTiming(t *testing.T) {
 	}
 }
 
-func TestStreamSelection(t *testing.T) {
+// upDown are the timing gauges, sent as up-down counters as AIPerf does.
+var upDown = map[string]bool{RequestsInFlight: true, SessionsInFlight: true, PhaseTimeout: true,
+	PhaseGrace: true, PhaseCancelled: true, PhaseElapsed: true}
+
+// timingSums adds up, per phase, the latest data points of every timing
+// metric the receiver got, checking each one's kind and unit.
+func timingSums(t *testing.T, ms map[string]otlptest.Metric) map[string]map[string]float64 {
+	t.Helper()
+	out := map[string]map[string]float64{}
+	for name, m := range ms {
+		if !strings.HasPrefix(name, "aiperf.timing.") {
+			continue
+		}
+		s := m.GetSum()
+		if s == nil {
+			t.Fatalf("%s is not a sum", name)
+		}
+		if s.GetIsMonotonic() == upDown[name] {
+			t.Errorf("%s monotonic = %v", name, s.GetIsMonotonic())
+		}
+		if want := map[bool]string{true: "s", false: "1"}[strings.HasSuffix(name, "_sec")]; m.GetUnit() != want {
+			t.Errorf("%s unit %q; want %q", name, m.GetUnit(), want)
+		}
+		for _, dp := range s.GetDataPoints() {
+			phase := otlptest.Attrs(dp.GetAttributes())["aiperf.benchmark_phase"]
+			if out[phase] == nil {
+				out[phase] = map[string]float64{}
+			}
+			out[phase][name] += float64(dp.GetAsInt()) + dp.GetAsDouble()
+		}
+	}
+	return out
+}
+
+// TestTimingSessionsCancelledAndFlags sends the progress of a multi-turn
+// phase whose grace period ran out: cancelled requests leave the
+// completed and errors counts (AIPerf counts them apart), sessions and
+// their turns are counted, the phase flags are 0/1 gauges, and a
+// completed count that dips for one snapshot (its two counters read one
+// after the other) sends nothing twice.
+func TestTimingSessionsCancelledAndFlags(t *testing.T) {
 	t.Parallel()
+	rx, e := timingExporter(t)
+	p := live.Progress{Phase: "profiling", Sent: 10, Done: 6, Errors: 1, InFlight: 4, Duration: 2 * time.Second, Elapsed: time.Second,
+		Sessions: live.Sessions{Sent: 4, Completed: 1, Turns: 12}}
+	e.Observe(&live.Snapshot{Seq: 1, Phase: p})
+	p.Done, p.Elapsed = 5, 1500*time.Millisecond // a dip: completed 6 -> 5
+	e.Observe(&live.Snapshot{Seq: 2, Phase: p})
+	// The end: duration over, grace over, 3 in flight cancelled (they are
+	// in Done and Errors too), their sessions cancelled.
+	p = live.Progress{Phase: "profiling", Sent: 12, Done: 12, Errors: 4, Cancelled: 3, Duration: 2 * time.Second, Elapsed: 2 * time.Second,
+		Sessions: live.Sessions{Sent: 4, Completed: 1, Cancelled: 3, Turns: 12}, TimedOut: true, GraceTimedOut: true}
+	e.Observe(&live.Snapshot{Seq: 3, Phase: p, Final: true})
+	if err := e.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	got := timingSums(t, rx.Latest())["profiling"]
+	want := map[string]float64{
+		RequestsSent: 12, RequestsCompleted: 9, RequestsCancelled: 3, RequestErrors: 1,
+		SessionsSent: 4, SessionsCompleted: 1, SessionsCancelled: 3, SessionTurns: 12,
+		RequestsInFlight: 0, SessionsInFlight: 0, PhaseTimeout: 1, PhaseGrace: 1, PhaseElapsed: 2,
+	}
+	for name, w := range want {
+		if math.Abs(got[name]-w) > 1e-9 {
+			t.Errorf("%s = %v; want %v", name, got[name], w)
+		}
+	}
+	if v, ok := got[PhaseCancelled]; ok && v != 0 {
+		t.Errorf("%s = %v; the phase was not interrupted", PhaseCancelled, v)
+	}
+}
+
+// timingExporter is an exporter of the timing domain only (--stream
+// timing) to a fresh receiver, flushed only by Close.
+func timingExporter(t *testing.T) (*otlptest.Receiver, *Exporter) {
+	t.Helper()
 	rx := otlptest.New()
-	defer rx.Close()
+	t.Cleanup(rx.Close)
 	e, err := New(context.Background(), Options{URL: rx.MetricsURL(), Timing: true, Interval: time.Hour})
 	if err != nil {
 		t.Fatal(err)
 	}
+	return rx, e
+}
+
+func TestStreamSelection(t *testing.T) {
+	t.Parallel()
+	rx, e := timingExporter(t)
 	e.ObserveRecord(rec("profiling", 1, 1, 1, nil))
 	e.Observe(&live.Snapshot{Seq: 1, Phase: live.Progress{Phase: "profiling", Sent: 1}, Final: true})
 	e.Close(context.Background())

@@ -10,16 +10,33 @@ import (
 	"github.com/aiperf-go/aiperf/internal/live"
 )
 
-// Timing metric names (AIPerf's timing strategy). The sessions and
-// timeout counters of AIPerf are not sent: the live progress carries
-// requests, not sessions, and phase timeouts are not tracked there.
+// Timing metric names (AIPerf's timing strategy): counters of requests
+// and user sessions, and the gauges sent as up-down counters.
 const (
 	RequestsSent      = "aiperf.timing.requests.sent"
 	RequestsCompleted = "aiperf.timing.requests.completed"
+	RequestsCancelled = "aiperf.timing.requests.cancelled"
 	RequestErrors     = "aiperf.timing.requests.errors"
-	RequestsInFlight  = "aiperf.timing.requests.in_flight"
-	PhaseElapsed      = "aiperf.timing.phase.elapsed_sec"
+	SessionsSent      = "aiperf.timing.sessions.sent"
+	SessionsCompleted = "aiperf.timing.sessions.completed"
+	SessionsCancelled = "aiperf.timing.sessions.cancelled"
+	SessionTurns      = "aiperf.timing.sessions.turns_total"
+
+	RequestsInFlight = "aiperf.timing.requests.in_flight"
+	SessionsInFlight = "aiperf.timing.sessions.in_flight"
+	PhaseTimeout     = "aiperf.timing.phase.timeout_triggered"
+	PhaseGrace       = "aiperf.timing.phase.grace_timeout_triggered"
+	PhaseCancelled   = "aiperf.timing.phase.was_cancelled"
+	PhaseElapsed     = "aiperf.timing.phase.elapsed_sec"
 )
+
+// flag is a phase flag as a gauge value, as AIPerf sends it.
+func flag(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}
 
 // timing exports the counters of every phase of s: cumulative counts as
 // counter deltas, gauges as up-down-counter deltas (so a sum over the
@@ -46,10 +63,15 @@ func (e *Exporter) timing(s *live.Snapshot) {
 			v           int
 		}{
 			{RequestsSent, "requests_sent", p.Sent},
-			{RequestsCompleted, "requests_completed", p.Done},
-			{RequestErrors, "request_errors", p.Errors},
+			{RequestsCompleted, "requests_completed", p.Completed()},
+			{RequestsCancelled, "requests_cancelled", p.Cancelled},
+			{RequestErrors, "request_errors", p.Failed()},
+			{SessionsSent, "sent_sessions", p.Sessions.Sent},
+			{SessionsCompleted, "completed_sessions", p.Sessions.Completed},
+			{SessionsCancelled, "cancelled_sessions", p.Sessions.Cancelled},
+			{SessionTurns, "total_session_turns", p.Sessions.Turns},
 		} {
-			if d := e.delta(p.Phase, c.name, float64(c.v)); d > 0 {
+			if d := e.rise(p.Phase, c.name, float64(c.v)); d > 0 {
 				e.counter(c.name, "AIPerf timing counter: "+c.field).Add(context.Background(), int64(d), opt)
 			}
 		}
@@ -58,6 +80,10 @@ func (e *Exporter) timing(s *live.Snapshot) {
 			v                 float64
 		}{
 			{RequestsInFlight, "in_flight_requests", "1", float64(p.InFlight)},
+			{SessionsInFlight, "in_flight_sessions", "1", float64(p.Sessions.InFlight())},
+			{PhaseTimeout, "timeout_triggered", "1", flag(p.TimedOut)},
+			{PhaseGrace, "grace_period_timeout_triggered", "1", flag(p.GraceTimedOut)},
+			{PhaseCancelled, "was_cancelled", "1", flag(p.Interrupted)},
 			{PhaseElapsed, "requests_elapsed_time", "s", p.Elapsed.Seconds()},
 		} {
 			if d := e.delta(p.Phase, g.name, g.v); math.Abs(d) >= 1e-9 {
@@ -67,11 +93,26 @@ func (e *Exporter) timing(s *live.Snapshot) {
 	}
 }
 
-// delta is v minus the value last sent for phase/name, recording v. A
-// counter that went back (a reset) sends nothing, as in AIPerf.
+// delta is v minus the value last sent for phase/name, recording v: a
+// gauge's change.
 func (e *Exporter) delta(phase, name string, v float64) float64 {
 	k := phase + "\x00" + name
 	prev := e.prev[k]
+	e.prev[k] = v
+	return v - prev
+}
+
+// rise is how far the counter phase/name rose above the highest value
+// sent, recording the new high. A value below it sends nothing and is not
+// recorded: the completed and errors counts are differences of counters
+// read one after the other, which may dip for one snapshot, and a counter
+// that went back sends nothing, as in AIPerf.
+func (e *Exporter) rise(phase, name string, v float64) float64 {
+	k := phase + "\x00" + name
+	prev := e.prev[k]
+	if v <= prev {
+		return 0
+	}
 	e.prev[k] = v
 	return v - prev
 }

@@ -117,6 +117,15 @@ type Options struct {
 	// with multi-turn conversations differs from the count of credits. The
 	// record must not be kept.
 	OnSend func(rec *record.Record)
+	// OnSessionStart and OnSessionEnd, when set, are called from the
+	// worker's goroutine as a conversation (AIPerf's session) sends its
+	// first turn, with how many turns it may send, and as it ends after
+	// that: cancelled when its last request was cancelled, or when the pool
+	// was cancelled (not merely told to stop sending) while it waited for
+	// its next turn. A single-turn dataset makes every request a session,
+	// as in AIPerf. Streams driven by SendTurn report neither.
+	OnSessionStart func(turns int)
+	OnSessionEnd   func(cancelled bool)
 
 	// AffinityHeaders are sent with the session's correlation id besides
 	// SessionHeader (AIPerf's X-Session-Affinity, on by default, and the

@@ -82,9 +82,13 @@ func (p *Pool) session(workerID string, j job) {
 	conv := &p.o.Dataset.Conversations[j.conv]
 	st := p.newStream(j.conv, p.o.CacheBust.newSession(j.credit.Phase, conv.ID))
 	var timer *time.Timer
+	cancelled := false // how the session ended, for OnSessionEnd
 	defer func() {
 		if timer != nil {
 			timer.Stop()
+		}
+		if st.started && p.o.OnSessionEnd != nil {
+			p.o.OnSessionEnd(cancelled)
 		}
 		p.EndStream(st)
 	}()
@@ -92,6 +96,7 @@ func (p *Pool) session(workerID string, j job) {
 	if j.credit.Turns > 0 {
 		turns = min(turns, j.credit.Turns) // a user-centric user with a virtual history
 	}
+	st.turns = turns
 	var prevDue time.Duration
 	for t := range turns {
 		due, scheduled := j.credit.Due, p.o.FixedSchedule
@@ -102,6 +107,8 @@ func (p *Pool) session(workerID string, j job) {
 				due, scheduled = p.turnDue(conv, t, j.credit.Due)
 			}
 			if !p.waitUntil(&timer, due) {
+				// Cut short by a cancellation, not by the end of sending.
+				cancelled = !p.stopped() && p.ctx.Err() != nil
 				return
 			}
 		}
@@ -112,6 +119,7 @@ func (p *Pool) session(workerID string, j job) {
 			return
 		}
 		res := p.sendTurn(workerID, st, TurnOptions{Seq: j.credit.Seq, Phase: j.credit.Phase, Due: due, Scheduled: scheduled}, t, t == turns-1)
+		cancelled = res.Cancelled
 		if !res.Sent || res.Failed {
 			return
 		}
@@ -129,6 +137,11 @@ type Stream struct {
 	history     []endpoint.Message
 	bust        *sessionBust
 	sent        bool // a turn has been sent: the history is under way
+	// turns is how many turns the conversation loop may send (0 for a
+	// stream driven by SendTurn, which reports no session start or end);
+	// started is set once its first request went out (OnSessionStart).
+	turns   int
+	started bool
 }
 
 func (p *Pool) newStream(conv int, bust *sessionBust) *Stream {
@@ -295,6 +308,12 @@ func (p *Pool) sendTurn(workerID string, s *Stream, o TurnOptions, t int, last b
 	}
 	if p.o.OnSend != nil {
 		p.o.OnSend(rec)
+	}
+	if !s.started && s.turns > 0 {
+		s.started = true
+		if p.o.OnSessionStart != nil {
+			p.o.OnSessionStart(s.turns)
+		}
 	}
 	p.o.Sender.Do(p.ctx, p.o.Clock, req, rec)
 	release()

@@ -2,6 +2,8 @@ package worker
 
 import (
 	"context"
+	"slices"
+	"strconv"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -179,5 +181,42 @@ func TestBudget(t *testing.T) {
 	wg.Wait()
 	if taken != 100 || !b.Exhausted() || b.Take() {
 		t.Fatalf("taken %d, exhausted %v", taken, b.Exhausted())
+	}
+}
+
+// TestSessionStartEndHooks: a conversation reports its start with its
+// turns at its first send and its end once: completed when it sent every
+// turn or was told to stop sending, cancelled when the pool was cancelled
+// in its pause.
+func TestSessionStartEndHooks(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		delays []time.Duration
+		end    func(p *Pool, out chan *record.Record) // after the first record
+		want   []string
+	}{
+		{"every turn", []time.Duration{0, 0}, func(*Pool, chan *record.Record) {}, []string{"start 2", "end false"}},
+		{"stop sending", []time.Duration{0, time.Hour}, func(p *Pool, _ chan *record.Record) { synctest.Wait(); p.StopSending() }, []string{"start 2", "end false"}},
+		{"cancelled in the pause", []time.Duration{0, time.Hour, 0}, func(p *Pool, _ chan *record.Record) { synctest.Wait(); p.Cancel() }, []string{"start 3", "end true"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				var mu sync.Mutex
+				var got []string
+				note := func(s string) { mu.Lock(); got = append(got, s); mu.Unlock() }
+				p, out := sessionPool(t, conversation(tc.delays...), Options{
+					Sender:         &fakeSender{},
+					OnSessionStart: func(turns int) { note("start " + strconv.Itoa(turns)) },
+					OnSessionEnd:   func(cancelled bool) { note("end " + strconv.FormatBool(cancelled)) },
+				})
+				p.Dispatch(timing.Credit{})
+				<-out
+				tc.end(p, out)
+				p.Close()
+				if !slices.Equal(got, tc.want) {
+					t.Errorf("hooks %v; want %v", got, tc.want)
+				}
+			})
+		})
 	}
 }
