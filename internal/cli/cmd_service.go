@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/spf13/cobra"
 )
 
 // serviceHelp is `aiperf service --help`.
-const serviceHelp = `Usage: aiperf service --type TYPE [--service-id ID] [--health-host HOST] [--health-port PORT] [profile flags...]
+const serviceHelp = `Usage: aiperf service [--type] TYPE [--service-id ID] [--health-host HOST] [--health-port PORT] [profile flags...]
 
 AIPerf runs each of its services (system_controller, timing_manager, workers,
 records_manager, api, ...) as its own process, for distributed and Kubernetes
@@ -21,7 +23,10 @@ service type has a meaning here:
                               /readyz are the service's health probes).
 
 The other types are parts of that one process and cannot run alone.
---service-id is accepted and has no effect.
+--service-id is accepted and has no effect. AIPerf's BENCHMARK-RUN argument
+(a controller-rendered run_config.json) is not read: give the benchmark's
+profile flags (or --config FILE) instead. AIPERF_SERVICE_HEALTH_HOST and
+AIPERF_SERVICE_HEALTH_PORT stand in for the health flags, as in AIPerf.
 `
 
 // serviceTypes are AIPerf's service plugin names.
@@ -30,9 +35,16 @@ var serviceTypes = []string{"api", "dataset_manager", "gpu_telemetry_manager", "
 
 // serviceArgs turns `aiperf service ...` into the profile command line it
 // runs; help is true for --help.
-func serviceArgs(args []string) (profile []string, help bool, err error) {
+func serviceArgs(args []string, getenv func(string) string) (profile []string, help bool, err error) {
 	var typ, host, port string
 	rest := []string{}
+	// AIPerf's positional TYPE (and BENCHMARK-RUN) come first.
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		typ, args = args[0], args[1:]
+		if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+			return nil, false, fmt.Errorf("BENCHMARK-RUN %s: a serialized BenchmarkRun (run_config.json) is not read here; give the benchmark's profile flags after the type (see aiperf service --help)", args[0])
+		}
+	}
 	take := func(i *int, name string) (string, error) {
 		a := args[*i]
 		if k := strings.IndexByte(a, '='); k >= 0 {
@@ -55,6 +67,8 @@ func serviceArgs(args []string) (profile []string, help bool, err error) {
 			typ, err = take(&i, "--type")
 		case "--service-id":
 			_, err = take(&i, "--service-id")
+		case "--benchmark-run":
+			return nil, false, errors.New("--benchmark-run: a serialized BenchmarkRun (run_config.json) is not read here; give the benchmark's profile flags after the type (see aiperf service --help)")
 		case "--health-host":
 			host, err = take(&i, "--health-host")
 		case "--health-port":
@@ -64,6 +78,18 @@ func serviceArgs(args []string) (profile []string, help bool, err error) {
 		}
 		if err != nil {
 			return nil, false, err
+		}
+	}
+	apiPort := slices.ContainsFunc(rest, func(a string) bool { return a == "--api-port" || strings.HasPrefix(a, "--api-port=") })
+	if apiPort && port != "" {
+		return nil, false, errors.New("--health-port and --api-port: here one server answers the health probes and the API; give one of them")
+	}
+	if !apiPort { // the variables stand in for flags not given
+		if port == "" {
+			port = getenv("AIPERF_SERVICE_HEALTH_PORT")
+		}
+		if host == "" && port != "" {
+			host = getenv("AIPERF_SERVICE_HEALTH_HOST")
 		}
 	}
 	typ = strings.ReplaceAll(strings.ToLower(typ), "-", "_")
@@ -86,4 +112,21 @@ func serviceArgs(args []string) (profile []string, help bool, err error) {
 		return nil, false, errors.New("--health-host requires --health-port")
 	}
 	return out, false, nil
+}
+
+// newServiceCommand lists `aiperf service` among the commands, as AIPerf
+// does. Main runs the command itself before cobra parses anything (see
+// serviceArgs); this one only answers `aiperf help service`.
+func newServiceCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:                "service",
+		Short:              "Run the benchmark as AIPerf's system_controller service, its health probes on --health-port",
+		DisableFlagParsing: true,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			_, err := fmt.Fprint(cmd.OutOrStdout(), serviceHelp)
+			return err
+		},
+	}
+	cmd.SetHelpFunc(func(c *cobra.Command, _ []string) { fmt.Fprint(c.OutOrStdout(), serviceHelp) })
+	return cmd
 }

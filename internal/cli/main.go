@@ -218,7 +218,7 @@ func Main(ctx context.Context, args []string, env Env) int {
 	}
 
 	if len(args) > 0 && args[0] == "service" { // issue 21: `aiperf service` runs a profile
-		pargs, help, err := serviceArgs(args[1:])
+		pargs, help, err := serviceArgs(args[1:], env.Getenv)
 		switch {
 		case help:
 			fmt.Fprint(env.Stdout, serviceHelp)
@@ -265,9 +265,9 @@ func newRootCommand(env *Env) (*cobra.Command, *profileCommand) {
 	root.SetErr(env.Stderr)
 	profile := newProfileCommand(env)
 	root.AddCommand(profile.cmd, newMockServerCommand(env), newVersionCommand(env), newTokenizeCommand(env), newAnalyzeTraceCommand(env), newConfigCommand(env), newCompareCommand(env), newLLMDReportCommand(env), newPlotCommand(env), newAnalyzeCommand(env))
-	root.AddCommand(newPluginsCommand(env))                             // issue 13
-	root.AddCommand(newChatCommand(env), newSpeedBenchCommand(env))     // issue 21
-	root.AddCommand(newSynthesizeCommand(env), newValidateCommand(env)) // issue 15
+	root.AddCommand(newPluginsCommand(env))                                              // issue 13
+	root.AddCommand(newChatCommand(env), newSpeedBenchCommand(env), newServiceCommand()) // issue 21
+	root.AddCommand(newSynthesizeCommand(env), newValidateCommand(env))                  // issue 15
 	return root, profile
 }
 
