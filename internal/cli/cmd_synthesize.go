@@ -87,7 +87,7 @@ Exit codes: 0 success; 1 writing or validation failed; 2 bad arguments or config
 				return &usageError{command: "aiperf synthesize agentic-code", problems: problems}
 			}
 			out := cmd.OutOrStdout()
-			fmt.Fprintf(out, "Generating %d sessions (seed=%d)...\n", o.Sessions, o.Seed)
+			o.Progress = out
 			r, err := agenticcode.Synthesize(o)
 			if err != nil {
 				var ce *agenticcode.ConfigError

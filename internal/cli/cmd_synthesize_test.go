@@ -24,7 +24,7 @@ func TestSynthesizeAndValidateCommands(t *testing.T) {
 			t.Errorf("%s: %v", f, err)
 		}
 	}
-	if !strings.Contains(r.stdout, "Validation:      Mooncake trace (") || !strings.Contains(r.stdout, "Target vs Synthesized Dataset") {
+	if !strings.HasPrefix(r.stdout, "Generating 3 sessions (seed=4)...\n") || !strings.Contains(r.stdout, "Validation:      Mooncake trace (") || !strings.Contains(r.stdout, "Target vs Synthesized Dataset") {
 		t.Errorf("output:\n%s", r.stdout)
 	}
 	// The manifest reproduces the run.
@@ -63,7 +63,7 @@ func TestSynthesizeAndValidateCommands(t *testing.T) {
 		{[]string{"synthesize", "other"}, 2, ""},
 	} {
 		r := runMain(t, context.Background(), nil, c.args...)
-		if r.code != c.code || !strings.Contains(r.stderr, c.want) {
+		if r.code != c.code || !strings.Contains(r.stderr, c.want) || strings.Contains(r.stdout, "Generating") {
 			t.Errorf("%q: exit %d; want %d with %q\n%s", c.args, r.code, c.code, c.want, r.stderr)
 		}
 	}

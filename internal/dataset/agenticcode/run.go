@@ -17,6 +17,7 @@ package agenticcode
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"time"
@@ -37,6 +38,9 @@ type Options struct {
 	MaxISL, MaxOSL *int
 	// Now names the run directory (UTC); zero is time.Now.
 	Now time.Time
+	// Progress, when set, gets AIPerf's "Generating N sessions" line once
+	// the configuration is read.
+	Progress io.Writer
 }
 
 // Result says what Synthesize wrote.
@@ -81,6 +85,9 @@ func Synthesize(o Options) (*Result, error) {
 	}
 	if err := cfg.Override(o.MaxISL, o.MaxOSL); err != nil {
 		return nil, &ConfigError{err}
+	}
+	if o.Progress != nil {
+		fmt.Fprintf(o.Progress, "Generating %d sessions (seed=%d)...\n", o.Sessions, o.Seed)
 	}
 	now := o.Now
 	if now.IsZero() {
