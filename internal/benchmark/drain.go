@@ -4,7 +4,6 @@ import (
 	"time"
 
 	"github.com/aiperf-go/aiperf/internal/record"
-	"github.com/aiperf-go/aiperf/internal/worker"
 )
 
 // drain closes pool and waits for its requests in flight: until they are
@@ -13,7 +12,7 @@ import (
 // in flight then is cancelled, and drain returns how many requests that
 // was; their records end as client cancellations (code 499) and still
 // reach the artifacts.
-func (r *phaseRunner) drain(pool *worker.Pool, phase record.Phase, grace time.Duration) (cancelled int) {
+func (r *phaseRunner) drain(pool phasePool, phase record.Phase, grace time.Duration) (cancelled int) {
 	drained := make(chan struct{})
 	go func() {
 		pool.Close()

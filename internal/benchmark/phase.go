@@ -49,30 +49,49 @@ type phaseRunner struct {
 	// agentic is the agentic replay's state, which carries over from its
 	// warmup to its profiling phase; nil until it starts.
 	agentic *agenticRun
+	// cluster sends the requests from load workers (--workers); nil sends
+	// them from this process.
+	cluster *clusterRun
+}
+
+// phasePool runs a phase's credits: a worker.Pool in this process, or a
+// cluster phase spread over load workers.
+type phasePool interface {
+	Dispatch(timing.Credit)
+	StopSending()
+	Cancel()
+	InFlight() int
+	Close()
 }
 
 // poolOptions are the worker options every phase's pool shares; the
 // caller sets how credits are picked and returned.
 func (r *phaseRunner) poolOptions(spec *PhaseSpec) worker.Options {
-	wo := worker.Options{
-		Sender:            r.plan.requestSender(r.client),
-		Clock:             r.clk,
-		Dataset:           r.plan.Dataset,
-		Payloads:          r.plan.Payloads,
-		URLs:              r.plan.URLs,
-		Header:            r.plan.Header,
-		SessionHeader:     r.plan.Config.Conversation.SessionHeader,
-		KeepRequestHeader: r.plan.Paths.WritesRaw(),
-		Out:               r.pl.raw,
-		CacheBust:         r.bust,
-	}
+	wo := r.plan.poolOptions(r.client, r.clk, r.plan.Paths.WritesRaw())
+	wo.Out, wo.CacheBust = r.pl.raw, r.bust
 	if spec.Named {
 		wo.PhaseName, wo.PhaseIndex, wo.ProfilingIndex = spec.Name, spec.Index, max(0, spec.ProfilingIndex)
 	}
-	if r.plan.Sessions.MultiTurn {
-		wo.Endpoint, wo.EOptions = r.plan.Endpoint, &r.plan.EOptions
+	return wo
+}
+
+// poolOptions are the worker.Options of the plan itself, the same in this
+// process and in a load worker (which has no pipeline of its own).
+func (p *Plan) poolOptions(client *transport.Client, clk *clock.Clock, keepHeader bool) worker.Options {
+	wo := worker.Options{
+		Sender:            p.requestSender(client),
+		Clock:             clk,
+		Dataset:           p.Dataset,
+		Payloads:          p.Payloads,
+		URLs:              p.URLs,
+		Header:            p.Header,
+		SessionHeader:     p.Config.Conversation.SessionHeader,
+		KeepRequestHeader: keepHeader,
 	}
-	r.plan.workerRequestOptions(&wo)
+	if p.Sessions.MultiTurn {
+		wo.Endpoint, wo.EOptions = p.Endpoint, &p.EOptions
+	}
+	p.workerRequestOptions(&wo)
 	return wo
 }
 
@@ -178,7 +197,22 @@ func (r *phaseRunner) run(stop context.Context, spec *PhaseSpec, seed uint64) (p
 	if capNS, ok := r.plan.Config.InterTurnDelayCap(); ok {
 		wo.CapDelays, wo.DelayCap = true, time.Duration(capNS)
 	}
-	pool, err := worker.NewPool(r.requestContext(), wo)
+	// noWorkers ends the phase when a run over load workers has lost them
+	// all (the cluster calls it at most once).
+	var lostAll error
+	noWorkers := make(chan struct{})
+	var pool phasePool
+	if r.cluster != nil {
+		if gateSteps != nil {
+			return phaseResult{}, usageError(fmt.Errorf("--workers: prefill-concurrency ramps are not supported with load workers yet"))
+		}
+		pool, err = r.cluster.startPhase(r.requestContext(), spec, wo, gate, func(cause error) {
+			lostAll = cause
+			close(noWorkers)
+		})
+	} else {
+		pool, err = worker.NewPool(r.requestContext(), wo)
+	}
 	if err != nil {
 		return phaseResult{}, err
 	}
@@ -197,6 +231,13 @@ func (r *phaseRunner) run(stop context.Context, spec *PhaseSpec, seed uint64) (p
 	// controller completing.
 	runCtx, endPhase := context.WithCancel(stop)
 	defer endPhase()
+	go func() {
+		select {
+		case <-noWorkers:
+			endPhase()
+		case <-runCtx.Done():
+		}
+	}()
 	rampCtx, stopRamp := context.WithCancel(runCtx)
 	waitRamp := runLimitSteps(rampCtx, r, res.Start, gateSteps, gate.SetLimit)
 	waitAdaptive := func() {}
@@ -238,6 +279,11 @@ func (r *phaseRunner) run(stop context.Context, spec *PhaseSpec, seed uint64) (p
 	}
 	res.Cancelled = r.drain(pool, spec.Phase, grace)
 	res.End = r.clk.Now()
+	select {
+	case <-noWorkers:
+		return res, &config.ExitError{Code: config.ExitFailure, Err: fmt.Errorf("%s phase: %w", spec.Phase, lostAll)}
+	default:
+	}
 	if ar != nil {
 		r.pl.adaptive.Store(nil)
 		if err := ar.finish(res.Stopped); err != nil {

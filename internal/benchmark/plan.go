@@ -137,16 +137,7 @@ func NewPlan(cfg *config.Config, reg *builtin.Registries) (*Plan, error) {
 	p := &Plan{Config: cfg, Models: cfg.Endpoint.ModelNames, Sampling: dataset.SamplingSequential}
 	var problems []error
 
-	plugin, err := reg.Endpoints.Lookup(string(cfg.Endpoint.Type))
-	if err != nil {
-		problems = append(problems, fmt.Errorf("--endpoint-type: %w", err))
-	} else {
-		p.Meta = plugin.Meta
-		problems = append(problems, p.checkPromptSource()...)
-		if p.Endpoint, err = buildEndpoint(cfg, plugin); err != nil {
-			problems = append(problems, err)
-		}
-	}
+	problems = append(problems, p.resolveEndpoint(reg)...)
 
 	tok, err := tokenizer.Open(cfg.Tokenizer.Name, firstModel(cfg), tokenizer.Options{
 		Revision:        cfg.Tokenizer.Revision,
@@ -182,16 +173,7 @@ func NewPlan(cfg *config.Config, reg *builtin.Registries) (*Plan, error) {
 		return nil, usageError(errors.Join(problems...))
 	}
 
-	p.EOptions = endpoint.Options{
-		Model:               firstModel(cfg),
-		Streaming:           cfg.Endpoint.Streaming && p.Meta.SupportsStreaming,
-		UseLegacyMaxTokens:  cfg.Endpoint.UseLegacyMaxTokens,
-		PerChunkUsage:       cfg.Endpoint.PerChunkUsage,
-		UseServerTokenCount: cfg.Endpoint.UseServerTokenCount,
-		Extra:               extraInputs(cfg),
-	}
-	p.URLs = endpointURLs(cfg, p.Meta, p.EOptions.Streaming)
-	p.Header = requestHeader(cfg, p.Endpoint, p.EOptions.Streaming)
+	p.shapeRequests()
 
 	if cfg.Input.RandomSeed != nil {
 		p.Seed, p.SeedSet = uint64(*cfg.Input.RandomSeed), true
@@ -219,6 +201,38 @@ func NewPlan(cfg *config.Config, reg *builtin.Registries) (*Plan, error) {
 
 	p.Paths = export.NewPaths(artifactDir(cfg, p.Meta), cfg.Output.ProfileExportPrefix, exportLevel(cfg))
 	return p, nil
+}
+
+// resolveEndpoint looks up the endpoint type and builds its Endpoint;
+// it returns the problems found. A load worker resolves its endpoint the
+// same way from the controller's configuration.
+func (p *Plan) resolveEndpoint(reg *builtin.Registries) []error {
+	plugin, err := reg.Endpoints.Lookup(string(p.Config.Endpoint.Type))
+	if err != nil {
+		return []error{fmt.Errorf("--endpoint-type: %w", err)}
+	}
+	p.Meta = plugin.Meta
+	problems := p.checkPromptSource()
+	if p.Endpoint, err = buildEndpoint(p.Config, plugin); err != nil {
+		problems = append(problems, err)
+	}
+	return problems
+}
+
+// shapeRequests sets what every request carries: the endpoint options,
+// the URLs and the headers (after resolveEndpoint).
+func (p *Plan) shapeRequests() {
+	cfg := p.Config
+	p.EOptions = endpoint.Options{
+		Model:               firstModel(cfg),
+		Streaming:           cfg.Endpoint.Streaming && p.Meta.SupportsStreaming,
+		UseLegacyMaxTokens:  cfg.Endpoint.UseLegacyMaxTokens,
+		PerChunkUsage:       cfg.Endpoint.PerChunkUsage,
+		UseServerTokenCount: cfg.Endpoint.UseServerTokenCount,
+		Extra:               extraInputs(cfg),
+	}
+	p.URLs = endpointURLs(cfg, p.Meta, p.EOptions.Streaming)
+	p.Header = requestHeader(cfg, p.Endpoint, p.EOptions.Streaming)
 }
 
 // BuildDataset generates the prompts and the request bodies the endpoint

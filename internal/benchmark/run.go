@@ -20,7 +20,6 @@ import (
 	"github.com/aiperf-go/aiperf/internal/live"
 	"github.com/aiperf-go/aiperf/internal/metrics"
 	"github.com/aiperf-go/aiperf/internal/record"
-	"github.com/aiperf-go/aiperf/internal/transport"
 )
 
 // IO is the process state a run may touch.
@@ -194,15 +193,7 @@ func execute(ctx context.Context, plan *Plan, rio IO, log *slog.Logger, board *l
 			return nil, &config.ExitError{Code: config.ExitFailure, Err: err}
 		}
 	}
-	client := transport.New(transport.Options{
-		Timeout:             seconds(plan.Config.Endpoint.TimeoutSeconds),
-		MaxIdleConnsPerHost: plan.Profiling.Concurrency, // 0 = the transport's large default
-		MaxConnsPerHost:     poolCap(plan),
-		Reuse:               transportReuse(plan.Config),
-		BackoffRefused:      plan.Config.Reliability.KeepGoingUnreachable,
-		TraceDetail:         plan.Config.Fidelity.ExportHTTPTrace,
-		LocalAddrs:          sourceAddrs(plan),
-	})
+	client := newTransportClient(plan)
 	defer client.Close()
 	preOpened := preconnect(ctx, plan, client, log) // issue 19: --pre-connect
 
@@ -233,6 +224,12 @@ func execute(ctx context.Context, plan *Plan, rio IO, log *slog.Logger, board *l
 		requests: requests,
 	}
 
+	if plan.Config.Cluster.Workers > 0 { // issue 20: load workers
+		if runner.cluster, err = startCluster(ctx, plan, clk, rio.Version, log); err != nil {
+			return nil, err
+		}
+		defer runner.cluster.close()
+	}
 	res := &result{Clock: clk, BenchmarkID: cmp.Or(rio.BenchmarkID, newBenchmarkID())}
 	runner.runID = res.BenchmarkID
 	runner.bust = plan.cacheBust(res.BenchmarkID)
@@ -279,6 +276,11 @@ func execute(ctx context.Context, plan *Plan, rio IO, log *slog.Logger, board *l
 			res.Profiling.Stats.Issued += pr.Stats.Issued
 			res.Profiling.Cancelled += pr.Cancelled
 			res.Profiling.Stopped = res.Profiling.Stopped || pr.Stopped
+		}
+	}
+	if runner.cluster != nil {
+		if err := runner.cluster.writeReport(); err != nil {
+			log.Error("cluster.json could not be written", "error", err)
 		}
 	}
 	if profiling {

@@ -34,7 +34,7 @@ const (
 func profileGroups() []string {
 	return []string{
 		groupEndpoint, groupInput, groupConv, groupTok, groupISL, groupOSL, groupPrompt, groupPrefix, groupCacheBust, groupRankings, groupSynthesis, groupAudio, groupImage, groupVideo,
-		groupLoad, groupFixed, groupWarmup, groupUserCentric, groupGoodput, groupOutput, groupUI, groupService, groupAccuracy, groupHTTPTrace, groupNetworkLatency, groupServerMetrics, groupGPUTelemetry, groupMultiRun, groupAnalysis,
+		groupLoad, groupFixed, groupWarmup, groupUserCentric, groupGoodput, groupOutput, groupUI, groupService, groupAccuracy, groupHTTPTrace, groupNetworkLatency, groupServerMetrics, groupGPUTelemetry, groupMultiRun, groupAnalysis, groupCluster,
 	}
 }
 
@@ -356,6 +356,7 @@ func registerProfileFlags(fs *pflag.FlagSet, cfg *config.Config, probs *problemL
 	b.addVisualsFlags(cfg)
 	b.addTelemetryFlags(cfg)   // Endpoint hooks, Server Metrics, GPU Telemetry; sets b.group
 	b.addIntegrationFlags(cfg) // issue 21: OTel, MLflow, W&B (Output), API (Service), Accuracy
+	b.addClusterFlags(cfg)     // issue 20: --workers
 
 	b.group = groupUI
 	b.add(&choiceValue[config.UIType]{recorder: b.rec("ui-type"), p: &cfg.Service.UIType, normalize: normalizeChoice[config.UIType]}, spec{

@@ -234,6 +234,12 @@ func TestLostWorkerInFlightRequestsBecomeErrorsAndNothingIsDuplicated(t *testing
 	if err := h.ctl.WaitReady(ctx, 2); err != nil {
 		t.Fatal(err)
 	}
+	survivor := ""
+	for _, wi := range h.ctl.Workers() {
+		if wi.Name == "survivor" {
+			survivor = wi.ID
+		}
+	}
 	var inFlight []string
 	recs := h.run(ctx, PhaseOptions{Phase: record.Profiling}, 4, 60, func(*Phase) {
 		// The victim takes its share of the first credits and hangs on
@@ -256,7 +262,7 @@ func TestLostWorkerInFlightRequestsBecomeErrorsAndNothingIsDuplicated(t *testing
 			lost = append(lost, r)
 		case r.Error != nil:
 			t.Errorf("record %d: unexpected error %+v", r.Seq, r.Error)
-		case !strings.HasPrefix(r.WorkerID, "w1/"):
+		case !strings.HasPrefix(r.WorkerID, survivor+"/"):
 			t.Errorf("record %d completed on %s after the victim was killed", r.Seq, r.WorkerID)
 		}
 	}

@@ -79,6 +79,9 @@ type Config struct {
 
 	// Issue 19: HTTP trace export, network latency calibration, pre-connect.
 	Fidelity Fidelity `json:"fidelity,omitzero"`
+
+	// Issue 20: scale-out over load-worker processes (--workers).
+	Cluster Cluster `json:"cluster,omitzero"`
 }
 
 // Endpoint is where requests go and how they are shaped (AIPerf's

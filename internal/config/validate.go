@@ -69,6 +69,7 @@ func (c *Config) Validate() error {
 	c.validateVideo(&p)
 	c.validateTelemetry(&p)
 	c.validateIntegrations(&p) // issue 21
+	c.validateCluster(&p)      // issue 20
 	return errors.Join(p...)
 }
 

@@ -1,0 +1,36 @@
+package cli
+
+import (
+	"errors"
+	"log/slog"
+
+	"github.com/spf13/cobra"
+
+	"github.com/aiperf-go/aiperf/internal/benchmark"
+)
+
+// newClusterWorkerCommand builds the hidden `aiperf cluster-worker`: a
+// load worker of a run over --workers (or of a Kubernetes job's
+// controller). It connects to the controller, builds its part of the run
+// from what the controller sends, sends the requests of the credits it is
+// given and streams every record back, until the controller shuts the run
+// down. It writes no artifacts: the controller does.
+func newClusterWorkerCommand(env *Env) *cobra.Command {
+	var addr, name string
+	cmd := &cobra.Command{
+		Use:    benchmark.WorkerCommand,
+		Short:  "Run as a load worker of an aiperf controller (started by --workers)",
+		Args:   cobra.NoArgs,
+		Hidden: true,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if addr == "" {
+				return &usageError{command: "aiperf " + benchmark.WorkerCommand, problems: []error{errors.New("--controller: the controller's host:port is required")}}
+			}
+			log := slog.New(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+			return benchmark.RunWorker(cmd.Context(), addr, name, buildVersion, log)
+		},
+	}
+	cmd.Flags().StringVar(&addr, "controller", "", "the controller's host:port")
+	cmd.Flags().StringVar(&name, "name", "", "this worker's name in the controller's reports (a pod name)")
+	return cmd
+}
