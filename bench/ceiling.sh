@@ -17,21 +17,14 @@ source "$(dirname "$0")/lib.sh"
 CONCURRENCY=${CONCURRENCY:-64}
 DURATION=${DURATION:-5}
 OSL=${OSL:-16}
+export OSL # bench/wrk-chat.lua reads it
 
 command -v wrk >/dev/null || { echo "wrk not installed (apt-get install wrk)" >&2; exit 1; }
 build
 machine
 raise_nofile 65536
 start_mock --fast
-pin=()
-if can_pin; then pin=(taskset -c "$CLIENT_CPU"); fi
-
-mkdir -p "$OUT/wrk"
-OSL=$OSL "$BIN/benchtool" run -o "$OUT/wrk/run.json" -- \
-	"${pin[@]}" wrk -t1 -c"$CONCURRENCY" -d"${DURATION}s" -s "$ROOT/bench/wrk-chat.lua" "$URL" >"$OUT/wrk/wrk.txt" 2>&1
-wrk_rps=$(awk '/^Requests\/sec:/ { print $2 }' "$OUT/wrk/wrk.txt")
-wrk_n=$(awk '/requests in/ { print $1 }' "$OUT/wrk/wrk.txt")
-wrk_cpu=$(j "$OUT/wrk/run.json" cpu_s)
+read -r wrk_rps wrk_n wrk_cpu < <(wrk_ceiling "$OUT/wrk" "$CONCURRENCY" "$DURATION")
 
 base=$(baseline_cpu --isl 16 --osl "$OSL" --extra-inputs ignore_eos:true)
 dir=$OUT/closed

@@ -116,3 +116,15 @@ baseline_cpu() {
 
 # j FILE PATH...: values from a JSON file (NA when missing).
 j() { "$BIN/benchtool" json "$@"; }
+
+# wrk_ceiling DIR CONNECTIONS SECONDS: wrk (one thread, pinned to
+# $CLIENT_CPU) posting bench/wrk-chat.lua's non-streaming chat to the mock;
+# prints "req/s requests cpu_s". Needs wrk (apt-get install wrk).
+wrk_ceiling() {
+	local dir=$1 conns=$2 secs=$3 pin=()
+	mkdir -p "$dir"
+	if can_pin; then pin=(taskset -c "$CLIENT_CPU"); fi
+	"$BIN/benchtool" run -o "$dir/run.json" -- \
+		"${pin[@]}" wrk -t1 -c"$conns" -d"${secs}s" -s "$ROOT/bench/wrk-chat.lua" "$URL" >"$dir/wrk.txt" 2>&1
+	echo "$(awk '/^Requests\/sec:/ { print $2 }' "$dir/wrk.txt") $(awk '/requests in/ { print $1 }' "$dir/wrk.txt") $(j "$dir/run.json" cpu_s)"
+}

@@ -9,6 +9,9 @@
 #
 # Knobs: RATES (req/s steps), DURATION (s per step), ARRIVAL (constant|poisson),
 # ISL/OSL (tokens), KEEP_GOING=1 (do not stop at the first miss); see lib.sh.
+# With wrk installed, the run first measures the ceiling: wrk (one thread,
+# 64 connections, on the client's core) against the same mock, the most
+# any client could get from it here (WRK=0 skips it).
 source "$(dirname "$0")/lib.sh"
 
 RATES=${RATES:-"1000 2000 5000 7500 10000 12500 15000 20000 25000 30000"}
@@ -16,11 +19,16 @@ DURATION=${DURATION:-5}
 ARRIVAL=${ARRIVAL:-constant}
 ISL=${ISL:-16}
 OSL=${OSL:-16}
+export OSL # bench/wrk-chat.lua reads it
 
 build
 machine
 raise_nofile 65536
 start_mock --fast
+if [ "${WRK:-1}" != 0 ] && command -v wrk >/dev/null; then
+	read -r wrk_rps wrk_n wrk_cpu < <(wrk_ceiling "$OUT/wrk" 64 "$DURATION")
+	awk -v r="$wrk_rps" -v n="$wrk_n" -v c="$wrk_cpu" 'BEGIN { printf "# ceiling: wrk -t1 -c64 %.0f req/s, %.1f CPU-us per request\n", r, c * 1e6 / n }'
+fi
 base=$(baseline_cpu --isl "$ISL" --osl "$OSL" --extra-inputs ignore_eos:true)
 echo "# start-up CPU (10-request run) ${base} s, subtracted in cpu_us/req"
 echo "# non-streaming, --arrival-pattern $ARRIVAL, isl $ISL, osl $OSL, $DURATION s per step"

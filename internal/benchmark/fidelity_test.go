@@ -13,7 +13,7 @@ type fidelityLine struct {
 	Metadata struct {
 		SessionNum int `json:"session_num"`
 	} `json:"metadata"`
-	Metrics map[string]fidelityValue `json:"metrics"`
+	Metrics   map[string]fidelityValue   `json:"metrics"`
 	TraceData map[string]json.RawMessage `json:"trace_data"`
 }
 

@@ -201,6 +201,9 @@ func execute(ctx context.Context, plan *Plan, rio IO, log *slog.Logger, board *l
 	if sl := newStatsLog(log, plan.Config.StatsInterval(rio.IsTTY)); sl != nil {
 		observers = append(observers, sl)
 	}
+	if ow := newOverloadWatch(plan, log); ow != nil { // issue 19: overload said while running
+		observers = append(observers, ow)
+	}
 	progress := newPublisher(observers, clk, &counts, pl.live, board)
 	// Telemetry starts before the warmup: its first scrapes are the
 	// baseline every counter of the profiling window is measured from.

@@ -98,8 +98,8 @@ type Paths struct {
 	// NetworkLatencyJSONL holds every network round-trip probe; written
 	// with --network-latency-automatic only.
 	NetworkLatencyJSONL string
-	Inputs                                                                        string // inputs.json, always written
-	Log                                                                           string // logs/aiperf.log
+	Inputs              string // inputs.json, always written
+	Log                 string // logs/aiperf.log
 	// Outputs is outputs.json (--export-outputs-json); AIPerf does not
 	// prefix it.
 	Outputs string
