@@ -35,8 +35,10 @@ func parseObject(data []byte) ([]Field, error) {
 	}
 	dec := jsontext.NewDecoder(bytes.NewReader(data))
 	if k := dec.PeekKind(); k != '{' {
-		if k == 0 {
-			_, err := dec.ReadToken()
+		// The kind is peeked from the first byte only ("nonsense" peeks
+		// as null), so the value is read to tell bad JSON from a value
+		// that is not an object.
+		if _, err := dec.ReadValue(); err != nil {
 			return nil, jsonErr(err)
 		}
 		return nil, fmt.Errorf("want a JSON object, got %s", kindName(k))
