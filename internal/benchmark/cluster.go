@@ -37,8 +37,9 @@ const ClusterReportFile = "cluster.json"
 // Load workers are given this long to connect and build their part of the
 // run, and this long to hang up at the end before they are killed.
 const (
-	workerStartTimeout = 2 * time.Minute
-	workerStopGrace    = 10 * time.Second
+	workerStartTimeout       = 2 * time.Minute
+	remoteWorkerStartTimeout = 10 * time.Minute
+	workerStopGrace          = 10 * time.Second
 )
 
 // clusterSetup is what the controller sends every load worker: the run's
@@ -75,9 +76,13 @@ func startCluster(ctx context.Context, plan *Plan, clk *clock.Clock, version str
 	}); err != nil {
 		return nil, fmt.Errorf("--workers: encoding the run for the load workers: %w", err)
 	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	listen, local := plan.Config.Cluster.WorkerListen, plan.Config.Cluster.WorkerListen == ""
+	if local {
+		listen = "127.0.0.1:0"
+	}
+	l, err := net.Listen("tcp", listen)
 	if err != nil {
-		return nil, fmt.Errorf("--workers: controller: %w", err)
+		return nil, fmt.Errorf("--worker-listen: %w", err)
 	}
 	c := &clusterRun{
 		plan: plan, log: log, served: make(chan error, 1),
@@ -85,15 +90,22 @@ func startCluster(ctx context.Context, plan *Plan, clk *clock.Clock, version str
 	}
 	go func() { c.served <- c.ctl.Serve(l) }()
 	c.ctl.SetSetup(blob.Bytes())
-	exe, err := os.Executable()
-	if err == nil {
-		err = c.spawn(exe, l.Addr().String(), n)
+	timeout := workerStartTimeout
+	if local {
+		exe, err := os.Executable()
+		if err == nil {
+			err = c.spawn(exe, l.Addr().String(), n)
+		}
+		if err != nil {
+			c.close()
+			return nil, fmt.Errorf("--workers: starting load workers: %w", err)
+		}
+	} else {
+		// Remote workers (pods) may wait for an image pull or a node.
+		timeout = remoteWorkerStartTimeout
+		log.Info("waiting for load workers", "workers", n, "listen", l.Addr().String())
 	}
-	if err != nil {
-		c.close()
-		return nil, fmt.Errorf("--workers: starting load workers: %w", err)
-	}
-	wctx, cancel := context.WithTimeout(ctx, workerStartTimeout)
+	wctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	if err := c.ctl.WaitReady(wctx, n); err != nil {
 		c.close()

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -359,5 +360,56 @@ func TestKilledWorkerLosesOnlyItsRequestsInFlight(t *testing.T) {
 	}
 	if got := metric(t, sum, "request_count"); int(got.Avg) != n-lost {
 		t.Errorf("request_count %v; want %d", got.Avg, n-lost)
+	}
+}
+
+// TestWorkersStartedElsewhereJoinAListeningController: with --worker-listen
+// the controller starts no worker and waits for N that connect to it (as
+// Kubernetes pods do), here two `aiperf cluster-worker` processes started
+// before it is even listening.
+func TestWorkersStartedElsewhereJoinAListeningController(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end run")
+	}
+	mock := startRecordingMock(t, 10*time.Millisecond, time.Millisecond)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	var workers []*exec.Cmd
+	for _, name := range []string{"pod-a", "pod-b"} {
+		w := aiperfCmd(t, benchmark.WorkerCommand, "--controller", addr, "--name", name)
+		var out lockedBuffer
+		w.Stdout, w.Stderr = &out, &out
+		if err := w.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			w.Process.Kill()
+			w.Wait()
+		})
+		workers = append(workers, w)
+	}
+	dir := filepath.Join(t.TempDir(), "art")
+	runWorkersProfile(t, "-m", "mock-model", "-u", mock.URL, "--tokenizer", "builtin", "--concurrency", "4",
+		"--request-count", "20", "--isl", "16", "--osl", "4", "--workers", "2", "--worker-listen", addr,
+		"--ui-type", "none", "--output-artifact-dir", dir)
+	for _, w := range workers {
+		if err := w.Wait(); err != nil {
+			t.Errorf("worker %v exited with %v after the controller's shutdown; want 0", w.Args, err)
+		}
+	}
+	rep := readClusterReport(t, dir)
+	names := map[string]int{}
+	for _, w := range rep.Workers {
+		names[w.Name] = w.Records
+	}
+	if len(names) != 2 || names["pod-a"]+names["pod-b"] != 20 {
+		t.Errorf("cluster.json workers %v; want pod-a and pod-b with 20 records between them", names)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "workers")); err == nil {
+		t.Errorf("a controller with --worker-listen started local workers")
 	}
 }

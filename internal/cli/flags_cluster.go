@@ -23,4 +23,9 @@ func (b *flagBuilder) addClusterFlags(cfg *config.Config) {
 			"and written to cluster.json. A worker that dies mid-run costs only its requests in flight, " +
 			"recorded as WorkerLostError. 0 sends from this process.",
 	})
+	b.add(&stringValue{recorder: b.rec("worker-listen"), p: &cfg.Cluster.WorkerListen}, spec{
+		name: "worker-listen", meta: "<host:port>",
+		usage: "With --workers N: serve the load workers' protocol on this address and wait for N workers started " +
+			"elsewhere (aiperf cluster-worker --controller HOST:PORT, e.g. one per Kubernetes pod) instead of starting them here.",
+	})
 }
