@@ -175,7 +175,7 @@ func TestLoadErrors(t *testing.T) {
 		want string
 	}{
 		{Options{Benchmark: "mmlu", Tasks: []string{"astrology"}}, `unknown MMLU subject "astrology"`},
-		{Options{Benchmark: "hellaswag"}, "not supported"},
+		{Options{Benchmark: "bigbench"}, "not supported"},
 		{Options{Benchmark: "aime", Shots: ptr(9)}, "at most 8"},
 		{Options{Benchmark: "mmlu", Tasks: []string{"astronomy"}}, "astronomy"}, // a real subject absent from the cache
 		{Options{Benchmark: "nope"}, "unknown benchmark"},

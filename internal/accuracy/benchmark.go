@@ -65,7 +65,7 @@ func Benchmarks() []Meta {
 		{Name: "mmlu_pro", Description: "MMLU-Pro, 14 categories and up to 10 options (TIGER-Lab/MMLU-Pro), chain-of-thought few-shots from its validation split.", DefaultGrader: "mmlu_pro", DefaultShots: 5, DefaultCoT: true, Supported: true, load: loadMMLUPro},
 		{Name: "aime", Description: "AIME 2024 (Maxwell-Jia/AIME_2024) with the trt-llm recipe's few-shot template (**Problem** / **Solution** / **Answer**).", DefaultGrader: "math", DefaultShots: 8, DefaultCoT: true,
 			SystemPrompt: `Please reason step by step, and put your final answer within \boxed{}.`, Supported: true, load: loadAIME},
-		{Name: "hellaswag", Description: "HellaSwag with DeepEval's prompt template, not shipped here.", DefaultGrader: "exact_match", DefaultShots: 10},
+		{Name: "hellaswag", Description: "HellaSwag (Rowan/hellaswag, validation) with DeepEval's template: few-shots from the first train row of each activity label, the confinement line, a bare letter as gold.", DefaultGrader: "exact_match", DefaultShots: 10, Supported: true, load: loadHellaswag},
 		{Name: "bigbench", Description: "BigBench-Hard with DeepEval's 27 bundled CoT prompt files, not shipped here.", DefaultGrader: "exact_match", DefaultShots: 3, DefaultCoT: true},
 		{Name: "aime24", Description: "AIME 2024 (HuggingFaceH4/aime_2024), zero-shot, the bare problem.", DefaultGrader: "lighteval_expr", Supported: true, load: loadSimple("HuggingFaceH4/aime_2024", "", "train", "aime24", "problem", "answer", 32768, "")},
 		{Name: "aime25", Description: "AIME 2025 (yentinglin/aime_2025), zero-shot, the bare problem.", DefaultGrader: "lighteval_expr", Supported: true, load: loadSimple("yentinglin/aime_2025", "", "train", "aime25", "problem", "answer", 32768, "")},

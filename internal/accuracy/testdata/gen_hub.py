@@ -127,3 +127,23 @@ add_file("HuggingFaceH4/aime_2024", "data/train-00000-of-00001.parquet", parquet
 add_file("Maxwell-Jia/AIME_2024", "README.md", card([("default", [("train", "aime_2024_problems.parquet")])]))
 add_file("Maxwell-Jia/AIME_2024", "aime_2024_problems.parquet", parquet(
     [{"ID": f"2024-I-{i}", "Problem": f"Problem number {i}.", "Solution": f"Solve {i}.", "Answer": 100 + i} for i in range(1, 4)]))
+
+# Rowan/hellaswag: data/{train,validation,test}-00000-of-00001.parquet;
+# ind, activity_label, ctx_a, ctx_b, ctx, endings (list), source_id,
+# split, split_type, label (string "0".."3"; "" in test).
+def hs_rows(split, specs):
+    rows = []
+    for i, (label, gold) in enumerate(specs):
+        ctx = f"A person in {label.lower()} clip {split} {i} then"
+        rows.append({"ind": i, "activity_label": label, "ctx_a": ctx, "ctx_b": "", "ctx": ctx,
+                     "endings": [f"{split} {i} ending {c}" for c in "wxyz"], "source_id": f"src-{i}",
+                     "split": split, "split_type": "indomain", "label": "" if gold is None else str(gold)})
+    return rows
+
+add_file("Rowan/hellaswag", "README.md", card([("default", [("train", "data/train-*"), ("validation", "data/validation-*"),
+                                                             ("test", "data/test-*")])]))
+add_file("Rowan/hellaswag", "data/train-00000-of-00001.parquet", parquet(hs_rows("train", [
+    ("Disc dog", 1), ("Applying sunscreen", 2), ("Disc dog", 0), ("Wakeboarding", 3), ("Cars & Other Vehicles", 0)])))
+add_file("Rowan/hellaswag", "data/validation-00000-of-00001.parquet", parquet(hs_rows("validation", [
+    ("Applying sunscreen", 0), ("Disc dog", 2), ("Applying sunscreen", 3), ("Cars & Other Vehicles", 1)])))
+add_file("Rowan/hellaswag", "data/test-00000-of-00001.parquet", parquet(hs_rows("test", [("Disc dog", None)])))
