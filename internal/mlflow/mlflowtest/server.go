@@ -36,9 +36,9 @@ type Server struct {
 // Run is a run's state.
 type Run struct {
 	ID, Name, Experiment, Status string
-	Tags, Params                map[string]string
-	Metrics                     map[string][]float64 // values in log order
-	Steps                       map[string][]int64
+	Tags, Params                 map[string]string
+	Metrics                      map[string][]float64 // values in log order
+	Steps                        map[string][]int64
 }
 
 // New starts a fake server.
