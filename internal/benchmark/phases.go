@@ -87,10 +87,13 @@ func (pl *pipeline) summarizePhases(res *result) {
 
 // writePhaseArtifacts writes phases/<name>/profile_export_aiperf.{json,csv}
 // for each phase and phase_manifest.json, as AIPerf 0.13 does for a run of
-// more than one phase. Every phase is attempted; the manifest is written
+// more than one phase (not for an agentic replay, whose warmup it does not
+// store as a phase). Every phase is attempted; the manifest is written
 // even when a phase's files fail.
 func writePhaseArtifacts(p *Plan, res *result, base export.RunInfo) error {
-	if len(res.Phases) < 2 {
+	if len(res.Phases) < 2 || p.Sessions.Agentic != nil {
+		// An agentic replay's warmup is synthesized, not a stored phase:
+		// AIPerf 0.13 writes no per-phase files for it.
 		return nil
 	}
 	var errs []error

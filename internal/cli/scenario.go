@@ -25,5 +25,7 @@ func (p *profileCommand) applyScenario() []error {
 	for _, v := range out.Violations {
 		fmt.Fprintf(p.env.Stderr, "Warning: scenario violation (override active, submission_valid=false): %s\n", v)
 	}
-	return nil
+	// The scenario may have switched the profiling phase to agentic
+	// replay: its own rules apply now.
+	return unjoin(p.cfg.ValidateAgenticReplay())
 }

@@ -390,6 +390,15 @@ func (c *Config) validateAgentic(p *problems) {
 	}
 }
 
+// ValidateAgenticReplay checks the agentic replay's cross-option rules
+// again once a scenario has set the timing mode (Validate runs before the
+// scenario is applied).
+func (c *Config) ValidateAgenticReplay() error {
+	var p problems
+	c.validateAgentic(&p)
+	return errors.Join(p...)
+}
+
 // validateWarmupLoad checks the --warmup-* load flags.
 func (c *Config) validateWarmupLoad(p *problems) {
 	w := &c.Shape.Warmup

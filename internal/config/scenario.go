@@ -27,6 +27,19 @@ type ScenarioSpec struct {
 	MinDurationSeconds, DefaultDurationSeconds float64
 	// ForbidInterTurnDelayCap rejects --inter-turn-delay-cap-seconds.
 	ForbidInterTurnDelayCap bool
+	// ForbidIgnoreTraceDelays rejects --ignore-trace-delays;
+	// ForbidInputTruncation rejects --synthesis-max-isl;
+	// ForbidTraceIdleGapCap rejects --trace-idle-gap-cap-seconds.
+	ForbidIgnoreTraceDelays, ForbidInputTruncation, ForbidTraceIdleGapCap bool
+	// RequireCacheBust is the --cache-bust target the run must use (filled
+	// in when not given); "" for none.
+	RequireCacheBust string
+	// TrajectoryStartMinRatio and -MaxRatio fill in the agentic replay's
+	// start ratios when not given.
+	TrajectoryStartMinRatio, TrajectoryStartMaxRatio *float64
+	// SystemIdleGapCapSeconds is the agentic replay's required global idle
+	// cap (filled in when not given); nil for none.
+	SystemIdleGapCapSeconds *float64
 }
 
 // ScenarioSpecs returns the registered scenarios by name: AIPerf 0.13's
@@ -52,6 +65,13 @@ func ScenarioSpecs() map[string]ScenarioSpec {
 			MinDurationSeconds:      900,
 			DefaultDurationSeconds:  1800,
 			ForbidInterTurnDelayCap: true,
+			ForbidIgnoreTraceDelays: true,
+			ForbidInputTruncation:   true,
+			ForbidTraceIdleGapCap:   true,
+			RequireCacheBust:        "first_turn_prefix",
+			TrajectoryStartMinRatio: ptrTo(0.0),
+			TrajectoryStartMaxRatio: ptrTo(1.0),
+			SystemIdleGapCapSeconds: ptrTo(10.0),
 		},
 	}
 }
@@ -164,6 +184,22 @@ func (c *Config) ApplyScenario() (ScenarioOutcome, error) {
 			applied = append(applied, "ignore_eos")
 		}
 	}
+	if spec.ForbidIgnoreTraceDelays {
+		if c.Dataset.IgnoreTraceDelays {
+			add(ScenarioViolation{Flag: "--ignore-trace-delays", Current: true, Required: false,
+				Message: fmt.Sprintf("scenario '%s' replays recorded trace timing; --ignore-trace-delays would null every per-turn timestamp/delay and dispatch all turns back-to-back, falsifying the workload", spec.Name)})
+		} else {
+			applied = append(applied, "forbid_ignore_trace_delays")
+		}
+	}
+	if spec.ForbidInputTruncation {
+		if v := c.Dataset.Synthesis.MaxISL; v != nil {
+			add(ScenarioViolation{Flag: "--synthesis-max-isl", Current: *v, Required: nil,
+				Message: fmt.Sprintf("scenario '%s' forbids client-side input truncation; --synthesis-max-isl drops traces whose input length exceeds the cap, falsifying the workload", spec.Name)})
+		} else {
+			applied = append(applied, "forbid_input_truncation")
+		}
+	}
 	if len(spec.RequireLoaders) > 0 {
 		loader := c.datasetLoader()
 		if !slices.Contains(spec.RequireLoaders, loader) {
@@ -177,6 +213,18 @@ func (c *Config) ApplyScenario() (ScenarioOutcome, error) {
 			}
 		} else {
 			applied = append(applied, "require_loader")
+		}
+	}
+	if t := spec.RequireCacheBust; t != "" {
+		switch c.Prompt.CacheBust {
+		case t:
+			applied = append(applied, "cache_bust")
+		case "":
+			c.Prompt.CacheBust = t
+			applied = append(applied, "cache_bust")
+		default:
+			add(ScenarioViolation{Flag: "--cache-bust", Current: c.Prompt.CacheBust, Required: t,
+				Message: fmt.Sprintf("scenario '%s' requires cache_bust.target=%s; got %s", spec.Name, t, c.Prompt.CacheBust)})
 		}
 	}
 	if spec.DefaultDurationSeconds > 0 {
@@ -195,6 +243,31 @@ func (c *Config) ApplyScenario() (ScenarioOutcome, error) {
 	if spec.ForbidInterTurnDelayCap && c.Conversation.InterTurnDelayCapSeconds != nil {
 		add(ScenarioViolation{Flag: "--inter-turn-delay-cap-seconds", Current: *c.Conversation.InterTurnDelayCapSeconds, Required: nil,
 			Message: fmt.Sprintf("scenario '%s' preserves original inter-turn timing and forbids a per-turn delay cap", spec.Name)})
+	}
+	if spec.TrajectoryStartMinRatio != nil || spec.TrajectoryStartMaxRatio != nil {
+		if c.Shape.TrajectoryStartMinRatio == nil && spec.TrajectoryStartMinRatio != nil {
+			c.Shape.TrajectoryStartMinRatio = ptrTo(*spec.TrajectoryStartMinRatio)
+		}
+		if c.Shape.TrajectoryStartMaxRatio == nil && spec.TrajectoryStartMaxRatio != nil {
+			c.Shape.TrajectoryStartMaxRatio = ptrTo(*spec.TrajectoryStartMaxRatio)
+		}
+		applied = append(applied, "trajectory_start_ratios")
+	}
+	if spec.ForbidTraceIdleGapCap && c.Shape.TraceIdleGapCapSeconds != nil {
+		add(ScenarioViolation{Flag: "--trace-idle-gap-cap-seconds", Current: *c.Shape.TraceIdleGapCapSeconds, Required: nil,
+			Message: fmt.Sprintf("scenario '%s' preserves original per-trace request timing and forbids timeline compression", spec.Name)})
+	}
+	if req := spec.SystemIdleGapCapSeconds; req != nil {
+		switch v := c.Shape.SystemIdleGapCapSeconds; {
+		case v == nil:
+			c.Shape.SystemIdleGapCapSeconds = ptrTo(*req)
+			applied = append(applied, "system_idle_gap_cap")
+		case *v != *req:
+			add(ScenarioViolation{Flag: "--system-idle-gap-cap-seconds", Current: *v, Required: *req,
+				Message: fmt.Sprintf("scenario '%s' limits only globally idle replay time to %g seconds", spec.Name, *req)})
+		default:
+			applied = append(applied, "system_idle_gap_cap")
+		}
 	}
 	// A submission must be reproducible: a missing seed is drawn and
 	// recorded (run_info.random_seed).
@@ -220,6 +293,8 @@ func (c *Config) ApplyScenario() (ScenarioOutcome, error) {
 	out.SubmissionValid = &valid
 	return out, nil
 }
+
+func ptrTo[T any](v T) *T { return &v }
 
 func scenarioLockError(vs []ScenarioViolation, hint string) error {
 	var b strings.Builder

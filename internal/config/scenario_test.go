@@ -40,6 +40,14 @@ func TestApplyScenario(t *testing.T) {
 			c.Input.Extra = []ExtraInput{{Key: "ignore_eos", Value: []byte(`"false"`)}}
 		}, nil, []string{"--request-rate / --user-centric-rate / --fixed-schedule", "extra_inputs.ignore_eos",
 			"--input-file (loader)", "--benchmark-duration", "--inter-turn-delay-cap-seconds"}},
+		{"agentic replay locks", func(c *Config) {
+			trace(c)
+			c.Compat.UnsafeOverride = true
+			capS, isl, sys := 2.0, 4096, 5.0
+			c.Dataset.IgnoreTraceDelays, c.Dataset.Synthesis.MaxISL, c.Prompt.CacheBust = true, &isl, "system_prefix"
+			c.Shape.TraceIdleGapCapSeconds, c.Shape.SystemIdleGapCapSeconds = &capS, &sys
+		}, nil, []string{"--ignore-trace-delays", "--synthesis-max-isl", "--input-file (loader)", "--cache-bust",
+			"--trace-idle-gap-cap-seconds", "--system-idle-gap-cap-seconds"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -99,7 +107,16 @@ func TestApplyScenarioFills(t *testing.T) {
 	if !c.AgenticReplay() {
 		t.Errorf("timing mode %q, want the scenario's agentic_replay", c.Shape.TimingMode)
 	}
-	for _, lock := range []string{"streaming", "ignore_eos", "require_loader", "default_benchmark_duration", "min_benchmark_duration", "random_seed"} {
+	// The agentic replay's locks fill in AIPerf's values.
+	if lo, hi := c.TrajectoryStartRatios(); lo != 0 || hi != 1 || c.Prompt.CacheBust != "first_turn_prefix" ||
+		c.Shape.SystemIdleGapCapSeconds == nil || *c.Shape.SystemIdleGapCapSeconds != 10 {
+		t.Errorf("fills: ratios %v %v, cache bust %q, system idle cap %v", lo, hi, c.Prompt.CacheBust, c.Shape.SystemIdleGapCapSeconds)
+	}
+	if err := c.ValidateAgenticReplay(); err != nil {
+		t.Errorf("the filled-in scenario fails agentic replay's rules: %v", err)
+	}
+	for _, lock := range []string{"streaming", "ignore_eos", "forbid_ignore_trace_delays", "forbid_input_truncation", "require_loader", "cache_bust",
+		"default_benchmark_duration", "min_benchmark_duration", "trajectory_start_ratios", "system_idle_gap_cap", "random_seed"} {
 		if !slices.Contains(out.AppliedLocks, lock) {
 			t.Errorf("applied locks %v lack %s", out.AppliedLocks, lock)
 		}
