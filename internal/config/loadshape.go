@@ -377,6 +377,7 @@ func (c *Config) validateAgentic(p *problems) {
 		{"--concurrency-ramp-duration", s.ConcurrencyRamp != nil},
 		{"adaptive_scale", s.Adaptive != nil},
 		{"--warmup-request-count / --warmup-duration / --num-warmup-sessions", c.WarmupEnabled()},
+		{"--workers", c.Cluster.Workers > 0},
 	} {
 		if f.set {
 			p.add(f.flag, "cannot be combined with the agentic_replay timing mode: the replay paces requests by the traces' own timing, one trajectory per --concurrency lane")

@@ -52,7 +52,8 @@ func TestValidateLoadShape(t *testing.T) {
 		}, nil},
 		{"agentic replay conflicts", func(c *Config) {
 			c.Shape.TimingMode, c.Load.RequestRate, c.Prompt.CacheBust = TimingAgenticReplay, ptr(3.0), "warmup_isolation_first_turn"
-		}, []string{"--request-rate", "--cache-bust"}},
+			c.Cluster.Workers = 2
+		}, []string{"--request-rate", "--workers", "--cache-bust", "--workers"}},
 		{"unknown timing mode", func(c *Config) { c.Shape.TimingMode = "request_rate" }, []string{"timing_mode"}},
 	}
 	for _, tc := range tests {
