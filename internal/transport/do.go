@@ -180,11 +180,12 @@ func newHTTPRequest(ctx context.Context, req *Request, rt *reqTrace) (*http.Requ
 	if err != nil {
 		return nil, err
 	}
-	if hreq.Body != nil && hreq.Body != http.NoBody {
-		// NewRequest set ContentLength from the bytes.Reader.
-		hreq.Body = rt.body(req.Body)
-		hreq.GetBody = func() (io.ReadCloser, error) { return rt.body(req.Body), nil }
-	}
+	// The body stays NewRequest's bytes.Reader: net/http writes a known
+	// in-memory body with its headers in one flush and resends it itself
+	// after a stale keep-alive connection; a wrapper would cost a second
+	// write per request and turn those resends into write errors. The
+	// trace counts it whole when it was written (reqTrace.bodyLen).
+	rt.bodyLen = int64(len(req.Body))
 	h := make(http.Header, len(req.Header)+1)
 	maps.Copy(h, req.Header)
 	if _, ok := h[idempotencyKey]; !ok {

@@ -1,11 +1,9 @@
 package transport
 
 import (
-	"bytes"
 	"crypto/tls"
 	"io"
 	"net/http/httptrace"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -44,11 +42,13 @@ type reqTrace struct {
 	connStart, connDone    atomic.Int64
 	tlsStart, tlsDone      atomic.Int64
 	wroteHeaders, wroteReq atomic.Int64
-	bytesSent, chunksSent  atomic.Int64
+	// bodyLen is the request body's size (set before the request is
+	// sent): net/http hands an in-memory body to the connection in one
+	// write, so a written request sent bodyLen bytes in one chunk.
+	bodyLen int64
 
-	detail   *record.TraceDetail // nil unless exported
-	detailMu sync.Mutex          // guards detail.RequestChunks (write loop)
-	trace    httptrace.ClientTrace
+	detail *record.TraceDetail // nil unless exported
+	trace  httptrace.ClientTrace
 }
 
 // newReqTrace returns the trace of rec's request. With detail, per-chunk
@@ -68,13 +68,10 @@ func newReqTrace(clk *clock.Clock, rec *record.Record, pre *preconnector, detail
 		tr := &t.rec.Trace
 		*tr = record.HTTPTrace{GetConn: clk.Now()}
 		for _, a := range []*atomic.Int64{&t.dnsStart, &t.dnsDone, &t.connStart, &t.connDone,
-			&t.tlsStart, &t.tlsDone, &t.wroteHeaders, &t.wroteReq, &t.bytesSent, &t.chunksSent} {
+			&t.tlsStart, &t.tlsDone, &t.wroteHeaders, &t.wroteReq} {
 			a.Store(0)
 		}
 		if t.detail != nil {
-			t.detailMu.Lock()
-			t.detail.RequestChunks = t.detail.RequestChunks[:0]
-			t.detailMu.Unlock()
 			t.detail.ResponseChunks = t.detail.ResponseChunks[:0]
 		}
 	}
@@ -124,10 +121,10 @@ func (t *reqTrace) finish() {
 	}
 	d := func(a *atomic.Int64) time.Duration { return time.Duration(a.Load()) }
 	tr.WroteHeaders = d(&t.wroteHeaders)
-	// The write loop stores WroteRequest after its last body read, so once
-	// it is seen the body counts are complete (the atomic orders them).
 	tr.WroteRequest = d(&t.wroteReq)
-	tr.BytesSent, tr.ChunksSent = t.bytesSent.Load(), int32(t.chunksSent.Load())
+	if tr.WroteRequest != 0 && t.bodyLen > 0 {
+		tr.BytesSent, tr.ChunksSent = t.bodyLen, 1
+	}
 	if !tr.Reused && !t.wasIdle && tr.GotConn != 0 {
 		// The connection is this request's own if its dial finished before
 		// the request had it; otherwise net/http handed it one that another
@@ -147,12 +144,10 @@ func (t *reqTrace) finish() {
 		}
 	}
 	if t.detail != nil {
-		if tr.WroteRequest != 0 {
-			t.detailMu.Lock()
-			t.detail.RequestChunks = append([]record.TraceChunk(nil), t.detail.RequestChunks...)
-			t.detailMu.Unlock()
-		} else {
-			t.detail.RequestChunks = nil
+		t.detail.RequestChunks = nil
+		if tr.ChunksSent > 0 {
+			// The body went out with the request's last write.
+			t.detail.RequestChunks = []record.TraceChunk{{At: tr.WroteRequest, Size: int(t.bodyLen)}}
 		}
 		tr.Detail = t.detail
 	}
@@ -164,35 +159,6 @@ func (t *reqTrace) failed(at time.Duration) {
 		t.rec.Trace.Failed = at
 	}
 }
-
-// body returns the request body as net/http reads it: each read counts as
-// a chunk sent.
-func (t *reqTrace) body(b []byte) io.ReadCloser {
-	return &tracedBody{r: bytes.NewReader(b), t: t}
-}
-
-// tracedBody is a request body that counts its reads for the trace. It is
-// read on the connection's write loop.
-type tracedBody struct {
-	r *bytes.Reader
-	t *reqTrace
-}
-
-func (b *tracedBody) Read(p []byte) (int, error) {
-	n, err := b.r.Read(p)
-	if n > 0 {
-		b.t.bytesSent.Add(int64(n))
-		b.t.chunksSent.Add(1)
-		if d := b.t.detail; d != nil {
-			b.t.detailMu.Lock()
-			d.RequestChunks = append(d.RequestChunks, record.TraceChunk{At: b.t.clk.Now(), Size: n})
-			b.t.detailMu.Unlock()
-		}
-	}
-	return n, err
-}
-
-func (b *tracedBody) Close() error { return nil }
 
 // tracedReader reads the response body, counting bytes and reads and
 // stamping the first and the last read that returned data.
