@@ -59,6 +59,9 @@ Exit codes: 0 done; 1 a request failed; 2 bad arguments.`,
 					return &config.ExitError{Code: config.ExitFailure, Err: err}
 				}
 			}
+			if !cmd.Flags().Changed("api-key") {
+				apiKey = env.Getenv("OPENAI_API_KEY") // AIPerf's default
+			}
 			c := &chatSession{url: strings.TrimRight(base, "/") + "/v1/chat/completions", model: model, apiKey: apiKey,
 				count: tk.Count, out: cmd.OutOrStdout(), history: history, client: &http.Client{}}
 			if system != "" {
@@ -104,7 +107,7 @@ Exit codes: 0 done; 1 a request failed; 2 bad arguments.`,
 	fs.StringVarP(&quick, "quick", "q", "", "Send this one MESSAGE, print the reply and its stats, and exit.")
 	fs.BoolVar(&history, "history", true, "Resend the conversation each turn (--no-history sends each message alone).")
 	fs.Bool("no-history", false, "Send each message without the conversation before it.")
-	fs.StringVar(&apiKey, "api-key", "", "API key, sent as a Bearer token.")
+	fs.StringVar(&apiKey, "api-key", "", "API key, sent as a Bearer token. Default: the OPENAI_API_KEY environment variable.")
 	fs.StringVar(&tok, "tokenizer", "", "Tokenizer for the output token counts; default the model's (builtin when unavailable).")
 	cmd.PreRun = func(cmd *cobra.Command, _ []string) {
 		if f := cmd.Flags().Lookup("no-history"); f.Changed && f.Value.String() == "true" {

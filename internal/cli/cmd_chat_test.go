@@ -66,6 +66,21 @@ func TestChatQuick(t *testing.T) {
 	}
 }
 
+// TestChatAPIKeyFromEnv: without --api-key the key is OPENAI_API_KEY,
+// as in AIPerf.
+func TestChatAPIKeyFromEnv(t *testing.T) {
+	t.Parallel()
+	srv, seen := chatServer(t)
+	defer srv.Close()
+	var out, errOut bytes.Buffer
+	getenv := func(k string) string { return map[string]string{"OPENAI_API_KEY": "k-1"}[k] }
+	code := Main(context.Background(), []string{"chat", "-m", "m", "-u", srv.URL, "--tokenizer", "builtin", "-q", "hi"},
+		Env{Stdout: &out, Stderr: &errOut, Getenv: getenv})
+	if code != 0 || len(*seen) != 1 {
+		t.Fatalf("exit %d, %d requests accepted: %s", code, len(*seen), errOut.String())
+	}
+}
+
 func TestChatInteractiveHistory(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
