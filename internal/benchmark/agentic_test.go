@@ -61,6 +61,7 @@ type agenticRecord struct {
 		Conversation  string `json:"conversation_id"`
 		Turn          int    `json:"turn_index"`
 		Phase         string `json:"benchmark_phase"`
+		Start         int64  `json:"request_start_ns"`
 	} `json:"metadata"`
 }
 
@@ -301,5 +302,72 @@ func TestAgenticReplayInterrupted(t *testing.T) {
 	}
 	if got, sent := len(lines(t, filepath.Join(cfg.Output.ArtifactDir, "profile_export.jsonl"))), len(posts()); got != sent || sent < 3 {
 		t.Errorf("%d records for %d requests received", got, sent)
+	}
+}
+
+// gapTrace writes a Weka trace of main requests at the given times
+// (seconds, 20 ms of api_time each).
+func gapTrace(t *testing.T, dir, id string, at ...float64) {
+	t.Helper()
+	var reqs []string
+	for i, s := range at {
+		reqs = append(reqs, fmt.Sprintf(`{"t":%g,"type":"n","model":"m","in":%d,"out":2,"hash_ids":[%s],"api_time":0.02}`,
+			s, 64*(i+1), strings.Trim(strings.Repeat("1,", i+1), ",")))
+	}
+	doc := fmt.Sprintf(`{"id":%q,"models":["m"],"block_size":64,"hash_id_scope":"local","requests":[%s]}`, id, strings.Join(reqs, ","))
+	if err := os.WriteFile(filepath.Join(dir, id+".json"), []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestAgenticReplayIdleCapAndCacheWarmup runs a trace whose turn 2 comes
+// 30 s after turn 1, from t* just before turn 1 (the warmup primes turn 0).
+// Plain, turn 2 never goes within a 1.5 s phase; with
+// --system-idle-gap-cap-seconds 0.1 the replay, idle after turn 1, moves
+// it up and sends it. --agentic-cache-warmup-duration keeps the warmup
+// replaying past the priming request (one-token requests, no delays).
+func TestAgenticReplayIdleCapAndCacheWarmup(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	gapTrace(t, dir, "gap", 0, 0.1, 30.1, 30.2)
+	turns := func(edit func(c *config.Config)) (warm, prof []int) {
+		url, _ := recorderServer(t, mockserver.New(mockConfig(t, nil)))
+		cfg := agenticConfig(t, url, dir)
+		// t* = 0.002 x 30.2 s = 60 ms: turn 0 primed, profiling resumes at turn 1.
+		cfg.Shape.TrajectoryStartMinRatio, cfg.Shape.TrajectoryStartMaxRatio = ptr(0.002), ptr(0.002)
+		cfg.Load.RequestCount, cfg.Load.Concurrency, cfg.Load.BenchmarkDuration = nil, ptr(1), ptr(1.5)
+		edit(cfg)
+		if out, err := run(t, context.Background(), cfg); err != nil {
+			t.Fatalf("run: %v\n%s", err, out)
+		}
+		var recs []agenticRecord
+		for _, l := range lines(t, filepath.Join(cfg.Output.ArtifactDir, "profile_export.jsonl")) {
+			var r agenticRecord
+			if err := json.Unmarshal([]byte(l), &r); err != nil {
+				t.Fatal(err)
+			}
+			recs = append(recs, r)
+		}
+		// Records are written as they complete; read them in send order.
+		slices.SortStableFunc(recs, func(a, b agenticRecord) int { return int(a.Metadata.Start - b.Metadata.Start) })
+		for _, r := range recs {
+			if r.Metadata.Phase == "warmup" {
+				warm = append(warm, r.Metadata.Turn)
+			} else {
+				prof = append(prof, r.Metadata.Turn)
+			}
+		}
+		return warm, prof
+	}
+	if warm, prof := turns(func(*config.Config) {}); !slices.Equal(warm, []int{0}) || !slices.Equal(prof, []int{1}) {
+		t.Errorf("plain: warmup turns %v, profiling turns %v; want [0] and [1] (turn 2 is 30 s later)", warm, prof)
+	}
+	if warm, prof := turns(func(c *config.Config) { c.Shape.SystemIdleGapCapSeconds = ptr(0.1) }); !slices.Equal(warm, []int{0}) ||
+		len(prof) < 3 || !slices.Equal(prof[:3], []int{1, 2, 3}) {
+		t.Errorf("idle cap: warmup turns %v, profiling turns %v; want [0] and 1, 2, 3 first", warm, prof)
+	}
+	if warm, _ := turns(func(c *config.Config) { c.Shape.AgenticCacheWarmup, c.Load.BenchmarkDuration = ptr(0.1), ptr(0.3) }); len(warm) < 3 ||
+		!slices.Equal(warm[:3], []int{0, 1, 2}) {
+		t.Errorf("cache warmup: warmup turns %v, want the priming turn 0, then 1, 2, ... without the delays", warm)
 	}
 }
