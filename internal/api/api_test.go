@@ -445,7 +445,7 @@ func TestProgressCancelledAndSessions(t *testing.T) {
 	s := startTest(t, t.TempDir())
 	snap := snapshot(1, true)
 	snap.Phase = live.Progress{Phase: "profiling", Elapsed: 2 * time.Second, Sent: 12, Done: 12, Errors: 4, Cancelled: 3,
-		Duration: 2 * time.Second, Sessions: live.Sessions{Sent: 4, Completed: 1, Cancelled: 3, Turns: 12},
+		Duration: 2 * time.Second, Sessions: live.Sessions{Sent: 4, Completed: 1, Cancelled: 3, Turns: 12, Expected: 4},
 		TimedOut: true, GraceTimedOut: true}
 	s.Observe(snap)
 	var prog struct {
@@ -456,7 +456,7 @@ func TestProgressCancelledAndSessions(t *testing.T) {
 	for k, want := range map[string]any{
 		"requests_sent": 12.0, "requests_completed": 9.0, "requests_cancelled": 3.0, "request_errors": 1.0,
 		"in_flight_requests": 0.0, "sent_sessions": 4.0, "completed_sessions": 1.0, "cancelled_sessions": 3.0,
-		"total_session_turns": 12.0, "timeout_triggered": true, "grace_period_timeout_triggered": true,
+		"total_session_turns": 12.0, "expected_num_sessions": 4.0, "timeout_triggered": true, "grace_period_timeout_triggered": true,
 		"was_cancelled": false, "requests_error_percent": 100.0 / 9, "error_records": 4.0, "success_records": 8.0,
 	} {
 		if p[k] != want {

@@ -113,6 +113,7 @@ type phaseStats struct {
 	InFlightRequests    int      `json:"in_flight_requests"`
 	TotalExpected       *int     `json:"total_expected_requests,omitempty"`
 	ExpectedDurationSec *float64 `json:"expected_duration_sec,omitempty"`
+	ExpectedSessions    *int     `json:"expected_num_sessions,omitempty"`
 	ElapsedSec          float64  `json:"requests_elapsed_time"`
 	RequestsPerSecond   *float64 `json:"requests_per_second,omitempty"`
 	ProgressPercent     *float64 `json:"requests_progress_percent,omitempty"`
@@ -155,6 +156,9 @@ func phaseOf(p live.Progress, wall time.Time, complete bool) phaseStats {
 	}
 	if p.Duration > 0 {
 		st.ExpectedDurationSec = ptr(p.Duration.Seconds())
+	}
+	if p.Sessions.Expected > 0 {
+		st.ExpectedSessions = ptr(p.Sessions.Expected)
 	}
 	if p.Elapsed > 0 {
 		st.RequestsPerSecond = ptr(p.Rate())

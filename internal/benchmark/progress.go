@@ -271,6 +271,7 @@ func (p *publisher) progress(spec *PhaseSpec, began, end time.Duration) live.Pro
 		Sessions: live.Sessions{
 			Sent: int(c.sessions.sent.Load()), Completed: int(c.sessions.completed.Load()),
 			Cancelled: int(c.sessions.cancelled.Load()), Turns: int(c.sessions.turns.Load()),
+			Expected: spec.Sessions,
 		},
 		Cancelled:     cancelled,
 		TimedOut:      c.timedOut.Load(),

@@ -95,6 +95,7 @@ type Progress struct {
 // with its last request cancelled) and the turns the started ones may send.
 type Sessions struct {
 	Sent, Completed, Cancelled, Turns int
+	Expected                          int // the phase's session bound (--num-sessions); 0 when none
 }
 
 // InFlight is the sessions started and not yet ended.

@@ -211,19 +211,25 @@ func TestTimingSessionsCancelledAndFlags(t *testing.T) {
 	t.Parallel()
 	rx, e := timingExporter(t)
 	p := live.Progress{Phase: "profiling", Sent: 10, Done: 6, Errors: 1, InFlight: 4, Duration: 2 * time.Second, Elapsed: time.Second,
-		Sessions: live.Sessions{Sent: 4, Completed: 1, Turns: 12}}
+		Sessions: live.Sessions{Sent: 4, Completed: 1, Turns: 12, Expected: 4}}
 	e.Observe(&live.Snapshot{Seq: 1, Phase: p})
 	p.Done, p.Elapsed = 5, 1500*time.Millisecond // a dip: completed 6 -> 5
 	e.Observe(&live.Snapshot{Seq: 2, Phase: p})
 	// The end: duration over, grace over, 3 in flight cancelled (they are
 	// in Done and Errors too), their sessions cancelled.
 	p = live.Progress{Phase: "profiling", Sent: 12, Done: 12, Errors: 4, Cancelled: 3, Duration: 2 * time.Second, Elapsed: 2 * time.Second,
-		Sessions: live.Sessions{Sent: 4, Completed: 1, Cancelled: 3, Turns: 12}, TimedOut: true, GraceTimedOut: true}
+		Sessions: live.Sessions{Sent: 4, Completed: 1, Cancelled: 3, Turns: 12, Expected: 4}, TimedOut: true, GraceTimedOut: true}
 	e.Observe(&live.Snapshot{Seq: 3, Phase: p, Final: true})
 	if err := e.Close(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	got := timingSums(t, rx.Latest())["profiling"]
+	ms := rx.Latest()
+	for _, dp := range ms[SessionsSent].GetSum().GetDataPoints() {
+		if a := otlptest.Attrs(dp.GetAttributes()); a["aiperf.expected_num_sessions"] != "4" || a["aiperf.expected_duration_sec"] != "2" {
+			t.Errorf("%s attributes %v; want the phase's session and duration bounds", SessionsSent, a)
+		}
+	}
+	got := timingSums(t, ms)["profiling"]
 	want := map[string]float64{
 		RequestsSent: 12, RequestsCompleted: 9, RequestsCancelled: 3, RequestErrors: 1,
 		SessionsSent: 4, SessionsCompleted: 1, SessionsCancelled: 3, SessionTurns: 12,

@@ -57,6 +57,9 @@ func (e *Exporter) timing(s *live.Snapshot) {
 		if p.Duration > 0 {
 			attrs = append(attrs, attribute.Float64("aiperf.expected_duration_sec", p.Duration.Seconds()))
 		}
+		if p.Sessions.Expected > 0 {
+			attrs = append(attrs, attribute.Int("aiperf.expected_num_sessions", p.Sessions.Expected))
+		}
 		opt := metric.WithAttributes(append(attrs, e.common...)...)
 		for _, c := range []struct {
 			name, field string
