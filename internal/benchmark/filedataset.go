@@ -68,8 +68,14 @@ func (p *Plan) loadFileDataset() error {
 		if d.BlockSize != nil {
 			o.BlockSize = *d.BlockSize
 		}
-		if n := p.Config.Conversation.NumSessions; n != nil {
-			o.Conversations = *n
+		// A random_pool is sampled into as many conversations as AIPerf
+		// makes: --num-dataset-entries, else --num-sessions, else
+		// --request-count, else the loader's 100.
+		for _, n := range []*int{p.Config.Input.NumDatasetEntries, p.Config.Conversation.NumSessions, p.Config.Load.RequestCount} {
+			if n != nil {
+				o.Conversations = *n
+				break
+			}
 		}
 		o.PoolBatch = poolBatch(p.Config)
 		o.Keep = p.datasetKeep()

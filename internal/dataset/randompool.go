@@ -3,9 +3,10 @@ package dataset
 import (
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"path/filepath"
 	"strings"
+
+	"github.com/aiperf-go/aiperf/internal/pyrand"
 )
 
 // streamRandomPool draws random_pool samples.
@@ -15,7 +16,9 @@ const streamRandomPool = "dataset.loader.random_pool"
 // directory whose files are named pools (e.g. queries.jsonl and
 // passages.jsonl). As in AIPerf, each of the Conversations conversations
 // is one turn made of one entry drawn (with replacement) from every pool,
-// their texts, images and audios concatenated in pool (file name) order.
+// their texts, images, audios and videos concatenated in pool (file name)
+// order; the draws are AIPerf's (its generator for the pool, each pool's
+// draws in turn), so a seeded run sends AIPerf's requests.
 func (l *loader) randomPool() ([]Conversation, error) {
 	files := []string{l.opts.Path}
 	if isDir(l.opts.Path) {
@@ -58,9 +61,12 @@ func (l *loader) randomPool() ([]Conversation, error) {
 	if n <= 0 {
 		n = DefaultPoolConversations
 	}
-	rng := newStream(l.seed, streamRandomPool)
+	// AIPerf's choices(pool, k) on the pool's generator: each draw
+	// floor(random() * len).
+	py := pyrand.Derive(l.seed, streamRandomPool).Py()
+	pick := func(n int) int { return int(py.Random() * float64(n)) }
 	if b := l.opts.PoolBatch; b != nil && b.packs(pools) {
-		return l.packedPool(files, pools, *b, n, rng)
+		return l.packedPool(files, pools, *b, n, pick)
 	}
 	convs := make([]Conversation, n)
 	for i := range convs {
@@ -69,7 +75,7 @@ func (l *loader) randomPool() ([]Conversation, error) {
 	}
 	for _, pool := range pools {
 		for i := range convs {
-			src := pool[rng.IntN(len(pool))]
+			src := pool[pick(len(pool))]
 			t := &convs[i].Turns[0]
 			t.Texts = append(t.Texts, src.Texts...)
 			t.Images = append(t.Images, src.Images...)
@@ -116,7 +122,7 @@ func (b PoolBatch) packs(pools [][]Turn) bool {
 // names, image UUIDs) and what tells several pools apart, so, as in
 // AIPerf, a directory of pools and entries with names or UUIDs are
 // refused.
-func (l *loader) packedPool(files []string, pools [][]Turn, b PoolBatch, n int, rng *rand.Rand) ([]Conversation, error) {
+func (l *loader) packedPool(files []string, pools [][]Turn, b PoolBatch, n int, pick func(int) int) ([]Conversation, error) {
 	if len(pools) > 1 {
 		names := make([]string, len(files))
 		for i, f := range files {
@@ -149,7 +155,7 @@ func (l *loader) packedPool(files []string, pools [][]Turn, b PoolBatch, n int, 
 		}
 		out := make([]string, k)
 		for i := range out {
-			out[i] = pool[rng.IntN(len(pool))]
+			out[i] = pool[pick(len(pool))]
 		}
 		return out
 	}
