@@ -25,6 +25,9 @@
 #              input_config of our runs against the mock (default, raw export
 #              with warmup and outputs.json, summary level with a prefix) go
 #              through AIPerf's own loader (validate_config.py)
+#   runs       every template `config init -t` writes, run against the mock
+#              with --model/--url and shortened by flags (template_runs.sh makes
+#              the datasets they name; ~15 minutes on 2 cores)
 #   report     the Go tests in report mode (AIPERF_COMPAT_REPORT=1): flags
 #              accepted and missing per owning issue, artifact differences
 #
@@ -38,7 +41,7 @@ HERE=$ROOT/scripts/aiperf-compat
 OUT=${COMPAT_OUT:-$(mktemp -d "${TMPDIR:-/tmp}/aiperf-compat.XXXXXX")}
 VENV=${AIPERF_VENV:-$OUT/venv}
 AIPERF_VERSION=0.13.0
-STEPS=${COMPAT_STEPS:-"flags artifacts configs report"}
+STEPS=${COMPAT_STEPS:-"flags artifacts configs runs report"}
 TESTDATA=$ROOT/internal/benchmark/testdata/aiperf013
 # The tokenizer of the artifact cases: Qwen3's tokenizer.json, as the Go
 # tests fetch it (internal/tokenizer/testmodels).
@@ -169,6 +172,12 @@ if step configs; then
 	echo "# configs: AIPerf's loader accepts $("$VENV/bin/python" "$HERE/validate_config.py" yaml "$OUT"/init/*.yaml | grep -c '^OK') of $(ls "$OUT"/init/*.yaml | wc -l) of our config init templates"
 	"$VENV/bin/python" "$HERE/validate_config.py" yaml "${checks[0]}"
 	"$VENV/bin/python" "$HERE/validate_config.py" input "${checks[@]:1}"
+fi
+
+if step runs; then
+	[ -n "${MOCK_URL:-}" ] || mock_start
+	(cd "$ROOT" && go build -o "$OUT/aiperf-go" ./cmd/aiperf)
+	"$HERE/template_runs.sh" "$OUT/aiperf-go" "$MOCK_URL" "$TOKENIZER" "$OUT/template-runs"
 fi
 
 if step report; then
