@@ -23,8 +23,9 @@
 #              the ones `config init --template` writes; then our `config init -t`
 #              output for every template (with --model/--url) and our `config init` starter and the
 #              input_config of our runs against the mock (default, raw export
-#              with warmup and outputs.json, summary level with a prefix) go
-#              through AIPerf's own loader (validate_config.py)
+#              with warmup and outputs.json, summary level with a prefix) and the
+#              run_config.json of a sweep's runs go through AIPerf's own loader
+#              (validate_config.py)
 #   runs       every template `config init -t` writes, run against the mock
 #              with --model/--url and shortened by flags (template_runs.sh makes
 #              the datasets they name; ~15 minutes on 2 cores)
@@ -172,6 +173,11 @@ if step configs; then
 	echo "# configs: AIPerf's loader accepts $("$VENV/bin/python" "$HERE/validate_config.py" yaml "$OUT"/init/*.yaml | grep -c '^OK') of $(ls "$OUT"/init/*.yaml | wc -l) of our config init templates"
 	"$VENV/bin/python" "$HERE/validate_config.py" yaml "${checks[0]}"
 	"$VENV/bin/python" "$HERE/validate_config.py" input "${checks[@]:1}"
+	# a sweep's run_config.json files, as AIPerf's BenchmarkRun
+	rm -rf "$OUT/ours-sweep"
+	"$OUT/aiperf-go" profile -m mock-model -u "$MOCK_URL" --endpoint-type chat --tokenizer "$TOKENIZER" --ui-type none \
+		--isl 32 --osl 8 --request-count 2 --concurrency 1,2 --output-artifact-dir "$OUT/ours-sweep" >"$OUT/ours-sweep.log" 2>&1
+	"$VENV/bin/python" "$HERE/validate_config.py" run "$OUT"/ours-sweep/*/run_config.json
 fi
 
 if step runs; then

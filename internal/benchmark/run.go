@@ -236,6 +236,9 @@ func execute(ctx context.Context, plan *Plan, rio IO, log *slog.Logger, board *l
 	res := &result{Clock: clk, BenchmarkID: cmp.Or(rio.BenchmarkID, newBenchmarkID())}
 	runner.runID = res.BenchmarkID
 	runner.bust = plan.cacheBust(res.BenchmarkID)
+	if err := writeRunConfig(plan, rio, res.BenchmarkID); err != nil {
+		log.Warn("run_config.json not written", "error", err) // the run's own artifacts still are
+	}
 	var phaseErr error
 	var warmRan bool
 	var warmStart time.Duration

@@ -89,6 +89,34 @@ func TestExperimentGridSweepAgainstMock(t *testing.T) {
 				t.Errorf("%s: run_info sweep fields = %+v; want sweep id %q shared by every run, variation %d %q with %d values",
 					p, info, sweepID, v, VariationLabel(&vars[v]), len(vr.Params))
 			}
+			// run_config.json: AIPerf's BenchmarkRun, written into every run's directory.
+			var rc struct {
+				BenchmarkID string `json:"benchmark_id"`
+				SweepID     string `json:"sweep_id"`
+				Cfg         struct {
+					Models   map[string]any `json:"models"`
+					Datasets []any          `json:"datasets"`
+				} `json:"cfg"`
+				Variation struct {
+					Index  int            `json:"index"`
+					Label  string         `json:"label"`
+					Values map[string]any `json:"values"`
+				} `json:"variation"`
+				Trial       int    `json:"trial"`
+				ArtifactDir string `json:"artifact_dir"`
+				Label       string `json:"label"`
+				CLICommand  string `json:"cli_command"`
+				RandomSeed  int64  `json:"random_seed"`
+			}
+			readJSON(t, filepath.Join(filepath.Dir(p), benchmark.RunConfigFile), &rc)
+			var id string
+			_ = json.Unmarshal(doc["benchmark_id"], &id)
+			if rc.BenchmarkID == "" || rc.BenchmarkID != id || rc.SweepID != sweepID || rc.Trial != trial-1 || rc.Label != info.Label ||
+				rc.ArtifactDir != filepath.Dir(p) || rc.Variation.Index != v || rc.Variation.Label != info.VariationLabel ||
+				len(rc.Variation.Values) != len(vr.Params) || rc.RandomSeed != info.Seed || rc.CLICommand != "aiperf profile (test)" ||
+				rc.Cfg.Models == nil || len(rc.Cfg.Datasets) != 1 {
+				t.Errorf("%s: run_config.json %+v; want the run's benchmark id %q, trial, label, variation and configuration", p, rc, id)
+			}
 			per = append(per, doc)
 		}
 		var agg struct {
@@ -229,6 +257,9 @@ func TestRunExperimentSingleRunIsRun(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(cfg.Output.ArtifactDir, "profile_runs")); !os.IsNotExist(err) {
 		t.Errorf("profile_runs exists for a single run: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(cfg.Output.ArtifactDir, benchmark.RunConfigFile)); !os.IsNotExist(err) {
+		t.Errorf("run_config.json exists for a single run, which AIPerf does not write: %v", err)
 	}
 }
 

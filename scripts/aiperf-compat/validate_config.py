@@ -6,6 +6,7 @@
   validate_config.py input FILE...     profile_export_aiperf.json files (their
                                        input_config) or bare input_config JSON, as
                                        BenchmarkConfig.model_validate
+  validate_config.py run FILE...       run_config.json files, as BenchmarkRun.model_validate
 
 Prints one line per file, "OK <file>" or "FAIL <file>: <error>", and exits 1
 when any failed.
@@ -27,9 +28,16 @@ def check_input(path):
     BenchmarkConfig.model_validate(doc.get("input_config", doc))
 
 
+def check_run(path):
+    from aiperf.config.resolution.plan import BenchmarkRun
+
+    with open(path) as f:
+        BenchmarkRun.model_validate(json.load(f))
+
+
 def main():
     mode, files = sys.argv[1], sys.argv[2:]
-    check = {"yaml": check_yaml, "input": check_input}[mode]
+    check = {"yaml": check_yaml, "input": check_input, "run": check_run}[mode]
     failed = 0
     for path in files:
         try:
