@@ -3,9 +3,13 @@ package benchmark
 import (
 	"context"
 	"encoding/json"
+	"math"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/aiperf-go/aiperf/internal/mockserver"
 )
 
 // fidelityLine is what the HTTP trace tests read from profile_export.jsonl.
@@ -169,4 +173,60 @@ func TestRunPreconnect(t *testing.T) {
 	if strings.Contains(out, "HTTP Trace Timing") {
 		t.Errorf("console shows the trace timing table without --show-trace-timing")
 	}
+}
+
+// TestRunNetworkLatency: a fixed --network-latency-mean shifts TTFT and
+// request latency by exactly that much in the network_adjusted_* metrics
+// and reports network_rtt; --network-latency-automatic probes the server
+// during the run and writes every probe to
+// profile_export_network_latency.jsonl.
+func TestRunNetworkLatency(t *testing.T) {
+	t.Parallel()
+	// Not --fast: a 20 ms TTFT stays above the 2 ms subtracted, so no value
+	// is clamped at 0 and the shift is exact.
+	url, _ := mock(t, func(c *mockserver.Config) { c.Fast, c.TTFT, c.ITL = false, 20*time.Millisecond, time.Millisecond })
+	t.Run("mean", func(t *testing.T) {
+		t.Parallel()
+		cfg := baseConfig(t, url)
+		cfg.Load.RequestCount = ptr(4)
+		cfg.Fidelity.NetworkLatencyMeanMS = ptr(2.0)
+		out, err := run(t, context.Background(), cfg)
+		if err != nil {
+			t.Fatalf("Run: %v\n%s", err, out)
+		}
+		doc := summary(t, filepath.Join(cfg.Output.ArtifactDir, "profile_export_aiperf.json"))
+		ttft, adj := avg(t, doc, "time_to_first_token"), avg(t, doc, "network_adjusted_time_to_first_token")
+		if math.Abs(ttft-2-adj) > 1e-6 {
+			t.Errorf("network_adjusted_time_to_first_token avg %v; want TTFT avg %v - 2 ms", adj, ttft)
+		}
+		if lat, adj := avg(t, doc, "request_latency"), avg(t, doc, "network_adjusted_request_latency"); math.Abs(lat-2-adj) > 1e-6 {
+			t.Errorf("network_adjusted_request_latency avg %v; want %v - 2 ms", adj, lat)
+		}
+		if rtt := avg(t, doc, "network_rtt"); rtt != 2 {
+			t.Errorf("network_rtt %v; want 2", rtt)
+		}
+		if !strings.Contains(out, "fixed mean RTT of 2.000 ms") {
+			t.Errorf("console lacks the calibration note:\n%s", out)
+		}
+	})
+	t.Run("automatic", func(t *testing.T) {
+		t.Parallel()
+		cfg := baseConfig(t, url)
+		cfg.Load.RequestCount = ptr(4)
+		cfg.Fidelity.NetworkLatencyAutomatic = true
+		cfg.Fidelity.NetworkLatencyPingInterval = ptr(0.05)
+		out, err := run(t, context.Background(), cfg)
+		if err != nil {
+			t.Fatalf("Run: %v\n%s", err, out)
+		}
+		probes := lines(t, filepath.Join(cfg.Output.ArtifactDir, "profile_export_network_latency.jsonl"))
+		if len(probes) == 0 || !strings.Contains(probes[0], `"probe_type":"tcp_connect"`) || !strings.Contains(probes[0], `"success":true`) {
+			t.Fatalf("probes %v; want successful tcp_connect lines", probes)
+		}
+		doc := summary(t, filepath.Join(cfg.Output.ArtifactDir, "profile_export_aiperf.json"))
+		if rtt := avg(t, doc, "network_rtt"); !(rtt > 0) {
+			t.Errorf("network_rtt %v; want the probes' mean > 0", rtt)
+		}
+		avg(t, doc, "network_adjusted_time_to_first_token") // present
+	})
 }
