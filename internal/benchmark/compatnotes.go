@@ -40,6 +40,9 @@ func compatNotes(cfg *config.Config) []string {
 	if cfg.Shape.PrefillRamp != nil && cfg.Shape.PrefillConcurrency == nil {
 		notes = append(notes, "--prefill-concurrency-ramp-duration has no effect without --prefill-concurrency (the ramp's target), as in AIPerf")
 	}
+	if cfg.AgenticReplay() && cfg.Shape.Replay.Speedup != nil {
+		notes = append(notes, "--replay-speedup has no effect on the agentic_replay timing mode: it replays the traces' own timing")
+	}
 	if x.UnsafeOverride && x.Scenario == "" {
 		notes = append(notes, "--unsafe-override has no effect without --scenario")
 	}

@@ -28,6 +28,12 @@ func TestCompatNotes(t *testing.T) {
 			t.Errorf("notes lack %q:\n%s", want, got)
 		}
 	}
+	// Under agentic replay the agentic flags act; --replay-speedup does not.
+	ag := config.Defaults()
+	ag.Shape.TimingMode, ag.Shape.BurstPhaseStarts, ag.Shape.Replay.Speedup = config.TimingAgenticReplay, true, ptr(2.0)
+	if n := strings.Join(compatNotes(&ag), "\n"); strings.Contains(n, "--burst-phase-starts") || !strings.Contains(n, "--replay-speedup has no effect") {
+		t.Errorf("agentic replay notes:\n%s", n)
+	}
 }
 
 // TestStatsLog checks --stats-interval: one block per interval of run time
