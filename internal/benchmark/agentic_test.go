@@ -366,7 +366,11 @@ func TestAgenticReplayIdleCapAndCacheWarmup(t *testing.T) {
 		len(prof) < 3 || !slices.Equal(prof[:3], []int{1, 2, 3}) {
 		t.Errorf("idle cap: warmup turns %v, profiling turns %v; want [0] and 1, 2, 3 first", warm, prof)
 	}
-	if warm, _ := turns(func(c *config.Config) { c.Shape.AgenticCacheWarmup, c.Load.BenchmarkDuration = ptr(0.1), ptr(0.3) }); len(warm) < 3 ||
+	// (The idle cap keeps profiling from waiting out a 30 s delay where the
+	// cache warmup handed the trace over: the run must send something.)
+	if warm, _ := turns(func(c *config.Config) {
+		c.Shape.AgenticCacheWarmup, c.Shape.SystemIdleGapCapSeconds, c.Load.BenchmarkDuration = ptr(0.1), ptr(0.1), ptr(0.5)
+	}); len(warm) < 3 ||
 		!slices.Equal(warm[:3], []int{0, 1, 2}) {
 		t.Errorf("cache warmup: warmup turns %v, want the priming turn 0, then 1, 2, ... without the delays", warm)
 	}
