@@ -268,7 +268,7 @@ func newRootCommand(env *Env) (*cobra.Command, *profileCommand) {
 	root.AddCommand(newPluginsCommand(env))                                              // issue 13
 	root.AddCommand(newChatCommand(env), newSpeedBenchCommand(env), newServiceCommand()) // issue 21
 	root.AddCommand(newSynthesizeCommand(env), newValidateCommand(env))                  // issue 15
-	root.AddCommand(newClusterWorkerCommand(env))                                        // issue 20
+	root.AddCommand(newClusterWorkerCommand(env), newKubeCommand(env))                   // issue 20
 	return root, profile
 }
 

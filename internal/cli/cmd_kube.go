@@ -1,0 +1,192 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/aiperf-go/aiperf/internal/config"
+	"github.com/aiperf-go/aiperf/internal/kube"
+)
+
+// newKubeCommand builds `aiperf kube` (issue 20): one benchmark as a
+// controller Job and an Indexed Job of load workers, created directly
+// with client-go (no operator yet).
+func newKubeCommand(env *Env) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "kube",
+		Short: "Run a benchmark on Kubernetes: one controller pod, N load-worker pods",
+		Long: "aiperf kube runs `aiperf profile` on a cluster: a controller Job (aiperf profile --workers N\n" +
+			"--worker-listen :7070, which keeps the schedule and writes the artifacts), a headless Service,\n" +
+			"and an Indexed Job of N load workers (aiperf cluster-worker) that send the requests.\n" +
+			"The profile arguments go after --.",
+	}
+	var kubeconfig string
+	cmd.PersistentFlags().StringVar(&kubeconfig, "kubeconfig", "", "kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)")
+	client := func() (kubernetes.Interface, error) {
+		rules := clientcmd.NewDefaultClientConfigLoadingRules()
+		if kubeconfig != "" {
+			rules.ExplicitPath = kubeconfig
+		}
+		cfg, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, nil).ClientConfig()
+		if err != nil {
+			return nil, fmt.Errorf("kubeconfig: %w", err)
+		}
+		return kubernetes.NewForConfig(cfg)
+	}
+	cmd.AddCommand(newKubeProfileCommand(env, "generate", client), newKubeProfileCommand(env, "profile", client),
+		newKubeListCommand(env, client), newKubeNamedCommand(env, "cancel", client), newKubeNamedCommand(env, "delete", client))
+	return cmd
+}
+
+func kubeUsage(sub string, err error) error {
+	return &usageError{command: "aiperf kube " + sub, problems: []error{err}}
+}
+
+// newKubeProfileCommand builds `kube generate` (print the manifests) and
+// `kube profile` (create them; --dry-run prints them).
+func newKubeProfileCommand(env *Env, use string, client func() (kubernetes.Interface, error)) *cobra.Command {
+	var o kube.Options
+	var dryRun, noOperator, operator, detach bool
+	short := "Create the benchmark's objects on the cluster (direct mode)"
+	if use == "generate" {
+		short = "Print the benchmark's Kubernetes manifests (YAML) without creating them"
+	}
+	cmd := &cobra.Command{
+		Use:   use + " [flags] -- <aiperf profile arguments>",
+		Short: short,
+		Example: "  aiperf kube " + use + " --name chat1 --namespace perf --image registry/aiperf:v1 --workers 8 -- \\\n" +
+			"    -m llama -u http://vllm.perf.svc:8000 --streaming --concurrency 2000 --request-count 100000",
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if operator {
+				return kubeUsage(use, errors.New("--operator: this build has no AIPerfJob operator yet; use --no-operator (direct mode, the default)"))
+			}
+			_ = noOperator // direct mode is the only mode
+			_ = detach     // the command always returns once the objects exist
+			o.ProfileArgs = args
+			objs, err := kube.Objects(o)
+			if err != nil {
+				return kubeUsage(use, err)
+			}
+			if err := checkProfileArgs(cmd.Context(), o.ControllerArgs()); err != nil {
+				return kubeUsage(use, err)
+			}
+			if use == "generate" || dryRun {
+				y, err := kube.YAML(objs)
+				if err != nil {
+					return err
+				}
+				_, err = env.Stdout.Write(y)
+				return err
+			}
+			cs, err := client()
+			if err != nil {
+				return err
+			}
+			if err := kube.Create(cmd.Context(), cs, objs); err != nil {
+				return err
+			}
+			fmt.Fprintf(env.Stdout, "benchmark %s created in namespace %s: %d load workers, controller at %s\n"+
+				"follow it with: kubectl -n %s logs -f job/%s-controller\n",
+				o.Name, o.Namespace, o.Workers, o.ControllerAddress(), o.Namespace, o.Name)
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.Name, "name", "aiperf", "name of the benchmark's objects (a DNS label)")
+	f.StringVar(&o.Namespace, "namespace", kube.DefaultNamespace, "namespace of the benchmark")
+	f.StringVar(&o.Image, "image", kube.DefaultImage, "aiperf container image (see Dockerfile)")
+	f.IntVar(&o.Workers, "workers", 1, "number of load-worker pods")
+	f.IntVar(&o.Workers, "total-workers", 1, "same as --workers")
+	f.IntVar(&o.Port, "port", kube.DefaultPort, "the controller's protocol port")
+	f.StringVar(&o.WorkerCPU, "worker-cpu", "", "CPU request of each worker pod (e.g. 2)")
+	f.StringVar(&o.WorkerMemory, "worker-memory", "", "memory request of each worker pod (e.g. 1Gi)")
+	f.BoolVar(&o.CreateNamespace, "create-namespace", true, "also create the namespace (an existing one is kept)")
+	f.BoolVar(&noOperator, "no-operator", true, "direct mode: create the Jobs with client-go (the only mode of this build)")
+	f.BoolVar(&operator, "operator", false, "submit an AIPerfJob to the operator (not in this build)")
+	if use == "profile" {
+		f.BoolVar(&dryRun, "dry-run", false, "print the manifests instead of creating them")
+		f.BoolVar(&detach, "detach", true, "return once the objects exist (the only behaviour of this build)")
+	}
+	return cmd
+}
+
+func newKubeListCommand(env *Env, client func() (kubernetes.Interface, error)) *cobra.Command {
+	var ns string
+	cmd := &cobra.Command{
+		Use:   "list",
+		Short: "List the benchmarks in a namespace and their state",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cs, err := client()
+			if err != nil {
+				return err
+			}
+			st, err := kube.List(cmd.Context(), cs, ns)
+			if err != nil {
+				return err
+			}
+			tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "NAME\tPHASE\tWORKERS ACTIVE\tSUCCEEDED\tFAILED")
+			for _, s := range st {
+				fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\n", s.Name, s.Phase, s.WorkersActive, s.WorkersSucceeded, s.WorkersFailed)
+			}
+			return tw.Flush()
+		},
+	}
+	cmd.Flags().StringVar(&ns, "namespace", kube.DefaultNamespace, "namespace to list")
+	return cmd
+}
+
+// newKubeNamedCommand builds `kube cancel NAME` and `kube delete NAME`.
+func newKubeNamedCommand(env *Env, use string, client func() (kubernetes.Interface, error)) *cobra.Command {
+	var ns string
+	short := "Cancel a running benchmark (suspend its workers; the controller writes partial artifacts)"
+	if use == "delete" {
+		short = "Delete a benchmark's objects (Jobs, pods, Service, ConfigMap, ServiceAccount)"
+	}
+	cmd := &cobra.Command{
+		Use:   use + " NAME",
+		Short: short,
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cs, err := client()
+			if err != nil {
+				return err
+			}
+			if use == "cancel" {
+				if err := kube.Cancel(cmd.Context(), cs, ns, args[0]); err != nil {
+					return err
+				}
+				fmt.Fprintf(env.Stdout, "benchmark %s/%s cancelled\n", ns, args[0])
+				return nil
+			}
+			n, err := kube.Delete(cmd.Context(), cs, ns, args[0])
+			fmt.Fprintf(env.Stdout, "benchmark %s/%s: %d objects deleted\n", ns, args[0], n)
+			return err
+		},
+	}
+	cmd.Flags().StringVar(&ns, "namespace", kube.DefaultNamespace, "namespace of the benchmark")
+	return cmd
+}
+
+// checkProfileArgs parses the controller pod's command line with this
+// build's own profile command (nothing runs), so a bad flag is reported
+// here rather than in a pod's log.
+func checkProfileArgs(ctx context.Context, args []string) error {
+	var errOut bytes.Buffer
+	env := Env{Stdout: io.Discard, Stderr: &errOut,
+		Runner: func(context.Context, *config.Config, RunIO) error { return nil }}
+	if code := Main(ctx, args, env); code != 0 {
+		return fmt.Errorf("the profile arguments do not parse (exit %d):\n%s", code, strings.TrimSpace(errOut.String()))
+	}
+	return nil
+}

@@ -1,0 +1,62 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+
+	batchv1 "k8s.io/api/batch/v1"
+	"k8s.io/client-go/kubernetes/scheme"
+)
+
+// TestKubeGenerateManifestsRunThisBinary: `kube generate` prints manifests
+// that decode into client-go's types, and the controller pod's command
+// line is one this build's profile command accepts, as a run over
+// --workers N --worker-listen.
+func TestKubeGenerateManifestsRunThisBinary(t *testing.T) {
+	for _, sub := range [][]string{{"kube", "generate"}, {"kube", "profile", "--dry-run"}} {
+		args := append(sub, "--name", "chat1", "--namespace", "perf", "--workers", "3", "--image", "reg/aiperf:v1",
+			"--", "-m", "llama", "-u", "http://vllm:8000", "--streaming", "--concurrency", "300")
+		r := runMain(t, context.Background(), nil, args...)
+		if r.code != 0 {
+			t.Fatalf("%v: exit %d\n%s", sub, r.code, r.stderr)
+		}
+		var ctl *batchv1.Job
+		kinds := 0
+		for _, doc := range bytes.Split([]byte(r.stdout), []byte("\n---\n")) {
+			obj, _, err := scheme.Codecs.UniversalDeserializer().Decode(doc, nil, nil)
+			if err != nil {
+				t.Fatalf("%v: a manifest does not decode: %v\n%s", sub, err, doc)
+			}
+			kinds++
+			if j, ok := obj.(*batchv1.Job); ok && strings.HasSuffix(j.Name, "-controller") {
+				ctl = j
+			}
+		}
+		if kinds != 6 || ctl == nil {
+			t.Fatalf("%v: %d objects, controller job %v", sub, kinds, ctl != nil)
+		}
+		cfg := profile(t, ctl.Spec.Template.Spec.Containers[0].Args[1:]...)
+		if cfg.Cluster.Workers != 3 || cfg.Cluster.WorkerListen != ":7070" || cfg.Load.Concurrency == nil || *cfg.Load.Concurrency != 300 {
+			t.Errorf("%v: the controller pod's command parses to workers %d listen %q", sub, cfg.Cluster.Workers, cfg.Cluster.WorkerListen)
+		}
+	}
+}
+
+func TestKubeGenerateRejectsBadInputBeforeDeploying(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"kube", "generate", "--workers", "2"}, "no profile arguments"},
+		{[]string{"kube", "generate", "--", "-m", "m", "--concurrency", "-4"}, "--concurrency"},
+		{[]string{"kube", "generate", "--", "-m", "m", "--workers", "3"}, "set by the controller pod itself"},
+		{[]string{"kube", "profile", "--operator", "--", "-m", "m"}, "no AIPerfJob operator"},
+	} {
+		r := runMain(t, context.Background(), nil, c.args...)
+		if r.code != 2 || !strings.Contains(r.stderr, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want usage error mentioning %q", c.args, r.code, r.stderr, c.want)
+		}
+	}
+}

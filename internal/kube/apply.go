@@ -1,0 +1,174 @@
+package kube
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes"
+)
+
+// Create creates objs (from Objects) in order; an object that already
+// exists is an error naming it, except the Namespace, which may.
+func Create(ctx context.Context, cs kubernetes.Interface, objs []runtime.Object) error {
+	opts := metav1.CreateOptions{}
+	for _, obj := range objs {
+		var err error
+		switch o := obj.(type) {
+		case *corev1.Namespace:
+			_, err = cs.CoreV1().Namespaces().Create(ctx, o, opts)
+			if apierrors.IsAlreadyExists(err) {
+				err = nil
+			}
+		case *corev1.ServiceAccount:
+			_, err = cs.CoreV1().ServiceAccounts(o.Namespace).Create(ctx, o, opts)
+		case *corev1.ConfigMap:
+			_, err = cs.CoreV1().ConfigMaps(o.Namespace).Create(ctx, o, opts)
+		case *corev1.Service:
+			_, err = cs.CoreV1().Services(o.Namespace).Create(ctx, o, opts)
+		case *batchv1.Job:
+			_, err = cs.BatchV1().Jobs(o.Namespace).Create(ctx, o, opts)
+		default:
+			err = fmt.Errorf("unsupported object %T", obj)
+		}
+		if err != nil {
+			return fmt.Errorf("creating %s: %w", describe(obj), err)
+		}
+	}
+	return nil
+}
+
+func describe(obj runtime.Object) string {
+	if m, ok := obj.(metav1.Object); ok {
+		kind := obj.GetObjectKind().GroupVersionKind().Kind
+		if m.GetNamespace() == "" {
+			return kind + " " + m.GetName()
+		}
+		return kind + " " + m.GetNamespace() + "/" + m.GetName()
+	}
+	return fmt.Sprintf("%T", obj)
+}
+
+// selector selects the objects of the benchmark called name.
+func selector(name string) metav1.ListOptions {
+	return metav1.ListOptions{LabelSelector: LabelJob + "=" + name}
+}
+
+// Delete removes every object of the benchmark called name in namespace
+// (its pods go with their Jobs); the Namespace stays. It returns how many
+// objects it deleted.
+func Delete(ctx context.Context, cs kubernetes.Interface, namespace, name string) (int, error) {
+	sel := selector(name)
+	bg := metav1.DeletePropagationBackground
+	del := metav1.DeleteOptions{PropagationPolicy: &bg}
+	var errs []error
+	n := 0
+	note := func(kind, obj string, err error) {
+		switch {
+		case err == nil:
+			n++
+		case !apierrors.IsNotFound(err):
+			errs = append(errs, fmt.Errorf("deleting %s %s/%s: %w", kind, namespace, obj, err))
+		}
+	}
+	jobs, err := cs.BatchV1().Jobs(namespace).List(ctx, sel)
+	if err != nil {
+		return 0, fmt.Errorf("listing jobs in %s: %w", namespace, err)
+	}
+	for _, j := range jobs.Items {
+		note("Job", j.Name, cs.BatchV1().Jobs(namespace).Delete(ctx, j.Name, del))
+	}
+	svcs, err := cs.CoreV1().Services(namespace).List(ctx, sel)
+	if err != nil {
+		return n, err
+	}
+	for _, s := range svcs.Items {
+		note("Service", s.Name, cs.CoreV1().Services(namespace).Delete(ctx, s.Name, del))
+	}
+	cms, err := cs.CoreV1().ConfigMaps(namespace).List(ctx, sel)
+	if err != nil {
+		return n, err
+	}
+	for _, c := range cms.Items {
+		note("ConfigMap", c.Name, cs.CoreV1().ConfigMaps(namespace).Delete(ctx, c.Name, del))
+	}
+	sas, err := cs.CoreV1().ServiceAccounts(namespace).List(ctx, sel)
+	if err != nil {
+		return n, err
+	}
+	for _, s := range sas.Items {
+		note("ServiceAccount", s.Name, cs.CoreV1().ServiceAccounts(namespace).Delete(ctx, s.Name, del))
+	}
+	return n, errors.Join(errs...)
+}
+
+// Cancel stops a running benchmark: the worker Job is suspended (its pods
+// are removed; the controller records their requests in flight as
+// WorkerLostError and, with every worker gone, ends the run with partial
+// artifacts). The objects stay for `results` and `delete`.
+func Cancel(ctx context.Context, cs kubernetes.Interface, namespace, name string) error {
+	o := Options{Name: name, Namespace: namespace}
+	j, err := cs.BatchV1().Jobs(namespace).Get(ctx, o.workersName(), metav1.GetOptions{})
+	if err != nil {
+		return fmt.Errorf("benchmark %s/%s: %w", namespace, name, err)
+	}
+	j.Spec.Suspend = ptr(true)
+	if _, err := cs.BatchV1().Jobs(namespace).Update(ctx, j, metav1.UpdateOptions{}); err != nil {
+		return fmt.Errorf("suspending %s/%s: %w", namespace, j.Name, err)
+	}
+	return nil
+}
+
+// Status is a benchmark's state as its Jobs report it.
+type Status struct {
+	Name, Namespace string
+	// Phase is Pending, Running, Succeeded, Failed or Cancelled.
+	Phase string
+	// Workers: how many worker pods are active, succeeded and failed.
+	WorkersActive, WorkersSucceeded, WorkersFailed int32
+}
+
+// List reports every benchmark in namespace (by its controller Job).
+func List(ctx context.Context, cs kubernetes.Interface, namespace string) ([]Status, error) {
+	jobs, err := cs.BatchV1().Jobs(namespace).List(ctx, metav1.ListOptions{LabelSelector: LabelRole + "=controller"})
+	if err != nil {
+		return nil, fmt.Errorf("listing benchmarks in %s: %w", namespace, err)
+	}
+	var out []Status
+	for _, c := range jobs.Items {
+		name := c.Labels[LabelJob]
+		st := Status{Name: name, Namespace: namespace, Phase: jobPhase(&c)}
+		o := Options{Name: name, Namespace: namespace}
+		if w, err := cs.BatchV1().Jobs(namespace).Get(ctx, o.workersName(), metav1.GetOptions{}); err == nil {
+			st.WorkersActive, st.WorkersSucceeded, st.WorkersFailed = w.Status.Active, w.Status.Succeeded, w.Status.Failed
+			if w.Spec.Suspend != nil && *w.Spec.Suspend && st.Phase == "Running" {
+				st.Phase = "Cancelled"
+			}
+		}
+		out = append(out, st)
+	}
+	return out, nil
+}
+
+func jobPhase(j *batchv1.Job) string {
+	for _, c := range j.Status.Conditions {
+		if c.Status != corev1.ConditionTrue {
+			continue
+		}
+		switch c.Type {
+		case batchv1.JobComplete:
+			return "Succeeded"
+		case batchv1.JobFailed:
+			return "Failed"
+		}
+	}
+	if j.Status.Active > 0 {
+		return "Running"
+	}
+	return "Pending"
+}
