@@ -43,7 +43,7 @@ func newKubeCommand(env *Env) *cobra.Command {
 		return kubernetes.NewForConfig(cfg)
 	}
 	cmd.AddCommand(newKubeProfileCommand(env, "generate", client), newKubeProfileCommand(env, "profile", client),
-		newKubeListCommand(env, client), newKubeNamedCommand(env, "cancel", client), newKubeNamedCommand(env, "delete", client))
+		newKubeListCommand(env, client), newKubeValidateCommand(env), newKubeNamedCommand(env, "cancel", client), newKubeNamedCommand(env, "delete", client))
 	return cmd
 }
 
