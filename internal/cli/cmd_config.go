@@ -65,11 +65,7 @@ func newConfigValidateCommand(env *Env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			what := "no sweep"
-			if t := f.SweepType(); t != "" {
-				what = fmt.Sprintf("%s sweep of %d variations", t, len(vars))
-			}
-			_, err = fmt.Fprintf(cmd.OutOrStdout(), "%s: valid (%s)\n", args[0], what)
+			_, err = fmt.Fprintf(cmd.OutOrStdout(), "%s: valid (%s)\n", args[0], sweepSummary(f, vars))
 			return err
 		},
 	}
@@ -212,4 +208,13 @@ func newConfigSchemaCommand(env *Env) *cobra.Command {
 			return err
 		},
 	}
+}
+
+// sweepSummary says what a valid config file runs: "no sweep" or its
+// sweep type and number of variations.
+func sweepSummary(f *configfile.File, vars []config.Variation) string {
+	if t := f.SweepType(); t != "" {
+		return fmt.Sprintf("%s sweep of %d variations", t, len(vars))
+	}
+	return "no sweep"
 }

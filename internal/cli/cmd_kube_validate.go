@@ -55,11 +55,7 @@ func newKubeValidateCommand(env *Env) *cobra.Command {
 			if err != nil {
 				return fmt.Errorf("%s %s (%s): spec: %w", kind, name, args[0], err)
 			}
-			what := "no sweep"
-			if t := f.SweepType(); t != "" {
-				what = fmt.Sprintf("%s sweep of %d variations", t, len(vars))
-			}
-			_, err = fmt.Fprintf(cmd.OutOrStdout(), "%s: %s %s valid (%s)\n", args[0], kind, name, what)
+			_, err = fmt.Fprintf(cmd.OutOrStdout(), "%s: %s %s valid (%s)\n", args[0], kind, name, sweepSummary(f, vars))
 			return err
 		},
 	}
