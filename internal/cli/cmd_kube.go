@@ -43,7 +43,7 @@ func newKubeCommand(env *Env) *cobra.Command {
 		return kubernetes.NewForConfig(cfg)
 	}
 	cmd.AddCommand(newKubeProfileCommand(env, "generate", client), newKubeProfileCommand(env, "profile", client),
-		newKubeListCommand(env, client), newKubeValidateCommand(env), newKubeNamedCommand(env, "cancel", client), newKubeNamedCommand(env, "delete", client))
+		newKubeListCommand(env, client), newKubeValidateCommand(env), newKubeNamedCommand(env, "show", client), newKubeNamedCommand(env, "cancel", client), newKubeNamedCommand(env, "delete", client))
 	return cmd
 }
 
@@ -146,12 +146,15 @@ func newKubeListCommand(env *Env, client func() (kubernetes.Interface, error)) *
 	return cmd
 }
 
-// newKubeNamedCommand builds `kube cancel NAME` and `kube delete NAME`.
+// newKubeNamedCommand builds `kube show NAME`, `kube cancel NAME` and `kube delete NAME`.
 func newKubeNamedCommand(env *Env, use string, client func() (kubernetes.Interface, error)) *cobra.Command {
 	var ns string
 	short := "Cancel a running benchmark (suspend its workers; the controller writes partial artifacts)"
-	if use == "delete" {
+	switch use {
+	case "delete":
 		short = "Delete a benchmark's objects (Jobs, pods, Service, ConfigMap, ServiceAccount)"
+	case "show":
+		short = "Show a benchmark's state and the controller's command line"
 	}
 	cmd := &cobra.Command{
 		Use:   use + " NAME",
@@ -161,6 +164,15 @@ func newKubeNamedCommand(env *Env, use string, client func() (kubernetes.Interfa
 			cs, err := client()
 			if err != nil {
 				return err
+			}
+			if use == "show" {
+				sh, err := kube.Describe(cmd.Context(), cs, ns, args[0])
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(env.Stdout, "benchmark:  %s/%s\nphase:      %s\nworkers:    %d active, %d succeeded, %d failed\ncontroller: %s\ncommand:    aiperf %s\n",
+					ns, sh.Name, sh.Phase, sh.WorkersActive, sh.WorkersSucceeded, sh.WorkersFailed, sh.Controller, strings.Join(sh.ProfileArgs, " "))
+				return nil
 			}
 			if use == "cancel" {
 				if err := kube.Cancel(cmd.Context(), cs, ns, args[0]); err != nil {

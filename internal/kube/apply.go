@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -171,4 +172,32 @@ func jobPhase(j *batchv1.Job) string {
 		return "Running"
 	}
 	return "Pending"
+}
+
+// Show is what `kube show` prints of one benchmark: its state and the
+// controller's command line from its ConfigMap.
+type Show struct {
+	Status
+	Controller  string
+	ProfileArgs []string
+}
+
+// Describe reads one benchmark's ConfigMap and Jobs.
+func Describe(ctx context.Context, cs kubernetes.Interface, namespace, name string) (Show, error) {
+	cm, err := cs.CoreV1().ConfigMaps(namespace).Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return Show{}, fmt.Errorf("benchmark %s/%s: %w", namespace, name, err)
+	}
+	sh := Show{Controller: cm.Data["controller"], ProfileArgs: strings.Fields(cm.Data["profile.args"])}
+	sts, err := List(ctx, cs, namespace)
+	if err != nil {
+		return sh, err
+	}
+	sh.Status = Status{Name: name, Namespace: namespace, Phase: "Unknown"}
+	for _, st := range sts {
+		if st.Name == name {
+			sh.Status = st
+		}
+	}
+	return sh, nil
 }

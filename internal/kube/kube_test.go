@@ -147,6 +147,11 @@ func TestCreateListCancelDelete(t *testing.T) {
 	if err != nil || len(st) != 1 || st[0].Name != "bench1" || st[0].Phase != "Running" {
 		t.Fatalf("list: %+v, %v", st, err)
 	}
+	sh, err := Describe(ctx, cs, "perf", "bench1")
+	if err != nil || sh.Phase != "Running" || sh.Controller != "bench1-controller.perf.svc:7070" || sh.ProfileArgs[0] != "profile" ||
+		!slices.Contains(sh.ProfileArgs, "--worker-listen") {
+		t.Errorf("describe: %+v, %v", sh, err)
+	}
 	if err := Cancel(ctx, cs, "perf", "bench1"); err != nil {
 		t.Fatal(err)
 	}
