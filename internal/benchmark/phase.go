@@ -22,6 +22,9 @@ type phaseResult struct {
 	End       time.Duration // when its last request finished or was cancelled
 	Cancelled int           // requests still in flight when the grace period ran out
 	Stopped   bool          // issuing was stopped early by an interrupt
+	// Aborted says why the run cannot go on after this phase (every load
+	// worker lost); empty otherwise.
+	Aborted string
 }
 
 // phaseRunner holds what every phase shares.
@@ -281,7 +284,9 @@ func (r *phaseRunner) run(stop context.Context, spec *PhaseSpec, seed uint64) (p
 	res.End = r.clk.Now()
 	select {
 	case <-noWorkers:
-		return res, &config.ExitError{Code: config.ExitFailure, Err: fmt.Errorf("%s phase: %w", spec.Phase, lostAll)}
+		// Like an abort: what was recorded is still written, and the
+		// run fails.
+		res.Aborted = fmt.Sprintf("%s phase: %v", spec.Phase, lostAll)
 	default:
 	}
 	if ar != nil {

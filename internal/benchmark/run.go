@@ -266,6 +266,9 @@ func execute(ctx context.Context, plan *Plan, rio IO, log *slog.Logger, board *l
 		pr, err := runner.run(stop, spec, seed)
 		phaseErr = err
 		res.Stopped = pr.Stopped
+		if pr.Aborted != "" { // issue 20: every load worker lost
+			res.Stopped, res.Aborted, res.AbortCode = true, pr.Aborted, config.ExitFailure
+		}
 		res.Phases = append(res.Phases, phaseOutcome{Spec: spec, Result: pr, Ran: err == nil})
 		if spec.Phase == record.Warmup {
 			tel.warmupDone(ctx) // AIPerf's end-of-warmup scrape

@@ -413,3 +413,66 @@ func TestWorkersStartedElsewhereJoinAListeningController(t *testing.T) {
 		t.Errorf("a controller with --worker-listen started local workers")
 	}
 }
+
+// TestLosingEveryWorkerFailsTheRunWithPartialArtifacts: with its only
+// load worker killed the run cannot go on; it exits 1 and still writes
+// valid artifacts with the lost requests as WorkerLostError records.
+func TestLosingEveryWorkerFailsTheRunWithPartialArtifacts(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end run")
+	}
+	mock := startRecordingMock(t, 300*time.Millisecond, 5*time.Millisecond)
+	dir := filepath.Join(t.TempDir(), "art")
+	cmd := aiperfCmd(t, "profile", "-m", "mock-model", "-u", mock.URL, "--streaming", "--tokenizer", "builtin",
+		"--concurrency", "4", "--request-count", "40", "--isl", "16", "--osl", "40",
+		"--workers", "1", "--ui-type", "none", "--output-artifact-dir", dir)
+	var out lockedBuffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	victim := 0
+	deadline := time.Now().Add(60 * time.Second)
+	for victim == 0 || mock.arrivals.Load() < 4 {
+		if b, err := os.ReadFile(filepath.Join(dir, "workers", "local-0.log")); err == nil && victim == 0 {
+			if m := workerPIDRE.FindSubmatch(b); m != nil {
+				victim, _ = strconv.Atoi(string(m[1]))
+			}
+		}
+		select {
+		case err := <-exited:
+			t.Fatalf("the run ended before its worker could be killed: %v\n%s", err, out.String())
+		case <-time.After(20 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no worker pid or no requests after 60 s\n%s", out.String())
+		}
+	}
+	if err := syscall.Kill(victim, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	err := <-exited
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 1 {
+		t.Fatalf("exit %v; want 1 (every load worker lost)\n%s", err, out.String())
+	}
+	if !strings.Contains(out.String(), cluster.ErrNoWorkers.Error()) {
+		t.Errorf("the error does not say why:\n%s", out.String())
+	}
+	ids, _, errs := recordIDs(t, dir)
+	lost := 0
+	for _, typ := range errs {
+		if typ == cluster.TypeWorkerLost {
+			lost++
+		}
+	}
+	if lost == 0 || len(ids) >= 40 {
+		t.Errorf("%d records, %d lost; want the partial run with its lost requests", len(ids), lost)
+	}
+	readSummary(t, filepath.Join(dir, "profile_export_aiperf.json"))
+	if rep := readClusterReport(t, dir); len(rep.Workers) != 1 || rep.Workers[0].State != "lost" {
+		t.Errorf("cluster.json %+v", rep)
+	}
+}
