@@ -280,35 +280,7 @@ func TestKilledWorkerLosesOnlyItsRequestsInFlight(t *testing.T) {
 	cmd := aiperfCmd(t, "profile", "-m", "mock-model", "-u", mock.URL, "--streaming", "--tokenizer", "builtin",
 		"--concurrency", "8", "--request-count", strconv.Itoa(n), "--isl", "16", "--osl", "40", "--random-seed", "5",
 		"--workers", "4", "--ui-type", "none", "--output-artifact-dir", dir)
-	var out lockedBuffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	victim := 0
-	deadline := time.Now().Add(60 * time.Second)
-	for victim == 0 || mock.arrivals.Load() < 12 {
-		if victim == 0 {
-			if b, err := os.ReadFile(filepath.Join(dir, "workers", "local-1.log")); err == nil {
-				if m := workerPIDRE.FindSubmatch(b); m != nil {
-					victim, _ = strconv.Atoi(string(m[1]))
-				}
-			}
-		}
-		select {
-		case err := <-exited:
-			t.Fatalf("the run ended before a worker could be killed: %v\n%s", err, out.String())
-		case <-time.After(20 * time.Millisecond):
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no worker pid or no requests after 60 s (pid %d, %d requests)\n%s", victim, mock.arrivals.Load(), out.String())
-		}
-	}
-	if err := syscall.Kill(victim, syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
+	victim, exited, out := killWorkerMidRun(t, cmd, mock, dir, "local-1", 12)
 	if err := <-exited; err != nil {
 		var ee *exec.ExitError
 		if !errors.As(err, &ee) {
@@ -426,33 +398,7 @@ func TestLosingEveryWorkerFailsTheRunWithPartialArtifacts(t *testing.T) {
 	cmd := aiperfCmd(t, "profile", "-m", "mock-model", "-u", mock.URL, "--streaming", "--tokenizer", "builtin",
 		"--concurrency", "4", "--request-count", "40", "--isl", "16", "--osl", "40",
 		"--workers", "1", "--ui-type", "none", "--output-artifact-dir", dir)
-	var out lockedBuffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	victim := 0
-	deadline := time.Now().Add(60 * time.Second)
-	for victim == 0 || mock.arrivals.Load() < 4 {
-		if b, err := os.ReadFile(filepath.Join(dir, "workers", "local-0.log")); err == nil && victim == 0 {
-			if m := workerPIDRE.FindSubmatch(b); m != nil {
-				victim, _ = strconv.Atoi(string(m[1]))
-			}
-		}
-		select {
-		case err := <-exited:
-			t.Fatalf("the run ended before its worker could be killed: %v\n%s", err, out.String())
-		case <-time.After(20 * time.Millisecond):
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no worker pid or no requests after 60 s\n%s", out.String())
-		}
-	}
-	if err := syscall.Kill(victim, syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
+	_, exited, out := killWorkerMidRun(t, cmd, mock, dir, "local-0", 4)
 	err := <-exited
 	var ee *exec.ExitError
 	if !errors.As(err, &ee) || ee.ExitCode() != 1 {
@@ -475,4 +421,40 @@ func TestLosingEveryWorkerFailsTheRunWithPartialArtifacts(t *testing.T) {
 	if rep := readClusterReport(t, dir); len(rep.Workers) != 1 || rep.Workers[0].State != "lost" {
 		t.Errorf("cluster.json %+v", rep)
 	}
+}
+
+// killWorkerMidRun starts the profile run cmd (artifacts in dir), waits
+// until the load worker called name has logged its pid and the server
+// has received minArrivals requests, and SIGKILLs that worker. It
+// returns the pid, the run's exit and its output.
+func killWorkerMidRun(t *testing.T, cmd *exec.Cmd, mock *recordingMock, dir, name string, minArrivals int64) (int, <-chan error, *lockedBuffer) {
+	t.Helper()
+	out := &lockedBuffer{}
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	victim := 0
+	deadline := time.Now().Add(60 * time.Second)
+	for victim == 0 || mock.arrivals.Load() < minArrivals {
+		if b, err := os.ReadFile(filepath.Join(dir, "workers", name+".log")); err == nil && victim == 0 {
+			if m := workerPIDRE.FindSubmatch(b); m != nil {
+				victim, _ = strconv.Atoi(string(m[1]))
+			}
+		}
+		select {
+		case err := <-exited:
+			t.Fatalf("the run ended before worker %s could be killed: %v\n%s", name, err, out.String())
+		case <-time.After(20 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no pid of %s or too few requests (%d) after 60 s\n%s", name, mock.arrivals.Load(), out.String())
+		}
+	}
+	if err := syscall.Kill(victim, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	return victim, exited, out
 }
