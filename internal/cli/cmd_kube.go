@@ -43,7 +43,7 @@ func newKubeCommand(env *Env) *cobra.Command {
 		return kubernetes.NewForConfig(cfg)
 	}
 	cmd.AddCommand(newKubeProfileCommand(env, "generate", client), newKubeProfileCommand(env, "profile", client),
-		newKubeListCommand(env, client), newKubeValidateCommand(env), newKubeNamedCommand(env, "show", client), newKubeNamedCommand(env, "cancel", client), newKubeNamedCommand(env, "delete", client))
+		newKubeListCommand(env, client), newKubeValidateCommand(env), newKubeLogsCommand(env, client), newKubeNamedCommand(env, "show", client), newKubeNamedCommand(env, "cancel", client), newKubeNamedCommand(env, "delete", client))
 	return cmd
 }
 
@@ -201,4 +201,29 @@ func checkProfileArgs(ctx context.Context, args []string) error {
 		return fmt.Errorf("the profile arguments do not parse (exit %d):\n%s", code, strings.TrimSpace(errOut.String()))
 	}
 	return nil
+}
+
+func newKubeLogsCommand(env *Env, client func() (kubernetes.Interface, error)) *cobra.Command {
+	var ns string
+	var workers, follow bool
+	cmd := &cobra.Command{
+		Use:   "logs NAME",
+		Short: "Print the controller pod's log (--workers: every worker pod's)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cs, err := client()
+			if err != nil {
+				return err
+			}
+			role := "controller"
+			if workers {
+				role = "worker"
+			}
+			return kube.Logs(cmd.Context(), cs, ns, args[0], role, follow, env.Stdout)
+		},
+	}
+	cmd.Flags().StringVar(&ns, "namespace", kube.DefaultNamespace, "namespace of the benchmark")
+	cmd.Flags().BoolVar(&workers, "workers", false, "the worker pods' logs instead of the controller's")
+	cmd.Flags().BoolVarP(&follow, "follow", "f", false, "stream the logs until the pods end")
+	return cmd
 }

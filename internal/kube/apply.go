@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -200,4 +201,31 @@ func Describe(ctx context.Context, cs kubernetes.Interface, namespace, name stri
 		}
 	}
 	return sh, nil
+}
+
+// Logs writes the logs of the benchmark's pods of role ("controller" or
+// "worker") to w, each pod's under a "==> pod <==" line; follow streams
+// them until the pods end (one pod at a time).
+func Logs(ctx context.Context, cs kubernetes.Interface, namespace, name, role string, follow bool, w io.Writer) error {
+	pods, err := cs.CoreV1().Pods(namespace).List(ctx, metav1.ListOptions{LabelSelector: LabelJob + "=" + name + "," + LabelRole + "=" + role})
+	if err != nil {
+		return fmt.Errorf("listing %s pods of %s/%s: %w", role, namespace, name, err)
+	}
+	if len(pods.Items) == 0 {
+		return fmt.Errorf("benchmark %s/%s has no %s pod (yet)", namespace, name, role)
+	}
+	for _, p := range pods.Items {
+		fmt.Fprintf(w, "==> %s <==\n", p.Name)
+		rc, err := cs.CoreV1().Pods(namespace).GetLogs(p.Name, &corev1.PodLogOptions{Follow: follow}).Stream(ctx)
+		if err != nil {
+			return fmt.Errorf("logs of %s/%s: %w", namespace, p.Name, err)
+		}
+		_, err = io.Copy(w, rc)
+		rc.Close()
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(w)
+	}
+	return nil
 }

@@ -3,6 +3,7 @@ package kube
 import (
 	"bytes"
 	"context"
+	"io"
 	"slices"
 	"strings"
 	"testing"
@@ -151,6 +152,17 @@ func TestCreateListCancelDelete(t *testing.T) {
 	if err != nil || sh.Phase != "Running" || sh.Controller != "bench1-controller.perf.svc:7070" || sh.ProfileArgs[0] != "profile" ||
 		!slices.Contains(sh.ProfileArgs, "--worker-listen") {
 		t.Errorf("describe: %+v, %v", sh, err)
+	}
+	if err := Logs(ctx, cs, "perf", "bench1", "controller", false, io.Discard); err == nil || !strings.Contains(err.Error(), "no controller pod") {
+		t.Errorf("logs without pods: %v", err)
+	}
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "bench1-controller-x", Namespace: "perf", Labels: o.labels("controller")}}
+	if _, err := cs.CoreV1().Pods("perf").Create(ctx, pod, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	var logs strings.Builder
+	if err := Logs(ctx, cs, "perf", "bench1", "controller", false, &logs); err != nil || !strings.HasPrefix(logs.String(), "==> bench1-controller-x <==\n") {
+		t.Errorf("logs: %q, %v", logs.String(), err)
 	}
 	if err := Cancel(ctx, cs, "perf", "bench1"); err != nil {
 		t.Fatal(err)
