@@ -199,7 +199,7 @@ func (o *Options) pod(role string, c corev1.Container) corev1.PodTemplateSpec {
 func containerSecurity() *corev1.SecurityContext {
 	return &corev1.SecurityContext{
 		AllowPrivilegeEscalation: ptr(false),
-		Capabilities: &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
+		Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
 	}
 }
 
