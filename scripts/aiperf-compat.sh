@@ -28,7 +28,7 @@
 #              (validate_config.py)
 #   runs       every template `config init -t` writes, run against the mock
 #              with --model/--url and shortened by flags (template_runs.sh makes
-#              the datasets they name; ~15 minutes on 2 cores)
+#              the datasets they name; ~25 minutes on 2 shared cores)
 #   report     the Go tests in report mode (AIPERF_COMPAT_REPORT=1): flags
 #              accepted and missing per owning issue, artifact differences
 #
