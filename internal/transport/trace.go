@@ -4,6 +4,7 @@ import (
 	"crypto/tls"
 	"io"
 	"net/http/httptrace"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -47,9 +48,31 @@ type reqTrace struct {
 	// write, so a written request sent bodyLen bytes in one chunk.
 	bodyLen int64
 
+	// wrote is closed when the current attempt's WroteRequest hook has
+	// run. net/http calls that hook on the write loop after the request's
+	// last flush, so a quick server's answer can reach the caller, and Do
+	// can return, before it runs; finish waits for it (see wroteWait).
+	wrote atomic.Pointer[wroteSignal]
+
 	detail *record.TraceDetail // nil unless exported
 	trace  httptrace.ClientTrace
 }
+
+// wroteSignal is closed once, by the WroteRequest hook of one attempt.
+type wroteSignal struct {
+	once sync.Once
+	ch   chan struct{}
+}
+
+func (w *wroteSignal) fire() { w.once.Do(func() { close(w.ch) }) }
+
+// wroteWait bounds how long finish waits for the WroteRequest hook of a
+// request that was answered. The hook is due right after the flush that
+// put the request on the wire, so it only waits out a write loop that was
+// descheduled on a loaded machine; past the bound the record keeps no
+// WroteRequest stamp (its sending and waiting metrics are then absent,
+// never wrong).
+const wroteWait = 100 * time.Millisecond
 
 // newReqTrace returns the trace of rec's request. With detail, per-chunk
 // stamps, headers and the socket are kept in rec.Trace.Detail.
@@ -64,6 +87,7 @@ func newReqTrace(clk *clock.Clock, rec *record.Record, pre *preconnector, detail
 			t.retries++
 		}
 		t.started, t.responded, t.wasIdle = true, false, false
+		t.wrote.Store(&wroteSignal{ch: make(chan struct{})})
 		// A new attempt: its timeline replaces the last one's.
 		tr := &t.rec.Trace
 		*tr = record.HTTPTrace{GetConn: clk.Now()}
@@ -108,6 +132,9 @@ func newReqTrace(clk *clock.Clock, rec *record.Record, pre *preconnector, detail
 		if i.Err == nil {
 			t.wroteReq.Store(now())
 		}
+		if w := t.wrote.Load(); w != nil {
+			w.fire()
+		}
 	}
 	return t
 }
@@ -120,6 +147,17 @@ func (t *reqTrace) finish() {
 		return
 	}
 	d := func(a *atomic.Int64) time.Duration { return time.Duration(a.Load()) }
+	if t.wroteReq.Load() == 0 && tr.FirstByte != 0 {
+		// Answered, so written: the write loop's hook is imminent.
+		if w := t.wrote.Load(); w != nil {
+			timer := time.NewTimer(wroteWait)
+			select {
+			case <-w.ch:
+			case <-timer.C:
+			}
+			timer.Stop()
+		}
+	}
 	tr.WroteHeaders = d(&t.wroteHeaders)
 	tr.WroteRequest = d(&t.wroteReq)
 	if tr.WroteRequest != 0 && t.bodyLen > 0 {
