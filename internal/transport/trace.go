@@ -70,8 +70,7 @@ func (w *wroteSignal) fire() { w.once.Do(func() { close(w.ch) }) }
 // request that was answered. The hook is due right after the flush that
 // put the request on the wire, so it only waits out a write loop that was
 // descheduled on a loaded machine; past the bound the record keeps no
-// WroteRequest stamp (its sending and waiting metrics are then absent,
-// never wrong).
+// WroteRequest stamp (its sending and waiting metrics are then absent).
 const wroteWait = 100 * time.Millisecond
 
 // newReqTrace returns the trace of rec's request. With detail, per-chunk
@@ -160,6 +159,13 @@ func (t *reqTrace) finish() {
 	}
 	tr.WroteHeaders = d(&t.wroteHeaders)
 	tr.WroteRequest = d(&t.wroteReq)
+	if fb := tr.FirstByte; fb != 0 {
+		// The write loop stamps after its flush; descheduled there, its
+		// stamp can fall after the answer's first byte. The request was on
+		// the wire by then, so the first byte bounds both stamps, and
+		// waiting is never negative.
+		tr.WroteHeaders, tr.WroteRequest = min(tr.WroteHeaders, fb), min(tr.WroteRequest, fb)
+	}
 	if tr.WroteRequest != 0 && t.bodyLen > 0 {
 		tr.BytesSent, tr.ChunksSent = t.bodyLen, 1
 	}

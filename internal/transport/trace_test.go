@@ -6,8 +6,10 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httptrace"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/aiperf-go/aiperf/internal/clock"
 	"github.com/aiperf-go/aiperf/internal/record"
@@ -189,5 +191,27 @@ func TestPreconnectRefused(t *testing.T) {
 	n, err := c.Preconnect(context.Background(), []string{url}, 3)
 	if n != 0 || err == nil || !strings.Contains(err.Error(), "refused") {
 		t.Errorf("Preconnect to a closed port = %d, %v; want 0 and a refusal", n, err)
+	}
+}
+
+// TestTraceWriteStampsBoundedByFirstByte: net/http stamps WroteHeaders and
+// WroteRequest on the write loop after its flush, so a descheduled write
+// loop can stamp them after the answer began (or after Do returned). The
+// answer's first byte bounds them: http_req_waiting is never negative.
+func TestTraceWriteStampsBoundedByFirstByte(t *testing.T) {
+	clk := clock.New()
+	rec := &record.Record{}
+	rt := newReqTrace(clk, rec, nil, false)
+	rt.trace.GetConn("127.0.0.1:1")
+	rt.trace.GotConn(httptrace.GotConnInfo{Reused: true})
+	rt.trace.GotFirstResponseByte()
+	fb := rec.Trace.FirstByte
+	late := int64(fb + 5*time.Millisecond)
+	rt.wroteHeaders.Store(late)
+	rt.trace.WroteRequest(httptrace.WroteRequestInfo{}) // stamps now, after fb
+	rt.wroteReq.Store(late)
+	rt.finish()
+	if rec.Trace.WroteHeaders != fb || rec.Trace.WroteRequest != fb {
+		t.Errorf("WroteHeaders %v, WroteRequest %v; want both bounded by the first byte %v", rec.Trace.WroteHeaders, rec.Trace.WroteRequest, fb)
 	}
 }
