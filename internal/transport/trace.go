@@ -4,7 +4,6 @@ import (
 	"crypto/tls"
 	"io"
 	"net/http/httptrace"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -48,23 +47,16 @@ type reqTrace struct {
 	// write, so a written request sent bodyLen bytes in one chunk.
 	bodyLen int64
 
-	// wrote is closed when the current attempt's WroteRequest hook has
-	// run. net/http calls that hook on the write loop after the request's
-	// last flush, so a quick server's answer can reach the caller, and Do
-	// can return, before it runs; finish waits for it (see wroteWait).
-	wrote atomic.Pointer[wroteSignal]
+	// wrote (buffered, 1) gets a token when the current attempt's
+	// WroteRequest hook has run. net/http calls that hook on the write
+	// loop after the request's last flush, so a quick server's answer can
+	// reach the caller, and Do can return, before it runs; finish waits
+	// for the token (see wroteWait). GetConn drops an earlier attempt's.
+	wrote chan struct{}
 
 	detail *record.TraceDetail // nil unless exported
 	trace  httptrace.ClientTrace
 }
-
-// wroteSignal is closed once, by the WroteRequest hook of one attempt.
-type wroteSignal struct {
-	once sync.Once
-	ch   chan struct{}
-}
-
-func (w *wroteSignal) fire() { w.once.Do(func() { close(w.ch) }) }
 
 // wroteWait bounds how long finish waits for the WroteRequest hook of a
 // request that was answered. The hook is due right after the flush that
@@ -76,7 +68,7 @@ const wroteWait = 100 * time.Millisecond
 // newReqTrace returns the trace of rec's request. With detail, per-chunk
 // stamps, headers and the socket are kept in rec.Trace.Detail.
 func newReqTrace(clk *clock.Clock, rec *record.Record, pre *preconnector, detail bool) *reqTrace {
-	t := &reqTrace{clk: clk, rec: rec, pre: pre}
+	t := &reqTrace{clk: clk, rec: rec, pre: pre, wrote: make(chan struct{}, 1)}
 	if detail {
 		t.detail = &record.TraceDetail{}
 	}
@@ -86,7 +78,10 @@ func newReqTrace(clk *clock.Clock, rec *record.Record, pre *preconnector, detail
 			t.retries++
 		}
 		t.started, t.responded, t.wasIdle = true, false, false
-		t.wrote.Store(&wroteSignal{ch: make(chan struct{})})
+		select {
+		case <-t.wrote:
+		default:
+		}
 		// A new attempt: its timeline replaces the last one's.
 		tr := &t.rec.Trace
 		*tr = record.HTTPTrace{GetConn: clk.Now()}
@@ -131,8 +126,9 @@ func newReqTrace(clk *clock.Clock, rec *record.Record, pre *preconnector, detail
 		if i.Err == nil {
 			t.wroteReq.Store(now())
 		}
-		if w := t.wrote.Load(); w != nil {
-			w.fire()
+		select {
+		case t.wrote <- struct{}{}:
+		default:
 		}
 	}
 	return t
@@ -148,14 +144,12 @@ func (t *reqTrace) finish() {
 	d := func(a *atomic.Int64) time.Duration { return time.Duration(a.Load()) }
 	if t.wroteReq.Load() == 0 && tr.FirstByte != 0 {
 		// Answered, so written: the write loop's hook is imminent.
-		if w := t.wrote.Load(); w != nil {
-			timer := time.NewTimer(wroteWait)
-			select {
-			case <-w.ch:
-			case <-timer.C:
-			}
-			timer.Stop()
+		timer := time.NewTimer(wroteWait)
+		select {
+		case <-t.wrote:
+		case <-timer.C:
 		}
+		timer.Stop()
 	}
 	tr.WroteHeaders = d(&t.wroteHeaders)
 	tr.WroteRequest = d(&t.wroteReq)
