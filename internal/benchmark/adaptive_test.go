@@ -91,7 +91,7 @@ func TestAdaptiveScaleFindsTheKnee(t *testing.T) {
 	}
 	var flight []interval
 	for _, r := range posts() {
-		flight = append(flight, interval{r.ReceivedNs, r.EndNs})
+		flight = append(flight, interval{From: r.ReceivedNs, To: r.EndNs})
 	}
 	if got := maxOverlap(flight); got > 5 {
 		t.Errorf("server saw %d in flight; the controller never went past 5", got)

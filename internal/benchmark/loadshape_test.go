@@ -17,39 +17,17 @@ import (
 // The load-shape acceptance checks read the mock server's own request
 // record (what the server saw, on its clock), never our records.
 
-// interval is one request as the server saw it: [from, to) in wall ns.
-type interval struct{ from, to int64 }
+// interval is one request as the server saw it: [From, To) in wall ns.
+type interval = mockserver.Span
 
-// maxOverlap is the most intervals open at one instant (an interval that
-// ends at t is closed before one that starts at t opens).
-func maxOverlap(iv []interval) int {
-	type ev struct {
-		at int64
-		d  int
-	}
-	var evs []ev
-	for _, x := range iv {
-		evs = append(evs, ev{x.from, 1}, ev{x.to, -1})
-	}
-	sort.Slice(evs, func(i, j int) bool {
-		if evs[i].at != evs[j].at {
-			return evs[i].at < evs[j].at
-		}
-		return evs[i].d < evs[j].d
-	})
-	cur, most := 0, 0
-	for _, e := range evs {
-		cur += e.d
-		most = max(most, cur)
-	}
-	return most
-}
+// maxOverlap is the most intervals open at one instant.
+var maxOverlap = mockserver.MaxOverlap
 
 // openAt counts the intervals open at t.
 func openAt(iv []interval, t int64) int {
 	n := 0
 	for _, x := range iv {
-		if x.from <= t && t < x.to {
+		if x.From <= t && t < x.To {
 			n++
 		}
 	}
@@ -59,10 +37,10 @@ func openAt(iv []interval, t int64) int {
 // firstReaching is the first arrival that brings the open intervals to n.
 func firstReaching(iv []interval, n int) int64 {
 	sorted := slices.Clone(iv)
-	sort.Slice(sorted, func(i, j int) bool { return sorted[i].from < sorted[j].from })
+	sort.Slice(sorted, func(i, j int) bool { return sorted[i].From < sorted[j].From })
 	for _, x := range sorted {
-		if openAt(iv, x.from) >= n {
-			return x.from
+		if openAt(iv, x.From) >= n {
+			return x.From
 		}
 	}
 	return 1 << 62
@@ -108,8 +86,8 @@ func TestPrefillConcurrencyHoldsOnTheWire(t *testing.T) {
 	})
 	var prefill, flight []interval
 	for _, r := range rs {
-		prefill = append(prefill, interval{r.ReceivedNs, firstToken(r)})
-		flight = append(flight, interval{r.ReceivedNs, r.EndNs})
+		prefill = append(prefill, interval{From: r.ReceivedNs, To: firstToken(r)})
+		flight = append(flight, interval{From: r.ReceivedNs, To: r.EndNs})
 	}
 	if len(prefill) != 48 {
 		t.Fatalf("server saw %d requests; want 48", len(prefill))
@@ -139,7 +117,7 @@ func TestConcurrencyRampOnTheWire(t *testing.T) {
 	})
 	var flight []interval
 	for _, r := range rs {
-		flight = append(flight, interval{r.ReceivedNs, r.EndNs})
+		flight = append(flight, interval{From: r.ReceivedNs, To: r.EndNs})
 	}
 	// The phase start on the server's clock: every arrival is at or after
 	// its due time, so the first request and the first to reach each step's
@@ -202,7 +180,7 @@ func TestUserCentricHoldsUsersOnTheWire(t *testing.T) {
 	for _, r := range rs {
 		byUser[r.CorrelationID] = append(byUser[r.CorrelationID], r)
 		start = min(start, r.ReceivedNs)
-		flight = append(flight, interval{r.ReceivedNs, r.EndNs})
+		flight = append(flight, interval{From: r.ReceivedNs, To: r.EndNs})
 	}
 	var held []interval
 	var gaps []time.Duration
@@ -219,7 +197,7 @@ func TestUserCentricHoldsUsersOnTheWire(t *testing.T) {
 			}
 			gaps = append(gaps, time.Duration(rs[i].ReceivedNs-rs[i-1].ReceivedNs))
 		}
-		held = append(held, interval{rs[0].ReceivedNs, rs[len(rs)-1].ReceivedNs + int64(gap+handover)})
+		held = append(held, interval{From: rs[0].ReceivedNs, To: rs[len(rs)-1].ReceivedNs + int64(gap+handover)})
 	}
 	// 20 req/s for 2 s, minus the last turns cut by the end of the phase.
 	if total < 28 || total > 42 {
@@ -268,9 +246,9 @@ func TestWarmupOwnLoadAndMetrics(t *testing.T) {
 	var warm, prof []interval
 	for i, r := range rs {
 		if i < 5 {
-			warm = append(warm, interval{r.ReceivedNs, r.EndNs})
+			warm = append(warm, interval{From: r.ReceivedNs, To: r.EndNs})
 		} else {
-			prof = append(prof, interval{r.ReceivedNs, r.EndNs})
+			prof = append(prof, interval{From: r.ReceivedNs, To: r.EndNs})
 		}
 	}
 	if got := maxOverlap(warm); got != 1 {

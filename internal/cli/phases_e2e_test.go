@@ -78,7 +78,7 @@ benchmark:
 	for _, ph := range []struct {
 		from, to, most int
 	}{{0, 4, 1}, {4, 14, 2}, {14, 32, 6}} {
-		if got := peakInFlight(rs[ph.from:ph.to]); got > ph.most || (ph.most > 2 && got < 3) {
+		if got := mockserver.MaxOverlap(mockserver.Spans(rs[ph.from:ph.to])); got > ph.most || (ph.most > 2 && got < 3) {
 			t.Errorf("requests %d-%d: %d in flight at once; the phase's concurrency is %d", ph.from, ph.to, got, ph.most)
 		}
 	}
@@ -139,28 +139,4 @@ benchmark:
 	if names["baseline"] != 10 || names["stress"] != 18 {
 		t.Errorf("profile_export.jsonl phase names %v; want baseline 10, stress 18", names)
 	}
-}
-
-// peakInFlight is the most requests the server had open at once.
-func peakInFlight(rs []mockserver.RecordedRequest) int {
-	type ev struct {
-		at int64
-		d  int
-	}
-	var evs []ev
-	for _, r := range rs {
-		evs = append(evs, ev{r.ReceivedNs, 1}, ev{r.EndNs, -1})
-	}
-	sort.Slice(evs, func(i, j int) bool {
-		if evs[i].at != evs[j].at {
-			return evs[i].at < evs[j].at
-		}
-		return evs[i].d < evs[j].d
-	})
-	cur, most := 0, 0
-	for _, e := range evs {
-		cur += e.d
-		most = max(most, cur)
-	}
-	return most
 }
