@@ -18,11 +18,17 @@ import (
 type initOptions struct {
 	file, template, search, category, model, url, output string
 	force, list, verbose                                 bool
+	// command names the command in hints ("" = aiperf config init).
+	command string
 }
 
 // runConfigInit lists, searches or writes a template, or writes the
 // starter file.
 func runConfigInit(w io.Writer, o *initOptions) error {
+	command := o.command
+	if command == "" {
+		command = "aiperf config init"
+	}
 	switch {
 	case o.list:
 		ts := configfile.TemplatesInCategory(o.category)
@@ -31,12 +37,12 @@ func runConfigInit(w io.Writer, o *initOptions) error {
 			return err
 		}
 		writeTemplateTable(w, ts, o.verbose)
-		_, err := fmt.Fprintln(w, "Use 'aiperf config init --template <name>' to generate a template.")
+		_, err := fmt.Fprintf(w, "Use '%s --template <name>' to generate a template.\n", command)
 		return err
 	case o.search != "":
 		ts := configfile.SearchTemplates(o.search)
 		if len(ts) == 0 {
-			_, err := fmt.Fprintf(w, "No templates match '%s'.\nRun 'aiperf config init --list' to see all templates.\n", o.search)
+			_, err := fmt.Fprintf(w, "No templates match '%s'.\nRun '%s --list' to see all templates.\n", o.search, command)
 			return err
 		}
 		writeTemplateTable(w, ts, o.verbose)

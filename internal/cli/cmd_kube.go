@@ -43,7 +43,8 @@ func newKubeCommand(env *Env) *cobra.Command {
 		return kubernetes.NewForConfig(cfg)
 	}
 	cmd.AddCommand(newKubeProfileCommand(env, "generate", client), newKubeProfileCommand(env, "profile", client),
-		newKubeListCommand(env, client), newKubeValidateCommand(env), newKubeLogsCommand(env, client), newKubeNamedCommand(env, "show", client), newKubeNamedCommand(env, "cancel", client), newKubeNamedCommand(env, "delete", client))
+		newKubeListCommand(env, client), newKubeValidateCommand(env), newKubeLogsCommand(env, client), newKubeNamedCommand(env, "show", client), newKubeNamedCommand(env, "cancel", client), newKubeNamedCommand(env, "delete", client),
+		newKubeInitCommand(env), newKubeCleanupCommand(env, client))
 	return cmd
 }
 

@@ -1,0 +1,138 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/spf13/cobra"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/kubernetes/fake"
+
+	"github.com/aiperf-go/aiperf/internal/configfile"
+	"github.com/aiperf-go/aiperf/internal/kube"
+)
+
+// TestKubeInitWritesJobsThatValidate: `kube init` wraps every bundled
+// template in an AIPerfJob that `kube validate` accepts, with --model and
+// --url filled in, and --list names this command in its hint.
+func TestKubeInitWritesJobsThatValidate(t *testing.T) {
+	dir := t.TempDir()
+	for _, tm := range configfile.Templates() {
+		out := filepath.Join(dir, tm.Name+".yaml")
+		r := runMain(t, context.Background(), nil, "kube", "init", "-t", tm.Name, "--model", "llama-x",
+			"--url", "http://vllm.perf.svc:8000", "--job-name", strings.ReplaceAll(tm.Name, "_", "-"), "-o", out)
+		if r.code != 0 || !strings.Contains(r.stdout, "Created "+out) {
+			t.Fatalf("%s: exit %d\n%s%s", tm.Name, r.code, r.stdout, r.stderr)
+		}
+		b, _ := os.ReadFile(out)
+		if !strings.Contains(string(b), "kind: AIPerfJob") || !strings.Contains(string(b), "llama-x") || !strings.Contains(string(b), "vllm.perf.svc") {
+			t.Errorf("%s: the manifest lacks the kind or the overrides:\n%s", tm.Name, b)
+		}
+		r = runMain(t, context.Background(), nil, "kube", "validate", out)
+		if r.code != 0 {
+			t.Errorf("%s: the generated AIPerfJob does not validate: %s\n%s", tm.Name, r.stderr, b)
+		}
+	}
+	r := runMain(t, context.Background(), nil, "kube", "init")
+	if r.code != 0 || !strings.Contains(r.stdout, "name: my-benchmark") || !strings.Contains(r.stdout, "\n  benchmark:\n") {
+		t.Errorf("default: exit %d\n%s", r.code, r.stdout)
+	}
+	r = runMain(t, context.Background(), nil, "kube", "init", "--list")
+	if r.code != 0 || !strings.Contains(r.stdout, "minimal") || !strings.Contains(r.stdout, "aiperf kube init --template") {
+		t.Errorf("--list: exit %d\n%s", r.code, r.stdout)
+	}
+	for _, bad := range [][]string{{"-t", "no_such"}, {"--job-name", "Bad_Name"}} {
+		if r := runMain(t, context.Background(), nil, append([]string{"kube", "init"}, bad...)...); r.code == 0 || r.stderr == "" {
+			t.Errorf("%v: exit %d, stderr %q", bad, r.code, r.stderr)
+		}
+	}
+}
+
+func TestWrapAsAIPerfJobFlatBody(t *testing.T) {
+	doc := kube.WrapAsAIPerfJob("# a note\nmodel: m\nendpoint:\n  url: http://x\n", "b.yaml", "j1")
+	if !strings.Contains(doc, "spec:\n  benchmark:\n    model: m\n    endpoint:\n      url: http://x\n") || strings.Contains(doc, "a note") {
+		t.Errorf("flat body wrapped as\n%s", doc)
+	}
+}
+
+// kubeObjects creates a benchmark's objects in cs and sets its
+// controller Job's state.
+func kubeObjects(t *testing.T, cs kubernetes.Interface, ns, name string, cond batchv1.JobConditionType, active int32) {
+	t.Helper()
+	objs, err := kube.Objects(kube.Options{Name: name, Namespace: ns, Workers: 2, CreateNamespace: true, ProfileArgs: []string{"-m", "m"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if err := kube.Create(ctx, cs, objs); err != nil {
+		t.Fatal(err)
+	}
+	j, _ := cs.BatchV1().Jobs(ns).Get(ctx, name+"-controller", metav1.GetOptions{})
+	j.Status.Active = active
+	if cond != "" {
+		j.Status.Conditions = []batchv1.JobCondition{{Type: cond, Status: corev1.ConditionTrue}}
+	}
+	if _, err := cs.BatchV1().Jobs(ns).UpdateStatus(ctx, j, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// runKube runs one kube subcommand built by mk against cs.
+func runKube(t *testing.T, mk func(*Env, func() (kubernetes.Interface, error)) *cobra.Command, cs kubernetes.Interface, stdin string, args ...string) (string, string, error) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	env := &Env{Stdout: &out, Stderr: &errOut, Stdin: strings.NewReader(stdin)}
+	cmd := mk(env, func() (kubernetes.Interface, error) { return cs, nil })
+	cmd.SetArgs(args)
+	cmd.SetOut(&out)
+	cmd.SetErr(&errOut)
+	cmd.SilenceUsage = true
+	err := cmd.ExecuteContext(context.Background())
+	return out.String(), errOut.String(), err
+}
+
+func TestKubeCleanupRemovesOnlyFinishedBenchmarks(t *testing.T) {
+	cs := fake.NewClientset()
+	kubeObjects(t, cs, "perf", "done1", batchv1.JobComplete, 0)
+	kubeObjects(t, cs, "perf", "failed1", batchv1.JobFailed, 0)
+	kubeObjects(t, cs, "perf", "busy1", "", 1)
+	out, _, err := runKube(t, newKubeCleanupCommand, cs, "", "-n", "perf", "--dry-run")
+	if err != nil || !strings.Contains(out, "done1 (Succeeded)") || !strings.Contains(out, "failed1 (Failed)") ||
+		strings.Contains(out, "busy1") || !strings.Contains(out, "2 benchmark(s) would be removed") {
+		t.Fatalf("--dry-run: %v\n%s", err, out)
+	}
+	if st, _ := kube.List(context.Background(), cs, "perf"); len(st) != 3 {
+		t.Fatalf("--dry-run deleted something: %+v", st)
+	}
+	out, _, err = runKube(t, newKubeCleanupCommand, cs, "n\n", "-n", "perf")
+	if err != nil || !strings.Contains(out, "Aborted") {
+		t.Fatalf("answering no: %v\n%s", err, out)
+	}
+	out, _, err = runKube(t, newKubeCleanupCommand, cs, "y\n", "-n", "perf", "--delete-namespace")
+	if err != nil || !strings.Contains(out, "Removed 2 benchmark(s) (10 objects)") || !strings.Contains(out, "Left 1 running") ||
+		!strings.Contains(out, "Kept namespace perf") {
+		t.Fatalf("cleanup: %v\n%s", err, out)
+	}
+	st, _ := kube.List(context.Background(), cs, "perf")
+	if len(st) != 1 || st[0].Name != "busy1" {
+		t.Fatalf("left: %+v; want only the running benchmark", st)
+	}
+	out, _, err = runKube(t, newKubeCleanupCommand, cs, "", "-n", "perf", "--all", "--force", "--delete-namespace")
+	if err != nil || !strings.Contains(out, "Removed 1 benchmark(s)") || !strings.Contains(out, "Deleted namespace perf") {
+		t.Fatalf("--all: %v\n%s", err, out)
+	}
+	if _, err := cs.CoreV1().Namespaces().Get(context.Background(), "perf", metav1.GetOptions{}); err == nil {
+		t.Error("the namespace aiperf created is still there")
+	}
+	out, _, _ = runKube(t, newKubeCleanupCommand, cs, "", "-n", "other")
+	if !strings.Contains(out, "No AIPerf benchmarks found in namespace other") {
+		t.Errorf("empty namespace: %s", out)
+	}
+}
