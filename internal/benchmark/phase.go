@@ -98,6 +98,17 @@ func (p *Plan) poolOptions(client *transport.Client, clk *clock.Clock, keepHeade
 	return wo
 }
 
+// pacerQuantum is the rate scheduler's batching quantum: credits due
+// within timing.DefaultQuantum of its last wake-up go out together. A
+// trace replay (fixed) wakes for every timestamp instead: its fidelity to
+// each one is the point of that mode.
+func pacerQuantum(fixed bool) time.Duration {
+	if fixed {
+		return 0
+	}
+	return timing.DefaultQuantum
+}
+
 // requestContext is the parent of every request's context.
 func (r *phaseRunner) requestContext() context.Context {
 	if r.requests == nil {
@@ -183,6 +194,7 @@ func (r *phaseRunner) run(stop context.Context, spec *PhaseSpec, seed uint64) (p
 		Count:            sess.count,
 		Duration:         spec.Duration,
 		Sleeper:          sleeper,
+		Quantum:          pacerQuantum(sess.fixed),
 		Exhausted:        exhausted,
 	})
 	if err != nil {

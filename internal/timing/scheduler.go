@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -34,8 +35,14 @@ type Options struct {
 	// Duration stops issuing this long after Run started: no credit is
 	// issued at or after start+Duration. 0 means no time limit.
 	Duration time.Duration
-	// Sleeper waits for due times; nil means a Coarse sleeper.
+	// Sleeper waits for due times; nil means a Coarse sleeper. Run closes
+	// it when it implements io.Closer (a Wake's timerfd).
 	Sleeper Sleeper
+	// Quantum, in rate mode, is the shortest time between two of the
+	// scheduler's wake-ups (see wakeAt): credits due within one quantum of
+	// the last wake-up are issued together at the next, each with its own
+	// Due. 0 wakes for every due time.
+	Quantum time.Duration
 	// Exhausted, when set, is polled before each credit; once it returns
 	// true the run stops with StopCount. It is a stop condition in its own
 	// right (a shared request budget that multi-turn conversations spend
@@ -188,6 +195,9 @@ func (s *Scheduler) Run(ctx context.Context, clk *clock.Clock, issue func(Credit
 	if s.ran.Swap(true) {
 		panic("timing: Scheduler.Run called twice")
 	}
+	if c, ok := s.sleeper.(io.Closer); ok {
+		defer c.Close()
+	}
 	l := loop{s: s, ctx: ctx, clk: clk, issue: issue}
 
 	s.mu.Lock()
@@ -306,7 +316,9 @@ type loop struct {
 	// its time (nil without steps).
 	step      int
 	stepTimer *time.Timer
-	st        Stats
+	// lastWake is when the rate loop last woke from a sleep (wakeAt).
+	lastWake time.Duration
+	st       Stats
 }
 
 // armStep points the step timer at the next limit change, if any.
@@ -371,8 +383,19 @@ func (l *loop) rate() StopReason {
 			}
 			return StopDuration
 		}
-		if l.s.sleeper.SleepUntil(l.ctx, l.clk, due) != nil {
+		wake, slept := due, due > l.clk.Now()
+		if slept {
+			wake = wakeAt(due, l.lastWake, o.Quantum)
+			if l.endTimer != nil && wake >= l.end {
+				wake = due // a batch must not spill past the phase's end
+			}
+		}
+		// A past due time returns at once (catch-up).
+		if l.s.sleeper.SleepUntil(l.ctx, l.clk, wake) != nil {
 			return StopCtx
+		}
+		if slept {
+			l.lastWake = l.clk.Now()
 		}
 		if l.s.limited() {
 			waited := false

@@ -31,11 +31,17 @@ const PreciseThreshold = 5 * time.Millisecond
 const DefaultSpinMargin = 1500 * time.Microsecond
 
 // AutoSleeper returns the sleeper suited to a schedule whose mean gap is
-// meanInterval: Precise when it is below PreciseThreshold (high request
-// rates, where millisecond timer quantisation matters), Coarse otherwise
-// (where a spinning core would be wasted).
+// meanInterval. Below PreciseThreshold (high request rates, where
+// millisecond timer quantisation matters) it is a Wake where the platform
+// has a timerfd, which wakes precisely without spinning, and Precise
+// elsewhere; otherwise Coarse (where neither precision is needed). A Wake
+// holds a descriptor: Scheduler.Run closes the sleeper it was given when it
+// implements io.Closer.
 func AutoSleeper(meanInterval time.Duration) Sleeper {
 	if meanInterval < PreciseThreshold {
+		if w, err := NewWake(); err == nil {
+			return w
+		}
 		return &Precise{}
 	}
 	return &Coarse{}
