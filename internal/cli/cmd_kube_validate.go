@@ -10,28 +10,18 @@ import (
 	"github.com/goccy/go-yaml"
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/aiperf-go/aiperf/internal/kube/api/v1alpha1"
 )
 
-// AIPerfJob and AIPerfSweep custom resources, as AIPerf 0.13 defines them:
-// spec is the benchmark config envelope (spec.benchmark is its body)
-// plus deployment options.
+// AIPerfJob and AIPerfSweep custom resources, as AIPerf 0.13 defines them
+// (internal/kube/api/v1alpha1): spec is the benchmark config envelope
+// (spec.benchmark is its body) plus deployment options.
 const (
-	aiperfAPIVersion = "aiperf.nvidia.com/v1alpha1"
-	kindAIPerfJob    = "AIPerfJob"
-	kindAIPerfSweep  = "AIPerfSweep"
+	aiperfAPIVersion = v1alpha1.Group + "/" + v1alpha1.Version
+	kindAIPerfJob    = v1alpha1.KindAIPerfJob
+	kindAIPerfSweep  = v1alpha1.KindAIPerfSweep
 )
-
-// kubeDeploymentKeys are the spec keys that place the benchmark on the
-// cluster rather than describe it (AIPerf's deployment options, either
-// spelling); `kube validate` checks the rest as a config file.
-var kubeDeploymentKeys = []string{
-	"image", "imagePullPolicy", "image_pull_policy", "imagePullSecrets", "image_pull_secrets",
-	"totalWorkers", "total_workers", "workersMax", "workers_max", "ttlSecondsAfterFinished", "ttl_seconds",
-	"nodeSelector", "node_selector", "tolerations", "queueName", "queue_name", "priorityClass", "priority_class",
-	"annotations", "labels", "env", "envVars", "env_vars", "envFromSecrets", "env_from_secrets",
-	"secretMounts", "secret_mounts", "serviceAccount", "service_account", "podTemplate", "pod_template",
-	"scheduling", "resources", "cancel", "timeoutSeconds", "timeout_seconds",
-}
 
 // newKubeValidateCommand builds `aiperf kube validate FILE`: an AIPerfJob
 // or AIPerfSweep manifest is checked as this build would run it, its
@@ -99,7 +89,7 @@ func unwrapAIPerfJob(path string) (body []byte, kind, name string, err error) {
 	if len(problems) > 0 {
 		return nil, cr.Kind, name, errors.Join(problems...)
 	}
-	for _, k := range kubeDeploymentKeys {
+	for _, k := range v1alpha1.DeploymentKeys {
 		delete(cr.Spec, k)
 	}
 	if _, ok := cr.Spec["schemaVersion"]; !ok {
