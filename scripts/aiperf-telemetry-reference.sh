@@ -29,6 +29,15 @@ for f in server_metrics_export.json server_metrics_export.csv profile_export_aip
 done
 head -n 4 "$tmp/run/gpu_telemetry_export.jsonl" >"$OUT/gpu_telemetry_export.jsonl"
 head -n 2 "$tmp/run/server_metrics_export.jsonl" >"$OUT/server_metrics_export.jsonl"
+# The same run after a warmup of 8 requests: the per-phase files.
+"$AIPERF" profile -m mock-model -u "$url" --streaming --concurrency 4 --request-count 40 \
+  --warmup-request-count 8 --isl 100 --osl 50 --extra-inputs ignore_eos:true --tokenizer "$TOKENIZER" \
+  --gpu-telemetry "$dcgm" --output-artifact-dir "$tmp/phased" --ui-type none >"$tmp/aiperf-phased.log" 2>&1
+for ph in warmup profiling; do
+  mkdir -p "$OUT/phases/$ph"
+  cp "$tmp/phased/phases/$ph/server_metrics.json" "$tmp/phased/phases/$ph/gpu_telemetry.json" "$OUT/phases/$ph/"
+done
+cp "$tmp/phased/phase_manifest.json" "$OUT/phases/"
 "$PY" - "$tmp/run/server_metrics_export.parquet" internal/telemetry/servermetrics/testdata/aiperf013_parquet_schema.json <<'PYEOF'
 import json, sys
 import pyarrow.parquet as pq

@@ -442,8 +442,6 @@ func TestAIPerfGolden(t *testing.T) {
 // goldenPending lists what AIPerf 0.13 writes that we do not yet, as
 // prefixes of shapeDiff items, with the issue that owns it.
 var goldenPending = map[string]string{
-	"files: phases/profiling/server_metrics.json": "issue 12 (finished without it): per-phase server metrics results",
-	"files: phases/warmup/server_metrics.json":    "issue 12 (finished without it): per-phase server metrics results",
 	// Timing, not a gap: AIPerf drops the tag when every ITL rounds to 0.
 	"summary json metric: output_token_throughput_per_user":  "timing: absent when every ITL is 0",
 	"summary csv row: Output Token Throughput Per User":      "timing: absent when every ITL is 0",

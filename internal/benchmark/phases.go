@@ -10,6 +10,8 @@ import (
 	"github.com/aiperf-go/aiperf/internal/export"
 	"github.com/aiperf-go/aiperf/internal/metrics"
 	"github.com/aiperf-go/aiperf/internal/record"
+	"github.com/aiperf-go/aiperf/internal/telemetry/gpu"
+	"github.com/aiperf-go/aiperf/internal/telemetry/servermetrics"
 )
 
 // Per-phase results (AIPerf 0.12+): a run of more than one phase - a
@@ -86,8 +88,9 @@ func (pl *pipeline) summarizePhases(res *result) {
 }
 
 // writePhaseArtifacts writes phases/<name>/profile_export_aiperf.{json,csv}
-// for each phase and phase_manifest.json, as AIPerf 0.13 does for a run of
-// more than one phase (not for an agentic replay, whose warmup it does not
+// for each phase (with server_metrics.json and gpu_telemetry.json when
+// those were collected) and phase_manifest.json, as AIPerf 0.13 does for a
+// run of more than one phase (not for an agentic replay, whose warmup it does not
 // store as a phase). Every phase is attempted; the manifest is written
 // even when a phase's files fail.
 func writePhaseArtifacts(p *Plan, res *result, base export.RunInfo) error {
@@ -99,7 +102,13 @@ func writePhaseArtifacts(p *Plan, res *result, base export.RunInfo) error {
 	var errs []error
 	var entries []map[string]any
 	jsonName, csvName := filepath.Base(p.Paths.JSON), filepath.Base(p.Paths.CSV)
-	for _, o := range res.Phases {
+	lastRan := -1
+	for i, o := range res.Phases {
+		if o.Summary != nil {
+			lastRan = i
+		}
+	}
+	for i, o := range res.Phases {
 		if o.Summary == nil {
 			continue
 		}
@@ -130,7 +139,9 @@ func writePhaseArtifacts(p *Plan, res *result, base export.RunInfo) error {
 		info := base
 		info.Start, info.End = res.Clock.Wall(o.Result.Start), res.Clock.Wall(o.Result.End)
 		info.WasCancelled, info.IsComplete = o.Result.Stopped, !o.Result.Stopped
-		info.Warmup, info.Verdicts, info.ClientHealth = nil, nil, nil
+		// A phase's summary has no telemetry_data: its GPU telemetry is
+		// gpu_telemetry.json beside it, as AIPerf 0.13 writes it.
+		info.Warmup, info.Verdicts, info.ClientHealth, info.TelemetryData = nil, nil, nil, nil
 		if err := export.WriteSummaryJSON(filepath.Join(dir, jsonName), o.Summary, info); err != nil {
 			errs = append(errs, fmt.Errorf("phase %s summary JSON: %w", s.Name, err))
 		} else {
@@ -141,6 +152,12 @@ func writePhaseArtifacts(p *Plan, res *result, base export.RunInfo) error {
 		} else if written {
 			entry["metrics_csv"] = rel + "/" + csvName
 		}
+		ref := export.PhaseRef{Index: s.Index, Name: s.Name, Kind: s.Phase.String(),
+			StartNs: entry["start_ns"].(int64), EndNs: entry["end_ns"].(int64), Cancelled: o.Result.Stopped}
+		if s.Phase == record.Profiling {
+			ref.ProfilingIndex = &s.ProfilingIndex
+		}
+		errs = append(errs, writePhaseTelemetry(res.Telemetry, ref, i == lastRan, base.BenchmarkID, dir, rel, entry)...)
 		entries = append(entries, entry)
 	}
 	b, err := json.MarshalIndent(map[string]any{"schema_version": 1, "phases": entries}, "", "  ")
@@ -151,6 +168,41 @@ func writePhaseArtifacts(p *Plan, res *result, base export.RunInfo) error {
 		errs = append(errs, fmt.Errorf("phase_manifest.json: %w", err))
 	}
 	return errors.Join(errs...)
+}
+
+// writePhaseTelemetry writes a phase's server_metrics.json (the statistics
+// over the phase's window, the last phase's extended to the final scrape
+// as the top-level export's profiling window is; collection statistics
+// over the scrapes that started in the phase) and gpu_telemetry.json (the
+// GPU statistics over the phase's span), and lists them in its manifest
+// entry. A phase with no samples gets no file, as in AIPerf 0.13.
+func writePhaseTelemetry(t *telemetryResults, ph export.PhaseRef, last bool, benchmarkID, dir, rel string, entry map[string]any) []error {
+	if t == nil {
+		return nil
+	}
+	var errs []error
+	write := func(name, key string, data []byte) {
+		b, err := export.PhaseFile(ph, data)
+		if err == nil {
+			err = export.WriteFile(filepath.Join(dir, name), b)
+		}
+		if err != nil {
+			errs = append(errs, fmt.Errorf("phase %s %s: %w", ph.Name, name, err))
+			return
+		}
+		entry[key] = rel + "/" + name
+	}
+	if t.gpu != nil && len(t.gpu.Sources) > 0 {
+		write("gpu_telemetry.json", "gpu_telemetry_json", t.gpuStore.Summarize(gpu.Bounded(ph.StartNs, ph.EndNs)).TelemetryData())
+	}
+	if t.sm != nil && len(t.sm.Endpoints()) > 0 {
+		x := &servermetrics.Export{BenchmarkID: benchmarkID, Endpoints: t.sm.Endpoints()}
+		sum := t.sm.Summarize(servermetrics.Window{Start: ph.StartNs, End: ph.EndNs}, last)
+		if data, ok := x.PhaseData(t.sm, ph, sum); ok {
+			write("server_metrics.json", "server_metrics_json", data)
+		}
+	}
+	return errs
 }
 
 // errorSummary is a phase's error summary in AIPerf's shape.

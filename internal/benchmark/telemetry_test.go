@@ -496,3 +496,114 @@ func TestTelemetryPanelsReachObservers(t *testing.T) {
 		t.Errorf("the GPU panel was sampled at %d distinct times; want it refreshed during the run", len(distinct))
 	}
 }
+
+// TestPhaseTelemetryFiles runs AIPerf's reference workload after a warmup
+// (scripts/aiperf-telemetry-reference.sh's second run) and checks each
+// phase's server_metrics.json and gpu_telemetry.json against AIPerf
+// 0.13's: the same shape, listed in phase_manifest.json, the phase's
+// server statistics those of the top-level export (profiling: metrics,
+// warmup: warmup_metrics), and its collection statistics only its own
+// scrapes.
+func TestPhaseTelemetryFiles(t *testing.T) {
+	t.Parallel()
+	srv := telemetryMock(t)
+	cfg := telemetryConfig(t, srv)
+	cfg.Telemetry.ServerMetrics.Formats = nil // AIPerf's default formats, as the reference run
+	cfg.Warmup.RequestCount = ptr(8)
+	out, err := run(t, context.Background(), cfg)
+	if err != nil {
+		t.Fatalf("run: %v\n%s", err, out)
+	}
+	dir := cfg.Output.ArtifactDir
+	ref := "testdata/aiperf013/phases"
+	top := readJSON(t, filepath.Join(dir, "server_metrics_export.json"))
+
+	manifest := readJSON(t, filepath.Join(dir, "phase_manifest.json"))
+	refManifest := readJSON(t, filepath.Join(ref, "phase_manifest.json"))
+	if diff := cmp.Diff(shape(refManifest), shape(manifest)); diff != "" {
+		t.Errorf("phase_manifest.json shape differs from AIPerf's (-aiperf +ours):\n%s", diff)
+	}
+	fetches := 0
+	for i, ph := range []string{"warmup", "profiling"} {
+		entry := at(t, manifest, "phases", i).(map[string]any)
+		for key, name := range map[string]string{"server_metrics_json": "server_metrics.json", "gpu_telemetry_json": "gpu_telemetry.json"} {
+			if got, want := entry[key], "phases/"+ph+"/"+name; got != want {
+				t.Errorf("manifest %s.%s = %v; want %s", ph, key, got, want)
+			}
+		}
+		sm := readJSON(t, filepath.Join(dir, "phases", ph, "server_metrics.json"))
+		gt := readJSON(t, filepath.Join(dir, "phases", ph, "gpu_telemetry.json"))
+		refSM := readJSON(t, filepath.Join(ref, ph, "server_metrics.json"))
+		refGT := readJSON(t, filepath.Join(ref, ph, "gpu_telemetry.json"))
+		if ph == "profiling" {
+			// The warmup is too short here for a stable shape (a phase with
+			// one update has no median interval): its keys are checked below.
+			if diff := cmp.Diff(shape(refSM), shape(sm)); diff != "" {
+				t.Errorf("%s/server_metrics.json shape differs from AIPerf's (-aiperf +ours):\n%s", ph, diff)
+			}
+			if diff := cmp.Diff(shape(refGT), shape(gt)); diff != "" {
+				t.Errorf("%s/gpu_telemetry.json shape differs from AIPerf's (-aiperf +ours):\n%s", ph, diff)
+			}
+		}
+		for _, p := range [][]any{{}, {"data"}, {"phase"}} {
+			if diff := cmp.Diff(keysAt(t, refSM, p...), keysAt(t, sm, p...)); diff != "" {
+				t.Errorf("%s/server_metrics.json keys at %v differ (-aiperf +ours):\n%s", ph, p, diff)
+			}
+			if diff := cmp.Diff(keysAt(t, refGT, p...), keysAt(t, gt, p...)); diff != "" {
+				t.Errorf("%s/gpu_telemetry.json keys at %v differ (-aiperf +ours):\n%s", ph, p, diff)
+			}
+		}
+		if got, want := num(t, at(t, sm, "phase", "start_ns")), num(t, entry["start_ns"]); got != want {
+			t.Errorf("%s phase.start_ns = %v; the manifest says %v", ph, got, want)
+		}
+
+		summaries := at(t, sm, "data", "endpoint_summaries").(map[string]any)
+		if len(summaries) != 1 {
+			t.Fatalf("%s: %d endpoint summaries; want the mock's one", ph, len(summaries))
+		}
+		for _, es := range summaries {
+			info := es.(map[string]any)["info"].(map[string]any)
+			fetches += int(num(t, info["total_fetches"]))
+			if first := num(t, info["first_fetch_ns"]); first < num(t, entry["start_ns"]) || first != num(t, at(t, sm, "data", "start_ns")) {
+				t.Errorf("%s first_fetch_ns %v: before the phase (%v) or not data.start_ns", ph, first, entry["start_ns"])
+			}
+			topKey := map[string]string{"warmup": "warmup_metrics", "profiling": "metrics"}[ph]
+			metrics := es.(map[string]any)["metrics"].(map[string]any)
+			if len(metrics) == 0 || len(metrics) != len(top[topKey].(map[string]any)) {
+				t.Errorf("%s: %d metrics; the top-level %s has %d", ph, len(metrics), topKey, len(top[topKey].(map[string]any)))
+			}
+			for name := range metrics {
+				for j := range at(t, metrics, name, "series").([]any) {
+					if diff := cmp.Diff(at(t, top, topKey, name, "series", j, "stats"), at(t, metrics, name, "series", j, "stats")); diff != "" {
+						t.Errorf("%s %s stats differ from the top-level %s (-top +phase):\n%s", ph, name, topKey, diff)
+					}
+				}
+			}
+		}
+		if _, ok := readJSON(t, filepath.Join(dir, "phases", ph, "profile_export_aiperf.json"))["telemetry_data"]; ok {
+			t.Errorf("phases/%s/profile_export_aiperf.json has telemetry_data; AIPerf writes it in gpu_telemetry.json", ph)
+		}
+	}
+	for _, info := range at(t, top, "summary", "endpoint_info").(map[string]any) {
+		// Every fetch but the baseline (and any poll before the warmup
+		// began) belongs to exactly one phase; the final one to profiling.
+		if all := int(num(t, info.(map[string]any)["total_fetches"])); fetches >= all || fetches < all/2 {
+			t.Errorf("the phases' total_fetches add to %d; the run fetched %d, the baseline outside every phase", fetches, all)
+		}
+	}
+}
+
+// keysAt is the sorted member names of the object at path.
+func keysAt(t *testing.T, v any, path ...any) []string {
+	t.Helper()
+	m, ok := at(t, v, path...).(map[string]any)
+	if !ok {
+		t.Fatalf("%v is not an object", path)
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}

@@ -162,7 +162,7 @@ func writeMetrics(w *export.JSON, s *Summary) {
 			w.Key("series")
 			w.Open('[')
 			for j := range m.Series {
-				writeSeries(w, &m.Series[j])
+				writeSeries(w, &m.Series[j], true)
 			}
 			w.Close(']')
 			w.Close('}')
@@ -171,10 +171,14 @@ func writeMetrics(w *export.JSON, s *Summary) {
 	w.Close('}')
 }
 
-func writeSeries(w *export.JSON, s *SeriesStats) {
+// writeSeries writes one series; withEndpoint adds its endpoint_url (a
+// per-endpoint summary has it as the enclosing key instead).
+func writeSeries(w *export.JSON, s *SeriesStats, withEndpoint bool) {
 	w.Open('{')
-	w.Key("endpoint_url")
-	w.Str(s.Endpoint)
+	if withEndpoint {
+		w.Key("endpoint_url")
+		w.Str(s.Endpoint)
+	}
 	if len(s.Labels) > 0 {
 		w.Key("labels")
 		w.Open('{')

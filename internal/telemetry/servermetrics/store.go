@@ -46,6 +46,10 @@ type entry struct {
 type fetch struct {
 	ts      int64 // Unix ns
 	latency int64 // ns
+	changed bool  // the body differed from the previous fetch (an update)
+	// phase is the index of the phase the scrape started in, -1 for the
+	// baseline before any.
+	phase int
 }
 
 // endpoint is everything scraped from one metrics URL.
@@ -54,7 +58,6 @@ type endpoint struct {
 	entries map[string]*entry // by name + labels
 	order   []*entry          // first-seen order
 	fetches []fetch
-	updates []int64 // timestamps of scrapes whose body changed
 }
 
 // Store holds every sample of every endpoint. It has one writer (the
@@ -92,10 +95,11 @@ func (s *Store) Add(sm Sample) {
 		s.endpoints[sm.URL] = ep
 		s.order = append(s.order, sm.URL)
 	}
-	ep.fetches = append(ep.fetches, fetch{sm.At, sm.LatencyNs})
-	if !sm.Duplicate {
-		ep.updates = append(ep.updates, sm.At)
+	phase := sm.PhaseIndex
+	if sm.Phase == "" {
+		phase = -1
 	}
+	ep.fetches = append(ep.fetches, fetch{ts: sm.At, latency: sm.LatencyNs, changed: !sm.Duplicate, phase: phase})
 	for i := range sm.Families {
 		f := &sm.Families[i]
 		for j := range f.Series {
@@ -149,8 +153,11 @@ func (s *Store) Endpoints() []string { return append([]string(nil), s.order...) 
 // lastUpdate is the timestamp of the endpoint's last changed scrape; 0
 // when it never changed.
 func (ep *endpoint) lastUpdate() int64 {
-	if len(ep.updates) == 0 {
-		return 0
+	var last int64
+	for _, f := range ep.fetches {
+		if f.changed {
+			last = max(last, f.ts)
+		}
 	}
-	return ep.updates[len(ep.updates)-1]
+	return last
 }

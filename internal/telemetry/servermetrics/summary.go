@@ -91,9 +91,9 @@ func (s *Store) Summarize(w Window, includeFinal bool) *Summary {
 			}
 			m.Series = append(m.Series, st)
 		}
-		info := ep.info(nil)
+		info := ep.info(func(fetch) bool { return true })
 		if !includeFinal {
-			info = ep.info(&ew)
+			info = ep.info(func(f fetch) bool { return f.ts >= ew.Start && f.ts <= ew.End })
 		}
 		out.Endpoints = append(out.Endpoints, info)
 	}
@@ -139,16 +139,19 @@ func (e *entry) stats(w Window) (SeriesStats, bool) {
 	}
 }
 
-// info computes the endpoint's collection statistics, over every fetch or
-// only those in w.
-func (ep *endpoint) info(w *Window) EndpointInfo {
-	in := func(ts int64) bool { return w == nil || (ts >= w.Start && ts <= w.End) }
+// info computes the endpoint's collection statistics over the fetches
+// keep selects (every fetch, those in a window, those of a phase).
+func (ep *endpoint) info(keep func(fetch) bool) EndpointInfo {
 	info := EndpointInfo{URL: ep.url}
 	var latSum float64
 	var latN int
+	var ups []int64
 	for _, f := range ep.fetches {
-		if !in(f.ts) {
+		if !keep(f) {
 			continue
+		}
+		if f.changed {
+			ups = append(ups, f.ts)
 		}
 		if info.TotalFetches == 0 || f.ts < info.FirstFetchNs {
 			info.FirstFetchNs = f.ts
@@ -160,12 +163,6 @@ func (ep *endpoint) info(w *Window) EndpointInfo {
 	}
 	if latN > 0 {
 		info.AvgFetchLatencyMs = latSum / float64(latN) / 1e6
-	}
-	var ups []int64
-	for _, ts := range ep.updates {
-		if in(ts) {
-			ups = append(ups, ts)
-		}
 	}
 	sort.Slice(ups, func(i, j int) bool { return ups[i] < ups[j] })
 	info.UniqueUpdates = len(ups)
