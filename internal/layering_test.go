@@ -136,8 +136,9 @@ var isolated = []string{
 	"internal/results", "internal/cluster/clusterpb",
 	// kube (issue 20) turns a benchmark into client-go objects; it knows
 	// the command lines of profile and cluster-worker, not their code.
-	// kube/api/v1alpha1: the AIPerfJob/AIPerfSweep types and CRDs.
-	"internal/kube", "internal/kube/api/v1alpha1", "internal/api/apitest", "internal/otel/otlptest", "internal/mlflow/mlflowtest", "internal/wandb/wandbtest",
+	// kube/api/v1alpha1: the AIPerfJob/AIPerfSweep types and CRDs;
+	// kube/kubetest: an API server for pods/proxy and pods/log in tests.
+	"internal/kube", "internal/kube/api/v1alpha1", "internal/kube/kubetest", "internal/api/apitest", "internal/otel/otlptest", "internal/mlflow/mlflowtest", "internal/wandb/wandbtest",
 }
 
 type listedPackage struct {

@@ -44,7 +44,8 @@ func newKubeCommand(env *Env) *cobra.Command {
 	}
 	cmd.AddCommand(newKubeProfileCommand(env, "generate", client), newKubeProfileCommand(env, "profile", client),
 		newKubeListCommand(env, client), newKubeValidateCommand(env), newKubeLogsCommand(env, client), newKubeNamedCommand(env, "show", client), newKubeNamedCommand(env, "cancel", client), newKubeNamedCommand(env, "delete", client),
-		newKubeInitCommand(env), newKubeCleanupCommand(env, client))
+		newKubeInitCommand(env), newKubeCleanupCommand(env, client),
+		newKubeResultsCommand(env, client), newKubeShutdownCommand(env, client), newKubeAttachCommand(env, client))
 	return cmd
 }
 
@@ -96,8 +97,9 @@ func newKubeProfileCommand(env *Env, use string, client func() (kubernetes.Inter
 				return err
 			}
 			fmt.Fprintf(env.Stdout, "benchmark %s created in namespace %s: %d load workers, controller at %s\n"+
-				"follow it with: kubectl -n %s logs -f job/%s-controller\n",
-				o.Name, o.Namespace, o.Workers, o.ControllerAddress(), o.Namespace, o.Name)
+				"follow it with:    aiperf kube attach %s -n %s\n"+
+				"then fetch it with: aiperf kube results %s -n %s --shutdown\n",
+				o.Name, o.Namespace, o.Workers, o.ControllerAddress(), o.Name, o.Namespace, o.Name, o.Namespace)
 			return nil
 		},
 	}
@@ -110,6 +112,9 @@ func newKubeProfileCommand(env *Env, use string, client func() (kubernetes.Inter
 	f.IntVar(&o.Port, "port", kube.DefaultPort, "the controller's protocol port")
 	f.StringVar(&o.WorkerCPU, "worker-cpu", "", "CPU request of each worker pod (e.g. 2)")
 	f.StringVar(&o.WorkerMemory, "worker-memory", "", "memory request of each worker pod (e.g. 1Gi)")
+	f.IntVar(&o.APIPort, "api-port", kube.DefaultAPIPort, "the controller's HTTP API port (results, progress, shutdown)")
+	f.DurationVar(&o.ResultsLinger, "results-linger", kube.DefaultResultsLinger,
+		"how long the controller keeps serving the results after the run, until `kube shutdown` (negative: exit at once)")
 	f.BoolVar(&o.CreateNamespace, "create-namespace", true, "also create the namespace (an existing one is kept)")
 	f.BoolVar(&noOperator, "no-operator", true, "direct mode: create the Jobs with client-go (the only mode of this build)")
 	f.BoolVar(&operator, "operator", false, "submit an AIPerfJob to the operator (not in this build)")

@@ -229,3 +229,14 @@ func Logs(ctx context.Context, cs kubernetes.Interface, namespace, name, role st
 	}
 	return nil
 }
+
+// TailLogs writes the last lines of pod's log to w.
+func TailLogs(ctx context.Context, cs kubernetes.Interface, namespace, pod string, lines int64, w io.Writer) error {
+	rc, err := cs.CoreV1().Pods(namespace).GetLogs(pod, &corev1.PodLogOptions{TailLines: &lines}).Stream(ctx)
+	if err != nil {
+		return fmt.Errorf("logs of %s/%s: %w", namespace, pod, err)
+	}
+	defer rc.Close()
+	_, err = io.Copy(w, rc)
+	return err
+}

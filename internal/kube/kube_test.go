@@ -82,10 +82,13 @@ func TestGeneratedManifestsDecodeIntoClientGoTypes(t *testing.T) {
 	}
 	c := ctl.Spec.Template.Spec.Containers[0]
 	args := strings.Join(c.Args, " ")
-	for _, want := range []string{"profile -m llama -u http://vllm.perf.svc:8000", "--workers 3", "--worker-listen :7070", "--output-artifact-dir /results"} {
+	for _, want := range []string{"profile -m llama -u http://vllm.perf.svc:8000", "--workers 3", "--worker-listen :7070", "--output-artifact-dir /results", "--api-port 9090 --api-host 0.0.0.0"} {
 		if !strings.Contains(args, want) {
 			t.Errorf("controller args %q lack %q", args, want)
 		}
+	}
+	if len(c.Env) != 1 || c.Env[0].Name != "AIPERF_API_SERVER_LINGER_SECONDS" || c.Env[0].Value != "3600" || c.Ports[1].Name != APIPortName {
+		t.Errorf("controller env %v ports %v; want the API kept up 1h after the run on port %q", c.Env, c.Ports, APIPortName)
 	}
 	w := workers.Spec.Template.Spec.Containers[0]
 	if *workers.Spec.CompletionMode != batchv1.IndexedCompletion || *workers.Spec.Completions != 3 || *workers.Spec.Parallelism != 3 {
@@ -104,12 +107,12 @@ func TestGeneratedManifestsDecodeIntoClientGoTypes(t *testing.T) {
 
 func TestOptionsValidateReportsEveryProblem(t *testing.T) {
 	o := Options{Name: "Bad_Name", Namespace: "x", Workers: 0, WorkerCPU: "lots",
-		ProfileArgs: []string{"-m", "m", "--workers", "3", "--output-artifact-dir=/x"}}
+		ProfileArgs: []string{"-m", "m", "--workers", "3", "--output-artifact-dir=/x", "--api-port", "1"}}
 	err := o.Validate()
 	if err == nil {
 		t.Fatal("no error")
 	}
-	for _, want := range []string{"--name", "--workers: must be at least 1", "--worker-cpu", "profile argument --workers", "profile argument --output-artifact-dir=/x"} {
+	for _, want := range []string{"--name", "--workers: must be at least 1", "--worker-cpu", "profile argument --workers", "profile argument --output-artifact-dir=/x", "profile argument --api-port"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q lacks %q", err, want)
 		}

@@ -10,8 +10,10 @@ package kube
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -60,7 +62,18 @@ type Options struct {
 	// WorkerCPU and WorkerMemory are each worker's resource requests
 	// ("" for none).
 	WorkerCPU, WorkerMemory string
+	// APIPort is the controller's HTTP API port (the results, progress
+	// and shutdown endpoints `kube results`, `attach` and `shutdown` use).
+	APIPort int
+	// ResultsLinger is how long the controller keeps serving the results
+	// after the run (until `kube shutdown`); 0 = DefaultResultsLinger, a
+	// negative value = exit at once (the results are then lost with the
+	// pod's emptyDir).
+	ResultsLinger time.Duration
 }
+
+// DefaultResultsLinger is Options.ResultsLinger's default.
+const DefaultResultsLinger = time.Hour
 
 func (o *Options) defaults() {
 	if o.Namespace == "" {
@@ -72,6 +85,19 @@ func (o *Options) defaults() {
 	if o.Port == 0 {
 		o.Port = DefaultPort
 	}
+	if o.APIPort == 0 {
+		o.APIPort = DefaultAPIPort
+	}
+	if o.ResultsLinger == 0 {
+		o.ResultsLinger = DefaultResultsLinger
+	}
+}
+
+func (o *Options) lingerSeconds() int64 {
+	if o.ResultsLinger < 0 {
+		return 0
+	}
+	return int64(o.ResultsLinger.Round(time.Second) / time.Second)
 }
 
 // Validate reports every problem with o at once.
@@ -90,6 +116,9 @@ func (o *Options) Validate() error {
 	if o.Port < 1 || o.Port > 65535 {
 		errs = append(errs, fmt.Errorf("--port: must be 1..65535, got %d", o.Port))
 	}
+	if o.APIPort < 1 || o.APIPort > 65535 || o.APIPort == o.Port {
+		errs = append(errs, fmt.Errorf("--api-port: must be 1..65535 and not --port, got %d", o.APIPort))
+	}
 	for _, q := range []struct{ flag, v string }{{"--worker-cpu", o.WorkerCPU}, {"--worker-memory", o.WorkerMemory}} {
 		if q.v != "" {
 			if _, err := resource.ParseQuantity(q.v); err != nil {
@@ -99,7 +128,7 @@ func (o *Options) Validate() error {
 	}
 	for _, a := range o.ProfileArgs {
 		name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
-		if strings.HasPrefix(a, "--") && (name == "workers" || name == "worker-listen" || name == "output-artifact-dir" || name == "artifact-dir") {
+		if strings.HasPrefix(a, "--") && slices.Contains(controllerFlags, name) {
 			errs = append(errs, fmt.Errorf("profile argument %s: set by the controller pod itself; leave it out", a))
 		}
 	}
@@ -108,6 +137,9 @@ func (o *Options) Validate() error {
 	}
 	return errors.Join(errs...)
 }
+
+// controllerFlags are the profile flags the controller pod's command sets.
+var controllerFlags = []string{"workers", "worker-listen", "output-artifact-dir", "artifact-dir", "api-port", "api-host"}
 
 // ControllerAddress is where the workers reach the controller: the
 // headless Service's DNS name in the namespace, and the port.
@@ -130,7 +162,7 @@ func (o *Options) meta(name, role string) metav1.ObjectMeta {
 func (o *Options) ControllerArgs() []string {
 	args := append([]string{"profile"}, o.ProfileArgs...)
 	return append(args, "--workers", strconv.Itoa(o.Workers), "--worker-listen", ":"+strconv.Itoa(o.Port),
-		"--output-artifact-dir", ResultsDir, "--ui-type", "none")
+		"--output-artifact-dir", ResultsDir, "--ui-type", "none", "--api-port", strconv.Itoa(o.APIPort), "--api-host", "0.0.0.0")
 }
 
 // Objects returns the benchmark's objects in the order to create them.
@@ -206,7 +238,13 @@ func containerSecurity() *corev1.SecurityContext {
 func (o *Options) controllerJob() *batchv1.Job {
 	pod := o.pod("controller", corev1.Container{
 		Name: "controller", Image: o.Image, Command: []string{"/aiperf"}, Args: o.ControllerArgs(),
-		Ports:           []corev1.ContainerPort{{Name: "cluster", ContainerPort: int32(o.Port), Protocol: corev1.ProtocolTCP}},
+		Ports: []corev1.ContainerPort{
+			{Name: "cluster", ContainerPort: int32(o.Port), Protocol: corev1.ProtocolTCP},
+			{Name: APIPortName, ContainerPort: int32(o.APIPort), Protocol: corev1.ProtocolTCP},
+		},
+		// After the run the API keeps serving the results (kube results)
+		// until kube shutdown or this many seconds.
+		Env:             []corev1.EnvVar{{Name: "AIPERF_API_SERVER_LINGER_SECONDS", Value: strconv.FormatInt(o.lingerSeconds(), 10)}},
 		VolumeMounts:    []corev1.VolumeMount{{Name: "results", MountPath: ResultsDir}},
 		SecurityContext: containerSecurity(),
 	})
