@@ -13,6 +13,7 @@ import (
 
 	"github.com/aiperf-go/aiperf/internal/metrics"
 	"github.com/aiperf-go/aiperf/internal/record"
+	"github.com/aiperf-go/aiperf/internal/timing"
 )
 
 // Client-health thresholds: past any of them the load generator itself,
@@ -90,6 +91,17 @@ type ClientHealth struct {
 	// Preconnected is how many connections --pre-connect opened before the
 	// first request (0 without it).
 	Preconnected int `json:"preconnected"`
+	// BackloggedRequests is how many request-rate credits the scheduler
+	// held back because the client's own queue (credits handed to workers
+	// and not yet sent, timing.DefaultBacklog) was full: the client, not
+	// the server, was behind. They went out late, with their scheduled due
+	// times, so the delay is in schedule_lag.
+	BackloggedRequests uint64 `json:"backlogged_requests"`
+	// UnsentRequests is how many requests of a duration-bound request-rate
+	// phase were due before its end and never sent: the client was still
+	// behind when the phase ended, and the run ended on schedule (plus the
+	// grace period) instead of running on to catch up.
+	UnsentRequests uint64 `json:"unsent_requests"`
 	// Thresholds are the limits the figures were judged against (the lag
 	// limit as it applied to this run).
 	Thresholds HealthThresholds `json:"thresholds"`
@@ -311,6 +323,19 @@ func clientHealth(m *cpuMonitor, s *metrics.Summary, span *sendSpan, spec *Phase
 	}
 	f.scheduled, f.achieved, f.rateOK = span.rates()
 	return assessHealth(f)
+}
+
+// noteBacklog adds the scheduler's overload counts to h, with a warning
+// when the client held credits back or left due requests unsent.
+func (h *ClientHealth) noteBacklog(st timing.Stats) {
+	h.BackloggedRequests, h.UnsentRequests = st.Backlogged, st.Unsent
+	if st.Backlogged == 0 && st.Unsent == 0 {
+		return
+	}
+	h.Warnings = append(h.Warnings, fmt.Sprintf(
+		"the client could not send as fast as scheduled: %d requests waited for its queue of %d unsent requests and %d due before the end were never sent (memory stays bounded; the shortfall is in schedule_lag)",
+		st.Backlogged, timing.DefaultBacklog, st.Unsent))
+	h.Healthy = false
 }
 
 // logHealth writes each warning to the log, or one line saying all is well.

@@ -109,6 +109,16 @@ func pacerQuantum(fixed bool) time.Duration {
 	return timing.DefaultQuantum
 }
 
+// backlog bounds a rate schedule's credits issued and not yet sent
+// (timing.Options.Backlog): in this process only, where the pool reports
+// each credit's first send (load workers do not).
+func (r *phaseRunner) backlog(arrivals timing.Arrivals) int {
+	if arrivals == nil || r.cluster != nil {
+		return 0
+	}
+	return timing.DefaultBacklog
+}
+
 // requestContext is the parent of every request's context.
 func (r *phaseRunner) requestContext() context.Context {
 	if r.requests == nil {
@@ -195,6 +205,7 @@ func (r *phaseRunner) run(stop context.Context, spec *PhaseSpec, seed uint64) (p
 		Duration:         spec.Duration,
 		Sleeper:          sleeper,
 		Quantum:          pacerQuantum(sess.fixed),
+		Backlog:          r.backlog(arrivals),
 		Exhausted:        exhausted,
 	})
 	if err != nil {
@@ -203,6 +214,9 @@ func (r *phaseRunner) run(stop context.Context, spec *PhaseSpec, seed uint64) (p
 	counts := &r.pl.counts[spec.Phase]
 	wo := r.poolOptions(spec)
 	wo.Pick, wo.Done = pick, sched.Done
+	if r.backlog(arrivals) > 0 {
+		wo.Started = sched.Started
+	}
 	wo.FixedSchedule, wo.Budget = sess.fixed, sess.budget
 	wo.OnSend = func(*record.Record) { counts.noteSend(r.clk) }
 	wo.OnSessionStart, wo.OnSessionEnd = counts.sessions.start, counts.sessions.end

@@ -283,6 +283,8 @@ func execute(ctx context.Context, plan *Plan, rio IO, log *slog.Logger, board *l
 			// Later profiling phases extend the profiling window.
 			res.Profiling.End, res.Profiling.Stats.End = pr.End, pr.Stats.End
 			res.Profiling.Stats.Issued += pr.Stats.Issued
+			res.Profiling.Stats.Backlogged += pr.Stats.Backlogged
+			res.Profiling.Stats.Unsent += pr.Stats.Unsent
 			res.Profiling.Cancelled += pr.Cancelled
 			res.Profiling.Stopped = res.Profiling.Stopped || pr.Stopped
 		}
@@ -361,6 +363,7 @@ func execute(ctx context.Context, plan *Plan, rio IO, log *slog.Logger, board *l
 	if cpuMon != nil {
 		h := clientHealth(cpuMon, &res.Summary, &pl.span, &plan.Profiling)
 		h.ConnectionRetries = pl.retries
+		h.noteBacklog(res.Profiling.Stats)
 		pl.conns.fill(&h, preOpened)
 		logHealth(h, log)
 		res.Health = &h

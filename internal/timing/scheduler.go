@@ -13,6 +13,13 @@ import (
 	"github.com/aiperf-go/aiperf/internal/record"
 )
 
+// DefaultBacklog is the Options.Backlog a benchmark's request-rate phases
+// use: 1,024 credits handed out and not yet sent is 0.1 s of backlog at
+// 10,000 requests/s, far past any lag worth measuring, and a few tens of
+// MB of goroutines and records, where an unbounded queue grew to 19,000
+// goroutines and 964 MB (BENCHMARKS.md, issue 19).
+const DefaultBacklog = 1024
+
 // Options configures one phase's Scheduler.
 type Options struct {
 	// Phase is stamped on every credit.
@@ -38,6 +45,16 @@ type Options struct {
 	// Sleeper waits for due times; nil means a Coarse sleeper. Run closes
 	// it when it implements io.Closer (a Wake's timerfd).
 	Sleeper Sleeper
+	// Backlog, in rate mode, is the most credits issued and not yet
+	// Started (handed to a worker that has not sent their first request):
+	// the client-side queue. When it is full the scheduler stops issuing
+	// until a credit starts; the credits it holds back keep their Due, so
+	// the shortfall shows as schedule lag, counts in Stats.Backlogged, and
+	// what is still unissued at the phase's end in Stats.Unsent. It bounds
+	// the goroutines and records an overloaded client piles up, so memory
+	// stays bounded and the phase ends on time. 0 means no bound (a caller
+	// that never calls Started must leave it 0).
+	Backlog int
 	// Quantum, in rate mode, is the shortest time between two of the
 	// scheduler's wake-ups (see wakeAt): credits due within one quantum of
 	// the last wake-up are issued together at the next, each with its own
@@ -99,6 +116,13 @@ type Stats struct {
 	// concurrency slot was taken, so they were issued late. Closed-loop
 	// credits never count: their Due is the moment their slot freed.
 	Waited uint64
+	// Backlogged counts rate-mode credits held back because Options.Backlog
+	// credits were issued and not yet started: the client itself was behind.
+	Backlogged uint64
+	// Unsent counts the rate-mode credits due before a duration-bound
+	// phase's end that were never issued, because the client (or the
+	// concurrency cap) was still behind when the phase ended.
+	Unsent uint64
 }
 
 // Scheduler issues a phase's credits from one goroutine, against absolute
@@ -119,6 +143,7 @@ type Scheduler struct {
 	mu          sync.Mutex
 	clk         *clock.Clock // set by Run; Done stamps slot-free times with it
 	outstanding int          // credits issued and not yet Done
+	pending     int          // rate mode with a Backlog: issued, not yet Started
 	limit       int          // the current cap on outstanding; 0 = unlimited
 	// Closed loop only: the moments the free slots became free, oldest
 	// first. Invariant once Run has started: len(freed) + outstanding ==
@@ -246,6 +271,19 @@ func (s *Scheduler) Done(c Credit) {
 		if s.o.Arrivals == nil && s.outstanding+len(s.freed) < s.limit {
 			s.freed = append(s.freed, s.clk.Now())
 		}
+	}
+	s.mu.Unlock()
+	s.wake()
+}
+
+// Started reports that c's first request is going out (or that its work
+// ended without sending any), freeing its place in Options.Backlog. Call
+// it at most once per issued credit, from any goroutine; it never blocks.
+// It is not needed without a Backlog.
+func (s *Scheduler) Started(c Credit) {
+	s.mu.Lock()
+	if s.pending > 0 {
+		s.pending--
 	}
 	s.mu.Unlock()
 	s.wake()
@@ -402,6 +440,7 @@ func (l *loop) rate() StopReason {
 			for l.applySteps(); !l.s.slotFree(); l.applySteps() {
 				waited = true
 				if r, stop := l.waitForSlot(); stop {
+					l.countUnsent(r, due)
 					return r
 				}
 			}
@@ -409,7 +448,17 @@ func (l *loop) rate() StopReason {
 				l.st.Waited++
 			}
 		}
+		if o.Backlog > 0 && !l.s.backlogFree() {
+			l.st.Backlogged++
+			for !l.s.backlogFree() {
+				if r, stop := l.waitForSlot(); stop {
+					l.countUnsent(r, due)
+					return r
+				}
+			}
+		}
 		if l.endTimer != nil && l.clk.Now() >= l.end {
+			l.countUnsent(StopDuration, due)
 			return StopDuration
 		}
 		l.send(due)
@@ -445,6 +494,9 @@ func (l *loop) send(due time.Duration) {
 	if s.o.Arrivals != nil {
 		// Closed-loop slots are reserved by takeFreed.
 		s.outstanding++
+		if s.o.Backlog > 0 {
+			s.pending++
+		}
 	}
 	n := s.outstanding
 	s.mu.Unlock()
@@ -477,6 +529,33 @@ func (l *loop) waitForSlot() (r StopReason, stop bool) {
 	case <-endC:
 		return StopDuration, true
 	}
+}
+
+// countUnsent counts, when a duration-bound rate phase stops, the credit
+// due at due that was not issued and every later one of the schedule that
+// was also due before the phase's end (Stats.Unsent).
+func (l *loop) countUnsent(r StopReason, due time.Duration) {
+	if r != StopDuration || l.endTimer == nil || due >= l.end {
+		return
+	}
+	l.st.Unsent++
+	// The schedule is pure arithmetic (or a finite list): draining it costs
+	// no waiting.
+	for {
+		off, ok := l.s.o.Arrivals.Next()
+		if !ok || l.st.Start+off >= l.end {
+			return
+		}
+		l.st.Unsent++
+	}
+}
+
+// backlogFree reports whether a rate-mode credit may be issued under
+// Options.Backlog.
+func (s *Scheduler) backlogFree() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.pending < s.o.Backlog
 }
 
 // limited reports whether rate-mode credits need a slot: a limit was set

@@ -245,13 +245,14 @@ func TestSchedulerClosedLoopDuration(t *testing.T) {
 }
 
 // TestSchedulerDurationEndsSlotWait: a credit waiting for a slot when the
-// phase ends is never issued.
+// phase ends is never issued; it and the seven later credits due before
+// the end (200 ms ... 900 ms) count as Unsent.
 func TestSchedulerDurationEndsSlotWait(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		h := newHarness(t, Options{Arrivals: mustConstant(t, 10), Concurrency: 1, Duration: time.Second})
 		st := h.run(t.Context(), func(Credit) time.Duration { return 2 * time.Second })
 		h.wg.Wait()
-		wantSt := Stats{Issued: 1, End: time.Second, Reason: StopDuration, MaxOutstanding: 1}
+		wantSt := Stats{Issued: 1, End: time.Second, Reason: StopDuration, MaxOutstanding: 1, Unsent: 8}
 		if st != wantSt {
 			t.Errorf("stats = %+v, want %+v", st, wantSt)
 		}

@@ -83,6 +83,10 @@ type Options struct {
 	Emit func(*record.Record)
 	// Done returns a credit once its conversation is finished.
 	Done func(timing.Credit)
+	// Started, when set, is called once per credit as its conversation's
+	// first request goes out, or as the conversation ends without sending
+	// any (timing.Scheduler.Started: the scheduler's backlog).
+	Started func(timing.Credit)
 
 	// Endpoint, when set, builds the body of every turn after the first at
 	// run time, with the conversation's history (earlier turns and the

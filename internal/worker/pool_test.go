@@ -194,3 +194,54 @@ func TestNewPoolRejectsMissingOptions(t *testing.T) {
 		t.Error("NewPool accepted options without a sender, clock, picker, output and done")
 	}
 }
+
+// TestPoolStartedOncePerCredit: Options.Started (the scheduler's backlog)
+// hears of every credit exactly once: as its first request goes out, with
+// the server not yet answered, or, when the request budget is spent before
+// anything was sent, as the conversation ends.
+func TestPoolStartedOncePerCredit(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	var log []seen
+	srv := newServer(t, "a", &mu, &log, nil)
+	ds, payloads := twoTurnDataset()
+	out := make(chan *record.Record, 16)
+	var startedMu sync.Mutex
+	started := map[uint64]int{}
+	p, err := NewPool(context.Background(), Options{
+		Sender:   transport.New(transport.Options{}),
+		Clock:    clock.New(),
+		Dataset:  ds,
+		Payloads: payloads,
+		URLs:     []string{srv.URL},
+		Pick:     func() int { return 0 }, // two turns each
+		Out:      out,
+		Budget:   NewBudget(3),
+		Done:     func(timing.Credit) {},
+		Started: func(c timing.Credit) {
+			startedMu.Lock()
+			started[c.Seq]++
+			startedMu.Unlock()
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		p.Dispatch(timing.Credit{Seq: uint64(i), Phase: record.Profiling})
+	}
+	p.Close()
+	close(out)
+	n := 0
+	for range out {
+		n++
+	}
+	if n != 3 {
+		t.Errorf("%d records, want 3 (the budget)", n)
+	}
+	for seq := range uint64(3) {
+		if started[seq] != 1 {
+			t.Errorf("credit %d: Started called %d times, want once (sent or not)", seq, started[seq])
+		}
+	}
+}

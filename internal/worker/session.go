@@ -90,13 +90,16 @@ func (p *Pool) session(workerID string, j job) {
 		if st.started && p.o.OnSessionEnd != nil {
 			p.o.OnSessionEnd(cancelled)
 		}
+		if !st.started && p.o.Started != nil {
+			p.o.Started(j.credit) // nothing was sent
+		}
 		p.EndStream(st)
 	}()
 	turns := len(conv.Turns)
 	if j.credit.Turns > 0 {
 		turns = min(turns, j.credit.Turns) // a user-centric user with a virtual history
 	}
-	st.turns = turns
+	st.turns, st.credit = turns, j.credit
 	var prevDue time.Duration
 	for t := range turns {
 		due, scheduled := j.credit.Due, p.o.FixedSchedule
@@ -142,6 +145,7 @@ type Stream struct {
 	// started is set once its first request went out (OnSessionStart).
 	turns   int
 	started bool
+	credit  timing.Credit // the conversation loop's credit (Options.Started)
 }
 
 func (p *Pool) newStream(conv int, bust *sessionBust) *Stream {
@@ -313,6 +317,9 @@ func (p *Pool) sendTurn(workerID string, s *Stream, o TurnOptions, t int, last b
 		s.started = true
 		if p.o.OnSessionStart != nil {
 			p.o.OnSessionStart(s.turns)
+		}
+		if p.o.Started != nil {
+			p.o.Started(s.credit)
 		}
 	}
 	p.o.Sender.Do(p.ctx, p.o.Clock, req, rec)
