@@ -45,7 +45,8 @@ func newKubeCommand(env *Env) *cobra.Command {
 	cmd.AddCommand(newKubeProfileCommand(env, "generate", client), newKubeProfileCommand(env, "profile", client),
 		newKubeListCommand(env, client), newKubeValidateCommand(env), newKubeLogsCommand(env, client), newKubeNamedCommand(env, "show", client), newKubeNamedCommand(env, "cancel", client), newKubeNamedCommand(env, "delete", client),
 		newKubeInitCommand(env), newKubeCleanupCommand(env, client),
-		newKubeResultsCommand(env, client), newKubeShutdownCommand(env, client), newKubeAttachCommand(env, client))
+		newKubeResultsCommand(env, client), newKubeShutdownCommand(env, client), newKubeAttachCommand(env, client),
+		newKubeDebugCommand(env, client), newKubePreflightCommand(env, client))
 	return cmd
 }
 
@@ -143,7 +144,11 @@ func newKubeListCommand(env *Env, client func() (kubernetes.Interface, error)) *
 			tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "NAME\tPHASE\tWORKERS ACTIVE\tSUCCEEDED\tFAILED")
 			for _, s := range st {
-				fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\n", s.Name, s.Phase, s.WorkersActive, s.WorkersSucceeded, s.WorkersFailed)
+				phase := s.Phase
+				if s.Serving {
+					phase += " (serving results)"
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\n", s.Name, phase, s.WorkersActive, s.WorkersSucceeded, s.WorkersFailed)
 			}
 			return tw.Flush()
 		},

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -169,4 +170,69 @@ func confirm(env *Env, question string) bool {
 	line, _ := bufio.NewReader(env.Stdin).ReadString('\n')
 	a := strings.ToLower(strings.TrimSpace(line))
 	return a == "y" || a == "yes"
+}
+
+// newKubeDebugCommand builds `aiperf kube debug NAME`: a failing
+// benchmark's pods, events and last log lines, with what they mean.
+func newKubeDebugCommand(env *Env, client func() (kubernetes.Interface, error)) *cobra.Command {
+	var ns, jobID string
+	var verbose, allNamespaces bool
+	var tail int64
+	cmd := &cobra.Command{
+		Use:   "debug [NAME]",
+		Short: "Diagnose a benchmark: its pods' states, the events about it, the last log lines of failing pods",
+		Example: "  aiperf kube debug chat1 -n perf\n  aiperf kube debug -A        # every benchmark in every namespace\n" +
+			"  aiperf kube debug chat1 -v  # every pod's last log lines",
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 1 {
+				jobID = args[0]
+			}
+			if jobID == "" && !allNamespaces {
+				return kubeUsage("debug", errors.New("name the benchmark (NAME or -j/--job-id), or give -A for every one"))
+			}
+			cs, err := client()
+			if err != nil {
+				return err
+			}
+			ctx := cmd.Context()
+			type target struct{ ns, name string }
+			var targets []target
+			if jobID != "" && !allNamespaces {
+				targets = append(targets, target{ns, jobID})
+			} else {
+				sts, err := kube.List(ctx, cs, "")
+				if err != nil {
+					return err
+				}
+				for _, st := range sts {
+					if jobID == "" || st.Name == jobID {
+						targets = append(targets, target{st.Namespace, st.Name})
+					}
+				}
+				if len(targets) == 0 {
+					fmt.Fprintln(env.Stdout, "No AIPerf benchmarks found in any namespace")
+					return nil
+				}
+			}
+			for i, t := range targets {
+				if i > 0 {
+					fmt.Fprintln(env.Stdout, strings.Repeat("-", 72))
+				}
+				d, err := kube.Diagnose(ctx, cs, t.ns, t.name)
+				if err != nil {
+					return &config.ExitError{Code: config.ExitFailure, Err: err}
+				}
+				d.Write(ctx, cs, env.Stdout, tail, verbose)
+			}
+			return nil
+		},
+	}
+	fl := cmd.Flags()
+	kubeNamespaceFlag(cmd, &ns)
+	fl.StringVarP(&jobID, "job-id", "j", "", "the benchmark to diagnose (same as NAME)")
+	fl.BoolVarP(&verbose, "verbose", "v", false, "print every pod's last log lines, not only the failing ones'")
+	fl.BoolVarP(&allNamespaces, "all-namespaces", "A", false, "diagnose the benchmarks of every namespace")
+	fl.Int64Var(&tail, "tail", 30, "log lines per pod")
+	return cmd
 }

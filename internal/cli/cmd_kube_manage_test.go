@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +13,8 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/version"
+	fakediscovery "k8s.io/client-go/discovery/fake"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/fake"
 
@@ -134,5 +137,54 @@ func TestKubeCleanupRemovesOnlyFinishedBenchmarks(t *testing.T) {
 	out, _, _ = runKube(t, newKubeCleanupCommand, cs, "", "-n", "other")
 	if !strings.Contains(out, "No AIPerf benchmarks found in namespace other") {
 		t.Errorf("empty namespace: %s", out)
+	}
+}
+
+func TestKubePreflightAndDebugCommands(t *testing.T) {
+	cs := fake.NewClientset()
+	cs.Discovery().(*fakediscovery.FakeDiscovery).FakedServerVersion = &version.Info{GitVersion: "v1.31.2"}
+	// The fake's access reviews allow nothing: every RBAC check fails,
+	// and the command exits 1 after reporting them all.
+	out, _, err := runKube(t, newKubePreflightCommand, cs, "", "-n", "perf", "-o", "json", "--image", "Reg/AIPerf:v1")
+	var doc struct {
+		Passed bool
+		Checks []kube.Check
+	}
+	if jerr := json.Unmarshal([]byte(out), &doc); jerr != nil || err == nil || doc.Passed {
+		t.Fatalf("json: %v %v passed %v\n%s", jerr, err, doc.Passed, out)
+	}
+	fails := 0
+	for _, c := range doc.Checks {
+		if c.Status == kube.CheckFail {
+			fails++
+		}
+	}
+	// 15 direct-mode permissions + create namespaces (it is missing), no
+	// node, the image's upper case.
+	if fails != 16+1+1 {
+		t.Errorf("%d failed checks; want 18:\n%s", fails, out)
+	}
+	out, _, err = runKube(t, newKubePreflightCommand, cs, "", "-o", "yaml")
+	if err == nil || !strings.Contains(err.Error(), "--output") {
+		t.Errorf("-o yaml: %v", err)
+	}
+	for ref, ok := range map[string]bool{"nvcr.io/nvidia/aiperf:0.13": true, "localhost:5000/aiperf": true, "Reg/x": false,
+		"x@sha256:" + strings.Repeat("a", 64): true, "x@sha256:12": false, "x:": false} {
+		if c := imageCheck(ref); (c.Status == kube.CheckPass) != ok {
+			t.Errorf("image %q: %+v", ref, c)
+		}
+	}
+
+	kubeObjects(t, cs, "perf", "bad1", batchv1.JobFailed, 0)
+	out, _, err = runKube(t, newKubeDebugCommand, cs, "", "bad1", "-n", "perf")
+	if err != nil || !strings.Contains(out, "benchmark perf/bad1: Failed") || !strings.Contains(out, "findings:") {
+		t.Errorf("debug: %v\n%s", err, out)
+	}
+	out, _, err = runKube(t, newKubeDebugCommand, cs, "", "-A")
+	if err != nil || !strings.Contains(out, "benchmark perf/bad1") {
+		t.Errorf("debug -A: %v\n%s", err, out)
+	}
+	if _, _, err := runKube(t, newKubeDebugCommand, cs, ""); err == nil {
+		t.Error("debug without a name or -A: no error")
 	}
 }

@@ -39,7 +39,9 @@ func kubeconfigFor(t *testing.T, server string) string {
 // 503, as the API server's proxy answers.
 func podBackend(u *url.URL) http.Handler {
 	p := httputil.NewSingleHostReverseProxy(u)
-	p.ErrorHandler = func(w http.ResponseWriter, _ *http.Request, err error) { http.Error(w, err.Error(), http.StatusServiceUnavailable) }
+	p.ErrorHandler = func(w http.ResponseWriter, _ *http.Request, err error) {
+		http.Error(w, err.Error(), http.StatusServiceUnavailable)
+	}
 	return p
 }
 

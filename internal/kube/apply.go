@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -133,6 +134,39 @@ type Status struct {
 	Phase string
 	// Workers: how many worker pods are active, succeeded and failed.
 	WorkersActive, WorkersSucceeded, WorkersFailed int32
+	// Serving: the run is over and its controller pod still serves the
+	// results (until `kube shutdown`); Phase then says how the run ended.
+	Serving bool
+}
+
+// servingPhase asks a running controller's API whether its run is over
+// (the Job stays active while the controller serves the results).
+// Without a REST client (client-go's fake) or an answer, st is kept.
+func servingPhase(ctx context.Context, cs kubernetes.Interface, st *Status) {
+	if restClient(cs) == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	c, err := NewControllerAPI(ctx, cs, st.Namespace, st.Name)
+	if err != nil {
+		return
+	}
+	r, err := c.Result(ctx)
+	if err != nil {
+		return
+	}
+	switch r.Status {
+	case "running":
+		return
+	case "complete":
+		st.Phase = "Succeeded"
+	case "cancelled":
+		st.Phase = "Cancelled"
+	default:
+		st.Phase = "Failed"
+	}
+	st.Serving = true
 }
 
 // List reports every benchmark in namespace (by its controller Job).
@@ -144,13 +178,16 @@ func List(ctx context.Context, cs kubernetes.Interface, namespace string) ([]Sta
 	var out []Status
 	for _, c := range jobs.Items {
 		name := c.Labels[LabelJob]
-		st := Status{Name: name, Namespace: namespace, Phase: jobPhase(&c)}
-		o := Options{Name: name, Namespace: namespace}
-		if w, err := cs.BatchV1().Jobs(namespace).Get(ctx, o.workersName(), metav1.GetOptions{}); err == nil {
+		st := Status{Name: name, Namespace: c.Namespace, Phase: jobPhase(&c)}
+		o := Options{Name: name, Namespace: c.Namespace}
+		if w, err := cs.BatchV1().Jobs(c.Namespace).Get(ctx, o.workersName(), metav1.GetOptions{}); err == nil {
 			st.WorkersActive, st.WorkersSucceeded, st.WorkersFailed = w.Status.Active, w.Status.Succeeded, w.Status.Failed
 			if w.Spec.Suspend != nil && *w.Spec.Suspend && st.Phase == "Running" {
 				st.Phase = "Cancelled"
 			}
+		}
+		if st.Phase == "Running" || st.Phase == "Cancelled" {
+			servingPhase(ctx, cs, &st)
 		}
 		out = append(out, st)
 	}
