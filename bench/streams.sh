@@ -5,8 +5,14 @@
 # count (/health "active") and the client's resident memory.
 #
 #   bench/streams.sh                 # 10,000 streams
-#   STREAMS=20000 bench/streams.sh   # needs an open-file hard limit above 2x that
+#   STREAMS=19000 bench/streams.sh   # about the most one process holds under a 20,000 open-file limit
+#   STREAMS=100000 bench/streams.sh  # needs an open-file hard limit above 100,000 (aiperf raises
+#                                    # its own soft limit, and the hard one when privileged)
 #   STREAMS=500 bench/streams.sh     # quick check
+#
+# The client and the mock are separate processes, each with one socket per
+# stream. Both print their memory: the client's from benchtool, the mock's
+# peak (VmHWM) from /proc.
 #
 # Knobs: STREAMS, TTFT_MS (default 2000), ITL_MS (default 200), OSL (default 20); see lib.sh.
 source "$(dirname "$0")/lib.sh"
@@ -27,6 +33,11 @@ dir=$OUT/streams-$STREAMS
 profile "$dir" --streaming --concurrency "$STREAMS" --request-count "$STREAMS" \
 	--isl 16 --osl "$OSL" --extra-inputs ignore_eos:true
 read -r peak rss maxrss cpu wall < <(j "$dir/run.json" peak_active peak_tree_rss_mb max_rss_mb cpu_s wall_s)
+# The mock's own figures, before it stops: peak resident memory (VmHWM)
+# and CPU (utime + stime) from /proc.
+mock_rss=$(awk '/^VmHWM:/ { printf "%.0f", $2 / 1024 }' "/proc/$MOCK_PID/status")
+mock_cpu=$(awk -v hz="$(getconf CLK_TCK)" '{ printf "%.1f", ($14 + $15) / hz }' "/proc/$MOCK_PID/stat")
+limit_note=$(grep -o 'open-file limit[^"]*' "$dir/console.log" | head -1 || true)
 read -r done errs ttft99 < <(j "$dir/profile_export_aiperf.json" request_count.avg error_request_count.avg time_to_first_token.p99)
 echo "streams requested:        $STREAMS"
 echo "peak in flight (mock):    $peak"
@@ -35,4 +46,8 @@ awk -v r="$rss" -v m="$maxrss" 'BEGIN { printf "client peak RSS:          %.0f M
 awk -v r="$rss" -v n="$STREAMS" 'BEGIN { printf "client RSS per stream:    %.1f KB\n", r * 1024 / n }'
 echo "client CPU:               ${cpu} s over ${wall} s wall"
 echo "TTFT p99 (client):        ${ttft99} ms (mock TTFT ${TTFT_MS} ms)"
+echo "mock peak RSS:            ${mock_rss} MB"
+awk -v r="$mock_rss" -v n="$STREAMS" 'BEGIN { printf "mock RSS per stream:      %.1f KB\n", r * 1024 / n }'
+echo "mock CPU:                 ${mock_cpu} s"
+echo "open files (soft/hard):   $(ulimit -Sn)/$(ulimit -Hn)${limit_note:+; client: $limit_note}"
 echo "artifacts: $OUT"

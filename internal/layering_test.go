@@ -19,7 +19,7 @@ const module = "github.com/aiperf-go/aiperf"
 // terminal views and the live integrations all read the same snapshots.
 // internal/pyrand (Python's and numpy's generators) serves dataset and
 // timing alike.
-var leaves = []string{"internal/record", "internal/clock", "internal/tokenizer", "internal/userfile", "internal/sla", "internal/live", "internal/pyrand"}
+var leaves = []string{"internal/record", "internal/clock", "internal/tokenizer", "internal/userfile", "internal/sla", "internal/live", "internal/pyrand", "internal/fdlimit"}
 
 // allowed lists, per package, the internal packages it may import besides the
 // leaves. The data flows config -> dataset -> timing -> worker (endpoint +
@@ -131,7 +131,7 @@ var allowed = map[string][]string{
 // isolated packages import nothing internal, not even the leaves.
 var isolated = []string{
 	"internal/config", "internal/record", "internal/clock", "internal/plugin",
-	"internal/tokenizer/hf", "internal/tokenizer/hub", "internal/tokenizer/hub/hubtest", "internal/dataset/sound", "internal/tokenizer/testmodels", "internal/chattemplate", "internal/mockserver", "internal/metrics/stats", "internal/userfile", "internal/sla", "internal/live", "internal/pyrand", "internal/metrics/sweep",
+	"internal/tokenizer/hf", "internal/tokenizer/hub", "internal/tokenizer/hub/hubtest", "internal/dataset/sound", "internal/tokenizer/testmodels", "internal/chattemplate", "internal/mockserver", "internal/metrics/stats", "internal/userfile", "internal/sla", "internal/live", "internal/pyrand", "internal/metrics/sweep", "internal/fdlimit",
 	// results reads finished runs' artifacts back; it knows file shapes only.
 	"internal/results", "internal/cluster/clusterpb",
 	// kube (issue 20) turns a benchmark into client-go objects; it knows

@@ -260,5 +260,6 @@ func newTransportClient(plan *Plan) *transport.Client {
 		BackoffRefused:      plan.Config.Reliability.KeepGoingUnreachable,
 		TraceDetail:         plan.Config.Fidelity.ExportHTTPTrace,
 		LocalAddrs:          sourceAddrs(plan),
+		ConnBufferSize:      connBufferSize(plan),
 	})
 }

@@ -29,11 +29,7 @@ const maxLoopbackSources = 32
 // kernel's choice) otherwise. The whole 127.0.0.0/8 is the loopback, so
 // no set-up is needed.
 func sourceAddrs(p *Plan) []net.IP {
-	need := 0
-	for _, ph := range p.Phases {
-		need = max(need, ph.Concurrency)
-	}
-	need = max(need, p.Profiling.Concurrency)
+	need := peakConnections(p)
 	if need <= loopbackConnsPerAddr {
 		return nil
 	}

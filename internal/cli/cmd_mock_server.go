@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/aiperf-go/aiperf/internal/fdlimit"
 	"github.com/aiperf-go/aiperf/internal/mockserver"
 	"github.com/aiperf-go/aiperf/internal/tokenizer"
 )
@@ -16,6 +17,10 @@ import (
 func mockServerShorthands() map[string]string {
 	return map[string]string{"port": "p", "ttft": "t", "fast": "f"}
 }
+
+// mockServerFiles is the open-file limit the mock server asks for: as many
+// connections as a benchmark of 100,000 streams opens, and more.
+const mockServerFiles = 1 << 18
 
 // newMockServerCommand builds `aiperf mock-server`: the OpenAI-compatible
 // mock server in the foreground, until SIGINT/SIGTERM. Its flags are the
@@ -63,6 +68,10 @@ Example:
 			}
 			if len(problems) > 0 {
 				return &usageError{command: "aiperf mock-server", problems: problems}
+			}
+			// Every connection it holds is a descriptor (issue 19: many streams).
+			if lim := fdlimit.Raise(mockServerFiles); lim.Short() {
+				fmt.Fprintf(cmd.ErrOrStderr(), "aiperf mock server: holds at most about %d connections: %s\n", lim.After.Soft, lim)
 			}
 			srv, err := mockserver.Start(cfg, "")
 			if err != nil {

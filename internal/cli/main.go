@@ -211,6 +211,7 @@ func (eofReader) Read([]byte) (int, error) { return 0, io.EOF }
 func Main(ctx context.Context, args []string, env Env) int {
 	env = env.withDefaults()
 	defer startCPUProfile(env.Getenv, env.Stderr)()
+	defer startHeapProfile(env.Getenv, env.Stderr)()
 	if env.NotifySignals {
 		var stop func()
 		ctx, env.abort, stop = watchInterrupts(ctx, env.Stderr)

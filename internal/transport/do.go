@@ -197,7 +197,8 @@ func newHTTPRequest(ctx context.Context, req *Request, rt *reqTrace) (*http.Requ
 
 // readStream reads an SSE body, one Chunk per event with data. Event data is
 // copied into one growing arena per record and each Chunk slices it, so a
-// stream costs O(log n) allocations rather than one per event.
+// stream costs O(log n) allocations rather than one per event, and holds at
+// most twice its data (see growArena).
 func (c *Client) readStream(ctx, reqCtx context.Context, clk *clock.Clock, rec *record.Record, body io.Reader, onChunk func([]byte)) {
 	sr, _ := c.readers.Get().(*SSEReader)
 	if sr == nil {
@@ -209,6 +210,7 @@ func (c *Client) readStream(ctx, reqCtx context.Context, clk *clock.Clock, rec *
 	defer c.putReader(sr)
 
 	var arena []byte
+	first := len(rec.Chunks) // the chunks from here on slice arena, in order
 	done := false
 	for sr.Next() {
 		ev := sr.Event()
@@ -228,7 +230,7 @@ func (c *Client) readStream(ctx, reqCtx context.Context, clk *clock.Clock, rec *
 			continue
 		}
 		if cap(arena)-len(arena) < len(ev.Data) {
-			arena = make([]byte, 0, max(2*cap(arena), len(ev.Data), 4<<10))
+			arena = growArena(arena, len(ev.Data), rec.Chunks[first:])
 		}
 		done = bytes.Equal(bytes.TrimSpace(ev.Data), []byte("[DONE]"))
 		start := len(arena)
@@ -247,6 +249,29 @@ func (c *Client) readStream(ctx, reqCtx context.Context, clk *clock.Clock, rec *
 		return
 	}
 	rec.End = clk.Now()
+}
+
+// minArena is a stream's first arena: a role chunk and a few tokens. Every
+// stream in flight holds its arena, so it starts small (100,000 streams
+// waiting for their first token would hold 400 MB of 4 KiB arenas).
+const minArena = 512
+
+// growArena returns an arena with room for need more bytes: twice the old
+// one (at least minArena), holding its bytes, with the Data of chunks (the
+// stream's chunks so far, which fill the old arena in order) moved into
+// it. Moving them lets the old arena go, so a stream's data lives in one
+// arena at most twice its size; a slice handed out earlier (OnChunk) keeps
+// its bytes, which are never modified.
+func growArena(arena []byte, need int, chunks []record.Chunk) []byte {
+	grown := make([]byte, len(arena), max(2*cap(arena), len(arena)+need, minArena))
+	copy(grown, arena)
+	off := 0
+	for i := range chunks {
+		n := len(chunks[i].Data)
+		chunks[i].Data = grown[off : off+n : off+n]
+		off += n
+	}
+	return grown
 }
 
 func (c *Client) putReader(sr *SSEReader) {

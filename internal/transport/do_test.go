@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/aiperf-go/aiperf/internal/clock"
 	"github.com/aiperf-go/aiperf/internal/record"
@@ -463,5 +464,46 @@ func TestIsEventStream(t *testing.T) {
 		if got := isEventStream(ct); got != want {
 			t.Errorf("isEventStream(%q) = %v; want %v", ct, got, want)
 		}
+	}
+}
+
+// TestDoStreamingGrowsOneArena streams events of growing sizes, past
+// several doublings of the record's arena (and of the SSE reader's
+// buffer): every chunk keeps its own bytes, and the earlier chunks end up
+// in the same arena as the last (the old arenas are let go).
+func TestDoStreamingGrowsOneArena(t *testing.T) {
+	t.Parallel()
+	var want []string
+	for i := range 60 {
+		want = append(want, fmt.Sprintf(`{"i":%d,"pad":"%s"}`, i, strings.Repeat("x", i*37)))
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		for _, d := range want {
+			fmt.Fprintf(w, "data: %s\n\n", d)
+			w.(http.Flusher).Flush()
+		}
+	}))
+	defer srv.Close()
+	c := New(Options{})
+	defer c.Close()
+	var seen []string
+	rec := &record.Record{}
+	c.Do(t.Context(), clock.New(), &Request{URL: srv.URL, Body: []byte(`{}`), Header: jsonHeader(),
+		OnChunk: func(d []byte) { seen = append(seen, string(d)) }}, rec)
+	if rec.Error != nil || len(rec.Chunks) != len(want) {
+		t.Fatalf("Error = %+v, %d chunks; want none, %d", rec.Error, len(rec.Chunks), len(want))
+	}
+	total := 0
+	for i, ch := range rec.Chunks {
+		if string(ch.Data) != want[i] || seen[i] != want[i] {
+			t.Fatalf("chunk %d = %q (OnChunk saw %q); want %q", i, ch.Data, seen[i], want[i])
+		}
+		total += len(ch.Data)
+	}
+	// One arena: the chunks lie back to back from the first chunk's start.
+	first, last := rec.Chunks[0].Data, rec.Chunks[len(rec.Chunks)-1].Data
+	if gap := uintptr(unsafe.Pointer(unsafe.SliceData(last))) - uintptr(unsafe.Pointer(unsafe.SliceData(first))); gap != uintptr(total-len(last)) {
+		t.Errorf("the last chunk starts %d bytes after the first, want %d: not one arena", gap, total-len(last))
 	}
 }

@@ -19,9 +19,12 @@ const MaxSSELine = 64 << 20
 var ErrSSELineTooLong = errors.New("sse: line too long")
 
 const (
-	sseInitialBuffer = 8 << 10 // holds many typical LLM chunks (~250 B each)
-	sseMinRead       = 1 << 10 // compact or grow when less free space than this remains
-	sseMaxEmptyReads = 100     // io.Reader returning (0, nil) this often is broken
+	// sseInitialBuffer holds several typical LLM chunks (~250 B each); it
+	// grows for longer lines. Every stream in flight holds one, so it is
+	// kept small: 100,000 streams hold 100 MB of them.
+	sseInitialBuffer = 1 << 10
+	sseMinRead       = 256 // compact or grow when less free space than this remains
+	sseMaxEmptyReads = 100 // io.Reader returning (0, nil) this often is broken
 )
 
 // Event is one dispatched server-sent event.
