@@ -1,20 +1,6 @@
 package tokenizer
 
-import (
-	"fmt"
-	"unicode/utf8"
-
-	"github.com/tiktoken-go/tokenizer/codec"
-)
-
-// vocabulary is a byte-level BPE table: for tiktoken encodings a token's id
-// is also its merge rank, lower ranks merging first.
-//
-// A vocabulary is read-only once built and so safe for concurrent use.
-type vocabulary struct {
-	ranks  map[string]uint32 // token bytes -> id
-	tokens []string          // id -> token bytes, for ids below len(tokens)
-}
+import "unicode/utf8"
 
 // noRank marks a pair of parts that does not merge into a token.
 const noRank = ^uint32(0)
@@ -24,46 +10,23 @@ const noRank = ^uint32(0)
 // text) to a heap (n log n, for long runs such as repeated characters).
 const heapMergeMinBytes = 256
 
-// loadO200kVocabulary extracts o200k_base's table from the vocabulary that
-// github.com/tiktoken-go/tokenizer embeds. It takes a few tens of
-// milliseconds, so it runs once, on first use. It panics if the embedded
-// table does not have the shape this package relies on (dense ids below
-// o200kOrdinaryTokens), which tests check for the pinned module version.
-func loadO200kVocabulary() *vocabulary {
-	c := codec.NewO200kBase() // default ErrorModeNone: Decode returns raw bytes
-	v := &vocabulary{
-		ranks:  make(map[string]uint32, o200kOrdinaryTokens),
-		tokens: make([]string, o200kOrdinaryTokens),
-	}
-	one := []uint{0}
-	for id := range o200kOrdinaryTokens {
-		one[0] = uint(id)
-		tok, err := c.Decode(one)
-		if err != nil || tok == "" {
-			panic(fmt.Sprintf("tokenizer: o200k_base id %d has no token (%v)", id, err))
-		}
-		v.tokens[id] = tok
-		v.ranks[tok] = uint32(id)
-	}
-	return v
-}
-
 // appendPiece appends the ids of one pre-tokenization piece to dst.
 func (v *vocabulary) appendPiece(dst []int, piece string) []int {
-	if id, ok := v.ranks[piece]; ok {
+	if id, ok := v.rank(piece); ok {
 		return append(dst, int(id))
 	}
 	var buf [heapMergeMinBytes + 1]int
 	bounds := v.merge(piece, buf[:0])
 	for i := range len(bounds) - 1 {
-		dst = append(dst, int(v.ranks[piece[bounds[i]:bounds[i+1]]]))
+		id, _ := v.rank(piece[bounds[i]:bounds[i+1]])
+		dst = append(dst, int(id))
 	}
 	return dst
 }
 
 // countPiece returns the number of tokens of one pre-tokenization piece.
 func (v *vocabulary) countPiece(piece string) int {
-	if _, ok := v.ranks[piece]; ok {
+	if _, ok := v.rank(piece); ok {
 		return 1
 	}
 	var buf [heapMergeMinBytes + 1]int
@@ -94,7 +57,7 @@ func (v *vocabulary) mergeScan(piece string, bounds []int) []int {
 		if i+2 >= len(bounds) {
 			return noRank
 		}
-		if r, ok := v.ranks[piece[bounds[i]:bounds[i+2]]]; ok {
+		if r, ok := v.rank(piece[bounds[i]:bounds[i+2]]); ok {
 			return r
 		}
 		return noRank
@@ -139,7 +102,7 @@ func (v *vocabulary) mergeHeap(piece string, dst []int) []int {
 		if j < 0 || next[j] < 0 {
 			return noRank
 		}
-		if r, ok := v.ranks[piece[i:next[j]]]; ok {
+		if r, ok := v.rank(piece[i:next[j]]); ok {
 			return r
 		}
 		return noRank

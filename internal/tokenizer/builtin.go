@@ -47,22 +47,22 @@ const specialPrefix = "<|"
 // bytes.decode(errors="replace") would, so Encode(s) equals the encoding of
 // the string Python would see.
 //
-// The vocabulary (about 200,000 entries, some 60 ms to load) is loaded on
-// first use, not here, so calling Builtin costs nothing at start-up, and it is
-// shared by every tokenizer Builtin returns. The result is safe for
-// concurrent use: after loading, all its state is read-only.
+// The vocabulary (about 200,000 entries) is a precomputed table embedded in
+// the binary (o200ktable.go), so neither Builtin nor the first Encode pays to
+// load it; it is shared by every tokenizer Builtin returns. The result is
+// safe for concurrent use: all its state is read-only.
 func Builtin() (Tokenizer, error) {
 	return &builtin{vocab: o200kVocabulary}, nil
 }
 
-// o200kVocabulary loads o200k_base's table once per process, on first use,
-// and then always returns the same read-only value: a lazily computed
-// constant rather than mutable state.
-var o200kVocabulary = sync.OnceValue(loadO200kVocabulary)
+// o200kVocabulary checks the embedded o200k_base tables once per process, on
+// first use, and then always returns the same read-only value: a lazily
+// computed constant rather than mutable state.
+var o200kVocabulary = sync.OnceValue(o200kVocabularyFromTables)
 
 // builtin is the o200k_base Tokenizer.
 type builtin struct {
-	vocab func() *vocabulary // loads the table once, on first use
+	vocab func() *vocabulary // the shared table
 }
 
 // Name implements Tokenizer.
@@ -120,8 +120,8 @@ func (b *builtin) Decode(ids []int) string {
 	buf := make([]byte, 0, 4*len(ids))
 	for _, id := range ids {
 		switch {
-		case id >= 0 && id < len(v.tokens):
-			buf = append(buf, v.tokens[id]...)
+		case id >= 0 && id < v.n:
+			buf = append(buf, v.token(id)...)
 		default:
 			if text, ok := specialText(id); ok {
 				buf = append(buf, text...)

@@ -10,7 +10,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
-	"github.com/tiktoken-go/tokenizer/codec"
 )
 
 // goldenCase is one entry of testdata/o200k_golden.json, produced by Python
@@ -121,25 +120,6 @@ func TestBuiltinDecodeEdgeCases(t *testing.T) {
 				t.Errorf("Decode(%v) = %q, want %q", tc.ids, got, tc.want)
 			}
 		})
-	}
-}
-
-// TestO200kVocabularyShape checks the assumptions loadO200kVocabulary and
-// Decode rely on: every id below o200kOrdinaryTokens is a distinct token (the
-// loader panics otherwise), the next id is not, and each of the 256 single
-// bytes is a token, so byte-pair encoding can always fall back to bytes.
-func TestO200kVocabularyShape(t *testing.T) {
-	v := loadO200kVocabulary()
-	if len(v.ranks) != o200kOrdinaryTokens {
-		t.Errorf("%d distinct tokens, want %d", len(v.ranks), o200kOrdinaryTokens)
-	}
-	if _, err := codec.NewO200kBase().Decode([]uint{o200kOrdinaryTokens}); err == nil {
-		t.Errorf("id %d decoded; the ordinary range is larger than assumed", o200kOrdinaryTokens)
-	}
-	for b := range 256 {
-		if _, ok := v.ranks[string([]byte{byte(b)})]; !ok {
-			t.Errorf("byte %#x is not a token", b)
-		}
 	}
 }
 
