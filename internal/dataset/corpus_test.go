@@ -4,11 +4,15 @@ import (
 	"bytes"
 	"compress/gzip"
 	"flag"
+	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -59,7 +63,97 @@ func TestSplitCorpusErrors(t *testing.T) {
 	}
 }
 
-var update = flag.Bool("update", false, "rewrite corpus/shakespeare.o200k_base.counts")
+var update = flag.Bool("update", false, "rewrite corpus/shakespeare.chunks and corpus/shakespeare.o200k_base.counts")
+
+// splitCorpus decompresses a corpus and groups its lines into chunks the
+// way AIPerf does: blank lines are dropped, every line is trimmed of
+// surrounding whitespace, and a chunk's lines are joined with single spaces.
+// Characters are counted as runes, like Python's len. It is how
+// corpus/shakespeare.chunks is made from corpus/shakespeare.txt.gz.
+func splitCorpus(gz []byte) ([]string, error) {
+	zr, err := gzip.NewReader(bytes.NewReader(gz))
+	if err != nil {
+		return nil, fmt.Errorf("corpus: %w", err)
+	}
+	raw, err := io.ReadAll(zr)
+	if err != nil {
+		return nil, fmt.Errorf("corpus: %w", err)
+	}
+	var (
+		chunks []string
+		lines  []string
+		chars  int
+	)
+	for line := range strings.Lines(string(raw)) {
+		line = strings.TrimSpace(line)
+		if line == "" {
+			continue
+		}
+		lines = append(lines, line)
+		chars += utf8.RuneCountInString(line)
+		if chars >= minChunkChars {
+			chunks = append(chunks, strings.Join(lines, " "))
+			lines, chars = lines[:0], 0
+		}
+	}
+	if len(lines) > 0 {
+		chunks = append(chunks, strings.Join(lines, " "))
+	}
+	if len(chunks) == 0 {
+		return nil, fmt.Errorf("corpus: no text")
+	}
+	return chunks, nil
+}
+
+// TestEmbeddedChunks checks that the embedded chunk file is AIPerf's corpus
+// (corpus/shakespeare.txt.gz) chunked by splitCorpus, chunk for chunk (go
+// test -run TestEmbeddedChunks -update rewrites it).
+func TestEmbeddedChunks(t *testing.T) {
+	gz, err := os.ReadFile("corpus/shakespeare.txt.gz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := splitCorpus(gz)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, c := range want {
+		if strings.Contains(c, "\n") {
+			t.Fatalf("chunk %d holds a newline; the one-chunk-per-line file cannot store it", i)
+		}
+	}
+	const path = "corpus/shakespeare.chunks"
+	if *update {
+		if err := os.WriteFile(path, []byte(strings.Join(want, "\n")+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	got, err := corpusChunks()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(want) {
+		t.Fatalf("%s has %d chunks, the corpus %d; rerun with -update", path, len(got), len(want))
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("%s chunk %d differs from the corpus; rerun with -update", path, i)
+		}
+	}
+}
+
+func TestParseChunks(t *testing.T) {
+	got, err := parseChunks("a b\nc\n")
+	if err != nil || !slices.Equal(got, []string{"a b", "c"}) {
+		t.Errorf("parseChunks = %q, %v", got, err)
+	}
+	for _, bad := range []string{"", "a", "a\n\nb\n"} {
+		if _, err := parseChunks(bad); err == nil {
+			t.Errorf("parseChunks(%q) accepted it", bad)
+		}
+	}
+}
 
 // TestBuiltinChunkCounts checks the embedded token counts of the corpus
 // chunks against the builtin tokenizer itself (go test -run
