@@ -32,10 +32,13 @@ var allowed = map[string][]string{
 	"internal/cli": {"internal/configfile", "internal/config", "internal/benchmark", "internal/experiment", "internal/compare", "internal/metricview", "internal/llmd", "internal/results", "internal/search", "internal/builtin", "internal/plugin", "internal/mockserver", "internal/ui", "internal/chattemplate", "internal/report", "internal/export",
 		"internal/api", "internal/otel", "internal/mlflow", "internal/wandb", "internal/accuracy", "internal/metrics", "internal/endpoint", "internal/transport", "internal/tokenizer/hub", // issue 21: integrations, chat
 		"internal/dataset", "internal/dataset/agenticcode", // issue 15: synthesize and validate are dataset tools, not runs
-		"internal/kube", "internal/kube/api/v1alpha1"}, // issue 20: aiperf kube
+		"internal/kube", "internal/kube/api/v1alpha1", "internal/kube/operator"}, // issue 20: aiperf kube
 	"internal/benchmark": {"internal/accuracy", "internal/config", "internal/builtin", "internal/plugin", "internal/dataset", "internal/dataset/public", "internal/timing", "internal/worker", "internal/endpoint", "internal/transport", "internal/metrics", "internal/metrics/stats", "internal/export", "internal/ui", "internal/chattemplate", "internal/verdict", "internal/metricview", "internal/llmd", "internal/adaptive",
 		"internal/controlhook", "internal/telemetry/servermetrics", "internal/telemetry/gpu", "internal/telemetry/dcgm", "internal/telemetry/nvml", "internal/telemetry/energy", "internal/telemetry/netlatency",
 		"internal/cluster"}, // --workers: the controller-worker protocol (issue 20)
+	// kube/operator: the AIPerfJob reconciler (controller-runtime lives
+	// only here) builds its objects with kube's builders.
+	"internal/kube/operator": {"internal/kube", "internal/kube/api/v1alpha1"},
 	"internal/builtin": {"internal/accuracy", "internal/plugin", "internal/endpoint", "internal/endpoint/openai", "internal/endpoint/anthropic",
 		"internal/endpoint/embeddings", "internal/endpoint/media", "internal/endpoint/rankings", "internal/endpoint/raw",
 		"internal/endpoint/solido", "internal/endpoint/template", "internal/endpoint/tgi",

@@ -10,6 +10,7 @@ package kube
 import (
 	"errors"
 	"fmt"
+	"path"
 	"slices"
 	"strconv"
 	"strings"
@@ -70,7 +71,21 @@ type Options struct {
 	// negative value = exit at once (the results are then lost with the
 	// pod's emptyDir).
 	ResultsLinger time.Duration
+	// ConfigFile, when set, is an AIPerf config file (an AIPerfJob's
+	// spec less its deployment keys): it goes into the ConfigMap, is
+	// mounted in the controller pod and run with --config ConfigPath;
+	// ProfileArgs may then be empty.
+	ConfigFile []byte
+	// ImagePullPolicy of both containers ("" for the cluster's default).
+	ImagePullPolicy corev1.PullPolicy
+	// ActiveDeadlineSeconds bounds both Jobs; TTLSecondsAfterFinished
+	// removes them that long after they finish (nil: neither).
+	ActiveDeadlineSeconds   *int64
+	TTLSecondsAfterFinished *int32
 }
+
+// ConfigPath is where the controller pod reads Options.ConfigFile.
+const ConfigPath = "/etc/aiperf/benchmark.yaml"
 
 // DefaultResultsLinger is Options.ResultsLinger's default.
 const DefaultResultsLinger = time.Hour
@@ -132,7 +147,7 @@ func (o *Options) Validate() error {
 			errs = append(errs, fmt.Errorf("profile argument %s: set by the controller pod itself; leave it out", a))
 		}
 	}
-	if len(o.ProfileArgs) == 0 {
+	if len(o.ProfileArgs) == 0 && len(o.ConfigFile) == 0 {
 		errs = append(errs, errors.New("no profile arguments: give them after --, e.g. -- -m MODEL -u URL --concurrency 64"))
 	}
 	return errors.Join(errs...)
@@ -150,6 +165,10 @@ func (o *Options) ControllerAddress() string {
 func (o *Options) controllerName() string { return o.Name + "-controller" }
 func (o *Options) workersName() string    { return o.Name + "-workers" }
 
+// ControllerJobName and WorkersJobName name the benchmark's two Jobs.
+func (o *Options) ControllerJobName() string { return o.controllerName() }
+func (o *Options) WorkersJobName() string    { return o.workersName() }
+
 func (o *Options) labels(role string) map[string]string {
 	return map[string]string{LabelName: "aiperf", LabelJob: o.Name, LabelRole: role}
 }
@@ -160,7 +179,11 @@ func (o *Options) meta(name, role string) metav1.ObjectMeta {
 
 // ControllerArgs is the controller container's command line.
 func (o *Options) ControllerArgs() []string {
-	args := append([]string{"profile"}, o.ProfileArgs...)
+	args := []string{"profile"}
+	if len(o.ConfigFile) > 0 {
+		args = append(args, "--config", ConfigPath)
+	}
+	args = append(args, o.ProfileArgs...)
 	return append(args, "--workers", strconv.Itoa(o.Workers), "--worker-listen", ":"+strconv.Itoa(o.Port),
 		"--output-artifact-dir", ResultsDir, "--ui-type", "none", "--api-port", strconv.Itoa(o.APIPort), "--api-host", "0.0.0.0")
 }
@@ -196,6 +219,10 @@ func Objects(o Options) ([]runtime.Object, error) {
 			"controller":   o.ControllerAddress(),
 		},
 	})
+	if len(o.ConfigFile) > 0 {
+		cm := objs[len(objs)-1].(*corev1.ConfigMap)
+		cm.Data[path.Base(ConfigPath)] = string(o.ConfigFile)
+	}
 	objs = append(objs, &corev1.Service{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Service"},
 		ObjectMeta: o.meta(o.controllerName(), "controller"),
@@ -213,7 +240,15 @@ func Objects(o Options) ([]runtime.Object, error) {
 	return objs, nil
 }
 
+// jobSpec adds the deadline and TTL options to a Job's spec.
+func (o *Options) jobSpec(s batchv1.JobSpec) batchv1.JobSpec {
+	s.ActiveDeadlineSeconds = o.ActiveDeadlineSeconds
+	s.TTLSecondsAfterFinished = o.TTLSecondsAfterFinished
+	return s
+}
+
 func (o *Options) pod(role string, c corev1.Container) corev1.PodTemplateSpec {
+	c.ImagePullPolicy = o.ImagePullPolicy
 	return corev1.PodTemplateSpec{
 		ObjectMeta: metav1.ObjectMeta{Labels: o.labels(role)},
 		Spec: corev1.PodSpec{
@@ -249,10 +284,17 @@ func (o *Options) controllerJob() *batchv1.Job {
 		SecurityContext: containerSecurity(),
 	})
 	pod.Spec.Volumes = []corev1.Volume{{Name: "results", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}}}
+	if len(o.ConfigFile) > 0 {
+		c := &pod.Spec.Containers[0]
+		c.VolumeMounts = append(c.VolumeMounts, corev1.VolumeMount{Name: "config", MountPath: path.Dir(ConfigPath), ReadOnly: true})
+		pod.Spec.Volumes = append(pod.Spec.Volumes, corev1.Volume{Name: "config", VolumeSource: corev1.VolumeSource{
+			ConfigMap: &corev1.ConfigMapVolumeSource{LocalObjectReference: corev1.LocalObjectReference{Name: o.Name},
+				Items: []corev1.KeyToPath{{Key: path.Base(ConfigPath), Path: path.Base(ConfigPath)}}}}})
+	}
 	return &batchv1.Job{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "batch/v1", Kind: "Job"},
 		ObjectMeta: o.meta(o.controllerName(), "controller"),
-		Spec:       batchv1.JobSpec{BackoffLimit: ptr(int32(0)), Template: pod},
+		Spec:       o.jobSpec(batchv1.JobSpec{BackoffLimit: ptr(int32(0)), Template: pod}),
 	}
 }
 
@@ -279,13 +321,13 @@ func (o *Options) workersJob() *batchv1.Job {
 	return &batchv1.Job{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "batch/v1", Kind: "Job"},
 		ObjectMeta: o.meta(o.workersName(), "worker"),
-		Spec: batchv1.JobSpec{
+		Spec: o.jobSpec(batchv1.JobSpec{
 			Completions: &n, Parallelism: &n, CompletionMode: &indexed,
 			// A lost worker costs its requests in flight (recorded as
 			// WorkerLostError); it is not restarted into a running phase.
 			BackoffLimit: ptr(int32(0)),
 			Template:     o.pod("worker", c),
-		},
+		}),
 	}
 }
 

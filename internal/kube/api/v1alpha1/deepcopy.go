@@ -185,3 +185,23 @@ func copyMap(m map[string]string) map[string]string {
 	}
 	return out
 }
+
+// DeepCopy returns a copy of s.
+func (s *AIPerfJobStatus) DeepCopy() *AIPerfJobStatus {
+	if s == nil {
+		return nil
+	}
+	out := new(AIPerfJobStatus)
+	s.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopy returns a copy of s.
+func (s *AIPerfSweepStatus) DeepCopy() *AIPerfSweepStatus {
+	if s == nil {
+		return nil
+	}
+	out := new(AIPerfSweepStatus)
+	s.DeepCopyInto(out)
+	return out
+}

@@ -1,0 +1,315 @@
+// Package operator is the AIPerfJob operator (issue 20): a
+// controller-runtime reconciler that turns an AIPerfJob into the objects
+// direct mode creates (internal/kube's builders: ServiceAccount,
+// ConfigMap with the benchmark's config file, headless Service, controller
+// Job, Indexed Job of load workers), owned by the AIPerfJob, honours
+// spec.cancel, and reports status (phase, conditions, times, worker counts,
+// where the results are). controller-runtime lives here only, so packages
+// that do not run the operator do not link it.
+package operator
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"reflect"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+
+	"github.com/aiperf-go/aiperf/internal/kube"
+	"github.com/aiperf-go/aiperf/internal/kube/api/v1alpha1"
+)
+
+// Finalizer holds an AIPerfJob until its objects are deleted (a cluster's
+// garbage collector would also follow the owner references; the finalizer
+// makes deletion complete without one, and before the resource is gone).
+const Finalizer = v1alpha1.Group + "/finalizer"
+
+// Reconciler reconciles AIPerfJobs.
+type Reconciler struct {
+	Client client.Client
+	Scheme *runtime.Scheme
+	// Image is used when spec.image is empty.
+	Image string
+	// Validate, when set, checks a job's config file as the controller
+	// pod's `aiperf profile` would parse it (nothing runs); a problem is
+	// reported as ConfigValid=False and the job fails without objects.
+	Validate func(ctx context.Context, configFile []byte, workers int) error
+	// Results, when set, fetches a finished job's artifacts to the results
+	// endpoint and says where they are (see results.go).
+	Results ResultsStore
+	// Now is the clock (time.Now when nil).
+	Now func() time.Time
+}
+
+// SetupWithManager registers the reconciler: AIPerfJobs and the Jobs they own.
+func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
+	return ctrl.NewControllerManagedBy(mgr).
+		Named("aiperfjob").
+		For(&v1alpha1.AIPerfJob{}).
+		Owns(&batchv1.Job{}).
+		Complete(r)
+}
+
+func (r *Reconciler) now() metav1.Time {
+	if r.Now != nil {
+		return metav1.NewTime(r.Now())
+	}
+	return metav1.Now()
+}
+
+// Reconcile brings one AIPerfJob's objects and status up to date.
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	job := &v1alpha1.AIPerfJob{}
+	if err := r.Client.Get(ctx, req.NamespacedName, job); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if !job.DeletionTimestamp.IsZero() {
+		return ctrl.Result{}, r.finalize(ctx, job)
+	}
+	if controllerutil.AddFinalizer(job, Finalizer) {
+		if err := r.Client.Update(ctx, job); err != nil {
+			return ctrl.Result{}, err
+		}
+	}
+	opts, err := r.options(ctx, job)
+	if err != nil {
+		return ctrl.Result{}, r.fail(ctx, job, err)
+	}
+	now := r.now()
+	if !job.Status.Phase.Terminal() {
+		created, err := r.ensure(ctx, job, opts)
+		if err != nil {
+			return ctrl.Result{}, err
+		}
+		cond := metav1.Condition{Type: v1alpha1.ConditionResourcesCreated, Status: metav1.ConditionTrue, Reason: "Created",
+			Message:            fmt.Sprintf("%d objects: controller Job %s, worker Job %s", created, opts.ControllerJobName(), opts.WorkersJobName()),
+			ObservedGeneration: job.Generation, LastTransitionTime: now}
+		meta.SetStatusCondition(&job.Status.Conditions, cond)
+		if job.Status.StartTime == nil {
+			job.Status.StartTime = &now
+		}
+		job.Status.JobID = string(job.UID)
+		job.Status.ControllerJob, job.Status.WorkersJob = opts.ControllerJobName(), opts.WorkersJobName()
+	}
+	obs := observed{}
+	if obs.controller, err = r.getJob(ctx, job.Namespace, opts.ControllerJobName()); err != nil {
+		return ctrl.Result{}, err
+	}
+	if obs.workers, err = r.getJob(ctx, job.Namespace, opts.WorkersJobName()); err != nil {
+		return ctrl.Result{}, err
+	}
+	if job.Spec.Cancel && !job.Status.Phase.Terminal() {
+		if err := r.suspend(ctx, obs.workers); err != nil {
+			return ctrl.Result{}, err
+		}
+		obs.cancelled = true
+	}
+	var requeue time.Duration
+	if r.Results != nil && controllerDone(obs.controller) && !resultsFetched(job) {
+		where, err := r.Results.Fetch(ctx, job, opts)
+		if err != nil {
+			// The controller pod serves its artifacts for a while after the
+			// run; try again shortly.
+			ctrl.LoggerFrom(ctx).Info("results not fetched yet", "job", req.NamespacedName, "error", err.Error())
+			requeue = 5 * time.Second
+		} else {
+			obs.results = true
+			job.Status.ResultsPath, job.Status.APIURL = where.Path, where.URL
+		}
+	}
+	st := nextStatus(job, obs, now)
+	return ctrl.Result{RequeueAfter: requeue}, r.writeStatus(ctx, job, st)
+}
+
+func resultsFetched(job *v1alpha1.AIPerfJob) bool {
+	return meta.IsStatusConditionTrue(job.Status.Conditions, v1alpha1.ConditionResultsAvailable)
+}
+
+// controllerDone: the controller pod ran (its Job finished, or its run is
+// over and it serves the artifacts).
+func controllerDone(j *batchv1.Job) bool {
+	return j != nil && (jobCondition(j, batchv1.JobComplete) != nil || jobCondition(j, batchv1.JobFailed) != nil ||
+		j.Annotations[ResultsReadyAnnotation] == "true")
+}
+
+// ResultsReadyAnnotation is set on the controller Job by whoever knows the
+// run is over before the Job ends (the results store, when the controller
+// pod reports it is serving its artifacts).
+const ResultsReadyAnnotation = v1alpha1.Group + "/results-ready"
+
+// options maps a job's spec onto internal/kube's Options.
+func (r *Reconciler) options(ctx context.Context, job *v1alpha1.AIPerfJob) (kube.Options, error) {
+	s := &job.Spec
+	if s.Sweep != nil {
+		return kube.Options{}, errors.New("spec.sweep is set: an AIPerfJob runs one benchmark; a sweep is an AIPerfSweep")
+	}
+	cfg, err := s.ConfigFile()
+	if err != nil {
+		return kube.Options{}, err
+	}
+	o := kube.Options{Name: job.Name, Namespace: job.Namespace, Image: s.Image, Workers: s.Workers(), ConfigFile: cfg,
+		ImagePullPolicy: corev1.PullPolicy(s.ImagePullPolicy), TTLSecondsAfterFinished: s.TTLSecondsAfterFinished}
+	if o.Image == "" {
+		o.Image = r.Image
+	}
+	if s.TimeoutSeconds != nil && *s.TimeoutSeconds > 0 {
+		o.ActiveDeadlineSeconds = ptr(int64(math.Ceil(*s.TimeoutSeconds)))
+	}
+	if err := o.Validate(); err != nil {
+		return o, err
+	}
+	if r.Validate != nil && !meta.IsStatusConditionTrue(job.Status.Conditions, v1alpha1.ConditionConfigValid) {
+		if err := r.Validate(ctx, cfg, o.Workers); err != nil {
+			return o, err
+		}
+	}
+	return o, nil
+}
+
+// fail records an invalid spec: ConfigValid and Failed, phase Failed, no objects.
+func (r *Reconciler) fail(ctx context.Context, job *v1alpha1.AIPerfJob, cause error) error {
+	if job.Status.Phase.Terminal() {
+		return nil
+	}
+	now := r.now()
+	st := *job.Status.DeepCopy()
+	set := func(typ string, status metav1.ConditionStatus) {
+		meta.SetStatusCondition(&st.Conditions, metav1.Condition{Type: typ, Status: status, Reason: "InvalidConfig",
+			Message: cause.Error(), ObservedGeneration: job.Generation, LastTransitionTime: now})
+	}
+	set(v1alpha1.ConditionConfigValid, metav1.ConditionFalse)
+	set(v1alpha1.ConditionFailed, metav1.ConditionTrue)
+	st.Phase, st.Error, st.ObservedGeneration, st.CompletionTime = v1alpha1.PhaseFailed, cause.Error(), job.Generation, &now
+	return r.writeStatus(ctx, job, st)
+}
+
+// ensure creates each missing object, owned by job; it returns how many
+// objects the job has.
+func (r *Reconciler) ensure(ctx context.Context, job *v1alpha1.AIPerfJob, o kube.Options) (int, error) {
+	objs, err := kube.Objects(o)
+	if err != nil {
+		return 0, err
+	}
+	meta.SetStatusCondition(&job.Status.Conditions, metav1.Condition{Type: v1alpha1.ConditionConfigValid, Status: metav1.ConditionTrue,
+		Reason: "Validated", Message: "spec.benchmark parses as an aiperf profile config", ObservedGeneration: job.Generation, LastTransitionTime: r.now()})
+	for _, obj := range objs {
+		co, ok := obj.(client.Object)
+		if !ok {
+			return 0, fmt.Errorf("object %T is not a client.Object", obj)
+		}
+		if err := controllerutil.SetControllerReference(job, co, r.Scheme); err != nil {
+			return 0, err
+		}
+		existing := co.DeepCopyObject().(client.Object)
+		err := r.Client.Get(ctx, client.ObjectKeyFromObject(co), existing)
+		switch {
+		case err == nil:
+			if !metav1.IsControlledBy(existing, job) {
+				return 0, fmt.Errorf("%T %s/%s exists and is not owned by AIPerfJob %s", co, co.GetNamespace(), co.GetName(), job.Name)
+			}
+		case apierrors.IsNotFound(err):
+			if err := r.Client.Create(ctx, co); err != nil && !apierrors.IsAlreadyExists(err) {
+				return 0, fmt.Errorf("creating %T %s/%s: %w", co, co.GetNamespace(), co.GetName(), err)
+			}
+		default:
+			return 0, err
+		}
+	}
+	return len(objs), nil
+}
+
+func (r *Reconciler) getJob(ctx context.Context, ns, name string) (*batchv1.Job, error) {
+	j := &batchv1.Job{}
+	err := r.Client.Get(ctx, types.NamespacedName{Namespace: ns, Name: name}, j)
+	if apierrors.IsNotFound(err) {
+		return nil, nil
+	}
+	return j, err
+}
+
+// suspend stops the load workers (kube.Cancel's effect): their pods go,
+// the controller records their requests in flight as WorkerLostError and
+// writes partial artifacts.
+func (r *Reconciler) suspend(ctx context.Context, w *batchv1.Job) error {
+	if w == nil || (w.Spec.Suspend != nil && *w.Spec.Suspend) {
+		return nil
+	}
+	w.Spec.Suspend = ptr(true)
+	if err := r.Client.Update(ctx, w); err != nil {
+		return fmt.Errorf("suspending %s/%s: %w", w.Namespace, w.Name, err)
+	}
+	return nil
+}
+
+// writeStatus updates the status subresource when it changed.
+func (r *Reconciler) writeStatus(ctx context.Context, job *v1alpha1.AIPerfJob, st v1alpha1.AIPerfJobStatus) error {
+	latest := &v1alpha1.AIPerfJob{}
+	if err := r.Client.Get(ctx, client.ObjectKeyFromObject(job), latest); err != nil {
+		return client.IgnoreNotFound(err)
+	}
+	if reflect.DeepEqual(latest.Status, st) {
+		return nil
+	}
+	latest.Status = st
+	return r.Client.Status().Update(ctx, latest)
+}
+
+// finalize deletes the job's objects (those it controls), then lets the
+// resource go.
+func (r *Reconciler) finalize(ctx context.Context, job *v1alpha1.AIPerfJob) error {
+	if !controllerutil.ContainsFinalizer(job, Finalizer) {
+		return nil
+	}
+	if err := DeleteOwned(ctx, r.Client, job); err != nil {
+		return err
+	}
+	if r.Results != nil {
+		r.Results.Forget(job)
+	}
+	controllerutil.RemoveFinalizer(job, Finalizer)
+	return r.Client.Update(ctx, job)
+}
+
+// DeleteOwned deletes the objects job controls: its Jobs (with their pods),
+// Service, ConfigMap and ServiceAccount.
+func DeleteOwned(ctx context.Context, c client.Client, job *v1alpha1.AIPerfJob) error {
+	sel := client.MatchingLabels{kube.LabelJob: job.Name}
+	bg := client.PropagationPolicy(metav1.DeletePropagationBackground)
+	lists := []client.ObjectList{&batchv1.JobList{}, &corev1.ServiceList{}, &corev1.ConfigMapList{}, &corev1.ServiceAccountList{}}
+	var errs []error
+	for _, l := range lists {
+		if err := c.List(ctx, l, client.InNamespace(job.Namespace), sel); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		items, err := meta.ExtractList(l)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		for _, it := range items {
+			o := it.(client.Object)
+			if !metav1.IsControlledBy(o, job) {
+				continue
+			}
+			if err := c.Delete(ctx, o, bg); client.IgnoreNotFound(err) != nil {
+				errs = append(errs, fmt.Errorf("deleting %T %s/%s: %w", o, o.GetNamespace(), o.GetName(), err))
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func ptr[T any](v T) *T { return &v }
