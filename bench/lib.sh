@@ -5,6 +5,9 @@
 #   CLIENT_CPU  core the client (aiperf profile) is pinned to (default 0)
 #   SERVER_CPU  core the mock server is pinned to (default 1)
 #   PORT        mock server port (default 18871)
+#   NICE        when set (e.g. -10), the client, the mock and wrk run under
+#               `nice -n $NICE`: on a machine shared with other work this
+#               keeps their cores theirs for the run (negative needs root)
 # Pinning needs taskset and at least two cores; otherwise both run unpinned
 # and the scripts say so.
 
@@ -17,6 +20,7 @@ BIN=$OUT/bin
 CLIENT_CPU=${CLIENT_CPU:-0}
 SERVER_CPU=${SERVER_CPU:-1}
 PORT=${PORT:-18871}
+NICE=${NICE:-}
 URL=http://127.0.0.1:$PORT
 MOCK_PID=
 
@@ -30,6 +34,14 @@ build() {
 # can_pin: taskset exists and there are at least two cores.
 can_pin() { command -v taskset >/dev/null && [ "$(nproc --all)" -ge 2 ]; }
 
+# pin_to CPU: sets the array pin to the command prefix that runs a
+# process on CPU (taskset, when can_pin) at $NICE (when set).
+pin_to() {
+	pin=()
+	if can_pin; then pin=(taskset -c "$1"); fi
+	if [ -n "$NICE" ]; then pin=(nice -n "$NICE" "${pin[@]}"); fi
+}
+
 
 # machine prints one line about where the figures come from.
 machine() {
@@ -37,7 +49,7 @@ machine() {
 	model=$(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | cut -d: -f2- | sed 's/^ *//')
 	echo "# machine: $(nproc --all) cores (${model:-unknown CPU}), load average $(cut -d' ' -f1-3 /proc/loadavg), $(go version 2>/dev/null | cut -d' ' -f3)"
 	if can_pin; then
-		echo "# client pinned to core $CLIENT_CPU, mock server to core $SERVER_CPU"
+		echo "# client pinned to core $CLIENT_CPU, mock server to core $SERVER_CPU${NICE:+, both at nice $NICE}"
 	else
 		echo "# WARNING: not pinned (needs taskset and 2 cores); client and server share the CPUs"
 	fi
@@ -57,8 +69,8 @@ raise_nofile() {
 # start_mock ARGS...: start `aiperf mock-server` on $PORT pinned to
 # $SERVER_CPU and wait until it answers /health.
 start_mock() {
-	local pin=()
-	if can_pin; then pin=(taskset -c "$SERVER_CPU"); fi
+	local pin
+	pin_to "$SERVER_CPU"
 	# Not through a shell function: $! must be the mock itself (taskset
 	# execs it) so that stop_mock's signal reaches it.
 	"${pin[@]}" "$BIN/aiperf" mock-server --port "$PORT" "$@" >"$OUT/mock.log" 2>&1 &
@@ -95,8 +107,8 @@ profile() {
 	local dir=$1
 	shift
 	mkdir -p "$dir"
-	local pin=()
-	if can_pin; then pin=(taskset -c "$CLIENT_CPU"); fi
+	local pin
+	pin_to "$CLIENT_CPU"
 	"$BIN/benchtool" run -health "$URL" -o "$dir/run.json" -- \
 		"${pin[@]}" "$BIN/aiperf" profile -m mock-model -u "127.0.0.1:$PORT" --ui none \
 		--artifact-dir "$dir" "$@" >"$dir/console.log" 2>&1 || {
@@ -121,9 +133,9 @@ j() { "$BIN/benchtool" json "$@"; }
 # $CLIENT_CPU) posting bench/wrk-chat.lua's non-streaming chat to the mock;
 # prints "req/s requests cpu_s". Needs wrk (apt-get install wrk).
 wrk_ceiling() {
-	local dir=$1 conns=$2 secs=$3 pin=()
+	local dir=$1 conns=$2 secs=$3 pin
 	mkdir -p "$dir"
-	if can_pin; then pin=(taskset -c "$CLIENT_CPU"); fi
+	pin_to "$CLIENT_CPU"
 	"$BIN/benchtool" run -o "$dir/run.json" -- \
 		"${pin[@]}" wrk -t1 -c"$conns" -d"${secs}s" -s "$ROOT/bench/wrk-chat.lua" "$URL" >"$dir/wrk.txt" 2>&1
 	echo "$(awk '/^Requests\/sec:/ { print $2 }' "$dir/wrk.txt") $(awk '/requests in/ { print $1 }' "$dir/wrk.txt") $(j "$dir/run.json" cpu_s)"

@@ -63,3 +63,35 @@ func TestRunOverloadStaysBoundedAndEndsOnSchedule(t *testing.T) {
 		t.Errorf("client_health warnings %q lack the unsent-requests warning", h.Warnings)
 	}
 }
+
+// TestRunConnectionLimitCapsInFlight: a request-rate run without
+// --concurrency keeps at most AIPERF_HTTP_CONNECTION_LIMIT requests in
+// flight (here 4, against a server that takes 50 ms at 400 requests/s):
+// it never opens more connections than that, the requests over the limit
+// wait with their due times (counted in client_health), and all succeed.
+func TestRunConnectionLimitCapsInFlight(t *testing.T) {
+	t.Setenv("AIPERF_HTTP_CONNECTION_LIMIT", "4")
+	url, requests := mock(t, func(c *mockserver.Config) { c.Fast, c.TTFT, c.ITL = false, 50*time.Millisecond, time.Millisecond })
+	cfg := baseConfig(t, url)
+	cfg.Load.RequestCount = ptr(40)
+	cfg.Load.RequestRate = ptr(400.0)
+	cfg.Load.ArrivalPattern = config.ArrivalConstant
+	cfg.Input.OutputTokens.Mean = ptr(2)
+	out, err := run(t, context.Background(), cfg)
+	if err != nil {
+		t.Fatalf("Run: %v\n%s", err, out)
+	}
+	if n := requests.Load(); n != 40 {
+		t.Errorf("server saw %d requests, want 40", n)
+	}
+	if opened, _ := fidelityHealth(t, cfg.Output.ArtifactDir); opened > 4 {
+		t.Errorf("%d connections opened, want at most the limit of 4", opened)
+	}
+	doc := summary(t, filepath.Join(cfg.Output.ArtifactDir, "profile_export_aiperf.json"))
+	var h struct {
+		Waits *uint64 `json:"connection_limit_waits"`
+	}
+	if err := json.Unmarshal(doc["client_health"], &h); err != nil || h.Waits == nil || *h.Waits == 0 {
+		t.Errorf("client_health %s: want connection_limit_waits > 0", doc["client_health"])
+	}
+}

@@ -97,6 +97,11 @@ type ClientHealth struct {
 	// the server, was behind. They went out late, with their scheduled due
 	// times, so the delay is in schedule_lag.
 	BackloggedRequests uint64 `json:"backlogged_requests"`
+	// ConnectionLimitWaits is how many requests of a request-rate phase
+	// without --concurrency waited because AIPERF_HTTP_CONNECTION_LIMIT
+	// (2500) requests were already in flight; they went out late, with
+	// their scheduled due times (schedule_lag).
+	ConnectionLimitWaits uint64 `json:"connection_limit_waits"`
 	// UnsentRequests is how many requests of a duration-bound request-rate
 	// phase were due before its end and never sent: the client was still
 	// behind when the phase ended, and the run ended on schedule (plus the
@@ -326,15 +331,20 @@ func clientHealth(m *cpuMonitor, s *metrics.Summary, span *sendSpan, spec *Phase
 }
 
 // noteBacklog adds the scheduler's overload counts to h, with a warning
-// when the client held credits back or left due requests unsent.
-func (h *ClientHealth) noteBacklog(st timing.Stats) {
+// when the client held credits back, left due requests unsent, or (capped,
+// the phase set no --concurrency) made requests wait for the connection
+// limit.
+func (h *ClientHealth) noteBacklog(st timing.Stats, capped bool) {
 	h.BackloggedRequests, h.UnsentRequests = st.Backlogged, st.Unsent
-	if st.Backlogged == 0 && st.Unsent == 0 {
+	if capped {
+		h.ConnectionLimitWaits = st.Waited
+	}
+	if h.BackloggedRequests == 0 && h.UnsentRequests == 0 && h.ConnectionLimitWaits == 0 {
 		return
 	}
 	h.Warnings = append(h.Warnings, fmt.Sprintf(
-		"the client could not send as fast as scheduled: %d requests waited for its queue of %d unsent requests and %d due before the end were never sent (memory stays bounded; the shortfall is in schedule_lag)",
-		st.Backlogged, timing.DefaultBacklog, st.Unsent))
+		"the client could not send as fast as scheduled: %d requests waited for its queue of %d unsent requests, %d for one of the %d requests in flight its connection limit allows (AIPERF_HTTP_CONNECTION_LIMIT), and %d due before the end were never sent (memory stays bounded; the shortfall is in schedule_lag)",
+		st.Backlogged, timing.DefaultBacklog, h.ConnectionLimitWaits, connectionLimit(), st.Unsent))
 	h.Healthy = false
 }
 

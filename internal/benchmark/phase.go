@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"os"
 	"time"
 
 	"github.com/aiperf-go/aiperf/internal/clock"
@@ -98,6 +99,19 @@ func (p *Plan) poolOptions(client *transport.Client, clk *clock.Clock, keepHeade
 	return wo
 }
 
+// pacerEnv selects the rate pacer for side-by-side measurements
+// (bench/rate.sh PACERS): "spin" is the earlier timer-then-spin sleeper
+// (timing.Precise); unset or anything else, timing.AutoSleeper's choice.
+const pacerEnv = "AIPERF_PACER"
+
+// rateSleeper is the sleeper of a rate schedule whose mean gap is mean.
+func rateSleeper(mean time.Duration) timing.Sleeper {
+	if mean < timing.PreciseThreshold && os.Getenv(pacerEnv) == "spin" {
+		return &timing.Precise{}
+	}
+	return timing.AutoSleeper(mean)
+}
+
 // pacerQuantum is the rate scheduler's batching quantum: credits due
 // within timing.DefaultQuantum of its last wake-up go out together. A
 // trace replay (fixed) wakes for every timestamp instead: its fidelity to
@@ -142,7 +156,7 @@ func (r *phaseRunner) run(stop context.Context, spec *PhaseSpec, seed uint64) (p
 	}
 	var sleeper timing.Sleeper
 	if spec.Rate > 0 {
-		sleeper = timing.AutoSleeper(time.Duration(float64(time.Second) / spec.Rate))
+		sleeper = rateSleeper(time.Duration(float64(time.Second) / spec.Rate))
 	}
 	sess, err := r.plan.Sessions.forPhase(spec)
 	if err != nil {
@@ -166,11 +180,14 @@ func (r *phaseRunner) run(stop context.Context, spec *PhaseSpec, seed uint64) (p
 			return phaseResult{}, fmt.Errorf("%s phase user-centric schedule: %w", spec.Phase, err)
 		}
 		arrivals, pick = uc, users.pick
-		sleeper = timing.AutoSleeper(time.Duration(float64(time.Second) / spec.UserRate))
+		sleeper = rateSleeper(time.Duration(float64(time.Second) / spec.UserRate))
 	}
 	limit, steps, err := spec.concurrencySteps(seed)
 	if err != nil {
 		return phaseResult{}, fmt.Errorf("%s phase: %w", spec.Phase, err)
+	}
+	if limit == 0 && len(steps) == 0 && arrivals != nil && r.cluster == nil && capsInFlight(r.plan) {
+		limit = connectionLimit() // AIPerf's connection limit, as lag when reached
 	}
 	gate, gateSteps, err := spec.prefillGate(seed)
 	if err != nil {
@@ -193,7 +210,7 @@ func (r *phaseRunner) run(stop context.Context, spec *PhaseSpec, seed uint64) (p
 				return phaseResult{}, fmt.Errorf("%s phase: %w", spec.Phase, err)
 			}
 			arrivals = adjustable
-			sleeper = timing.AutoSleeper(time.Duration(float64(time.Second) / ac.Max))
+			sleeper = rateSleeper(time.Duration(float64(time.Second) / ac.Max))
 		}
 	}
 	sched, err := timing.New(timing.Options{

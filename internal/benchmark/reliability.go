@@ -2,6 +2,8 @@ package benchmark
 
 import (
 	"bytes"
+	"os"
+	"strconv"
 	"strings"
 
 	"github.com/aiperf-go/aiperf/internal/config"
@@ -9,6 +11,49 @@ import (
 	"github.com/aiperf-go/aiperf/internal/record"
 	"github.com/aiperf-go/aiperf/internal/transport"
 )
+
+// DefaultConnectionLimit is AIPerf's AIPERF_HTTP_CONNECTION_LIMIT default:
+// the most connections its HTTP client opens at once.
+const DefaultConnectionLimit = 2500
+
+// connectionLimit is AIPERF_HTTP_CONNECTION_LIMIT (1-65000, as AIPerf
+// accepts it), or DefaultConnectionLimit when unset or out of range.
+func connectionLimit() int {
+	if n, err := strconv.Atoi(os.Getenv("AIPERF_HTTP_CONNECTION_LIMIT")); err == nil && n >= 1 && n <= 65000 {
+		return n
+	}
+	return DefaultConnectionLimit
+}
+
+// capsInFlight reports whether the run's request-rate phases, which set
+// no --concurrency, are held to connectionLimit() requests in flight, as
+// AIPerf's connector holds them to its connection limit. Without it an
+// overloaded client (or server) dialled a connection for every late
+// request: 13,000 connects of 10 s each and 1.1 GB at 10,000 requests/s
+// (BENCHMARKS.md, issue 19). The credits over the cap wait in the
+// scheduler with their scheduled due times, so the wait is schedule lag.
+// Only single-turn runs in this process: a multi-turn conversation holds
+// its credit through think times that hold no connection, user-centric
+// users are each a session. Load workers cap their own transports the
+// same way (the controller's schedule stays uncapped).
+func capsInFlight(plan *Plan) bool {
+	if plan.Sessions.MultiTurn || plan.Adaptive != nil {
+		return false
+	}
+	phases := plan.Phases
+	if len(phases) == 0 {
+		phases = []*PhaseSpec{&plan.Profiling}
+		if plan.Warmup != nil {
+			phases = append(phases, plan.Warmup)
+		}
+	}
+	for _, ph := range phases {
+		if ph.Users > 0 {
+			return false
+		}
+	}
+	return true
+}
 
 // transportReuse maps --connection-reuse-strategy onto the transport's.
 // Validation has rejected unknown names; they pool.
@@ -46,6 +91,9 @@ func poolCap(plan *Plan) int {
 	limit := 0
 	for _, ph := range phases {
 		if ph.Concurrency <= 0 || ph.Users > 0 {
+			if capsInFlight(plan) {
+				return connectionLimit()
+			}
 			return 0
 		}
 		limit = max(limit, ph.Concurrency)

@@ -395,8 +395,10 @@ func TestRunAllFailedPrintsErrorTable(t *testing.T) {
 }
 
 // TestPoolCap: the pooled strategy caps connections at the largest phase
-// concurrency; an unbounded phase, adaptive scale or another strategy
-// leaves the transport uncapped.
+// concurrency; a single-turn request-rate phase without one at AIPerf's
+// connection limit (AIPERF_HTTP_CONNECTION_LIMIT, 2500 by default);
+// user-centric, multi-turn, adaptive scale or another strategy leave the
+// transport uncapped.
 func TestPoolCap(t *testing.T) {
 	t.Parallel()
 	phase := func(c, users int) *PhaseSpec { return &PhaseSpec{Concurrency: c, Users: users} }
@@ -409,7 +411,8 @@ func TestPoolCap(t *testing.T) {
 	}{
 		{"one phase", config.ReusePooled, []*PhaseSpec{phase(8, 0)}, false, 8},
 		{"warmup wider", config.ReusePooled, []*PhaseSpec{phase(16, 0), phase(8, 0)}, false, 16},
-		{"rate without concurrency", config.ReusePooled, []*PhaseSpec{phase(4, 0), phase(0, 0)}, false, 0},
+		{"rate without concurrency", config.ReusePooled, []*PhaseSpec{phase(4, 0), phase(0, 0)}, false, DefaultConnectionLimit},
+		{"rate without concurrency, multi-turn", config.ReusePooled, []*PhaseSpec{phase(0, 0)}, false, 0},
 		{"user-centric", config.ReusePooled, []*PhaseSpec{phase(4, 10)}, false, 0},
 		{"adaptive", config.ReusePooled, []*PhaseSpec{phase(4, 0)}, true, 0},
 		{"never", config.ReuseNever, []*PhaseSpec{phase(4, 0)}, false, 0},
@@ -418,11 +421,33 @@ func TestPoolCap(t *testing.T) {
 		cfg := &config.Config{}
 		cfg.Endpoint.ConnectionReuse = tc.reuse
 		plan := &Plan{Config: cfg, Phases: tc.phases}
+		plan.Sessions.MultiTurn = strings.HasSuffix(tc.name, "multi-turn")
 		if tc.adaptive {
 			plan.Adaptive = &adaptive.Config{}
 		}
 		if got := poolCap(plan); got != tc.want {
 			t.Errorf("%s: poolCap = %d; want %d", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestConnectionLimit: AIPERF_HTTP_CONNECTION_LIMIT within AIPerf's range
+// (1-65000) sets the cap; anything else leaves AIPerf's default.
+func TestConnectionLimit(t *testing.T) {
+	for _, tc := range []struct {
+		env  string
+		want int
+	}{
+		{"", DefaultConnectionLimit},
+		{"64", 64},
+		{"65000", 65000},
+		{"0", DefaultConnectionLimit},
+		{"65001", DefaultConnectionLimit},
+		{"many", DefaultConnectionLimit},
+	} {
+		t.Setenv("AIPERF_HTTP_CONNECTION_LIMIT", tc.env)
+		if got := connectionLimit(); got != tc.want {
+			t.Errorf("AIPERF_HTTP_CONNECTION_LIMIT=%q: %d; want %d", tc.env, got, tc.want)
 		}
 	}
 }

@@ -286,6 +286,7 @@ func execute(ctx context.Context, plan *Plan, rio IO, log *slog.Logger, board *l
 			res.Profiling.End, res.Profiling.Stats.End = pr.End, pr.Stats.End
 			res.Profiling.Stats.Issued += pr.Stats.Issued
 			res.Profiling.Stats.Backlogged += pr.Stats.Backlogged
+			res.Profiling.Stats.Waited += pr.Stats.Waited
 			res.Profiling.Stats.Unsent += pr.Stats.Unsent
 			res.Profiling.Cancelled += pr.Cancelled
 			res.Profiling.Stopped = res.Profiling.Stopped || pr.Stopped
@@ -365,7 +366,7 @@ func execute(ctx context.Context, plan *Plan, rio IO, log *slog.Logger, board *l
 	if cpuMon != nil {
 		h := clientHealth(cpuMon, &res.Summary, &pl.span, &plan.Profiling)
 		h.ConnectionRetries = pl.retries
-		h.noteBacklog(res.Profiling.Stats)
+		h.noteBacklog(res.Profiling.Stats, plan.Profiling.Concurrency == 0 && runner.cluster == nil && capsInFlight(plan))
 		pl.conns.fill(&h, preOpened)
 		logHealth(h, log)
 		res.Health = &h
