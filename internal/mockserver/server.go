@@ -63,6 +63,7 @@ var _ http.Handler = (*Server)(nil)
 // user input call cfg.Validate first. With cfg.SeedSet the error and jitter
 // draws are reproducible for a given arrival order.
 func New(cfg Config) *Server {
+	warmCodecs()
 	s := &Server{
 		cfg:     cfg,
 		count:   cfg.countTokens(),
