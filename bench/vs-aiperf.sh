@@ -11,9 +11,10 @@
 #
 # It creates a throwaway venv in $BENCH_OUT (python3 -m venv; pip install
 # aiperf==$AIPERF_VERSION, default 0.13.0) unless AIPERF_VENV already holds
-# one. AIPerf's built-in tokenizer (tiktoken o200k_base) is fetched once into
-# TIKTOKEN_CACHE_DIR (network needed the first time), then AIPerf runs
-# offline (HF_HUB_OFFLINE=1). Both clients are pinned to the same core
+# one. AIPerf's built-in tokenizer (tiktoken o200k_base) is written into
+# TIKTOKEN_CACHE_DIR from this repository's embedded o200k_base tables (no
+# download; tiktoken checks the file's SHA-256), and AIPerf runs offline
+# (HF_HUB_OFFLINE=1). Both clients are pinned to the same core
 # (CLIENT_CPU) unless AIPERF_UNPINNED=1, which lets AIPerf's processes use
 # every core.
 #
@@ -36,6 +37,29 @@ if [ ! -x "$VENV/bin/aiperf" ]; then
 	"$VENV/bin/pip" install --quiet "aiperf==$AIPERF_VERSION"
 fi
 mkdir -p "$TIKTOKEN_CACHE_DIR"
+# Seed tiktoken's cache with o200k_base.tiktoken rebuilt from this repo's
+# embedded tables (internal/tokenizer/o200k), so no download is needed:
+# tiktoken names the file by the SHA-1 of its URL and checks its SHA-256.
+python3 - "$ROOT/internal/tokenizer/o200k" "$TIKTOKEN_CACHE_DIR" <<'PY'
+import base64, hashlib, os, struct, sys
+src, cache = sys.argv[1], sys.argv[2]
+url = "https://openaipublic.blob.core.windows.net/encodings/o200k_base.tiktoken"
+path = os.path.join(cache, hashlib.sha1(url.encode()).hexdigest())
+if not os.path.exists(path):
+    blob = open(os.path.join(src, "o200k_base.tokens"), "rb").read()
+    ends = open(os.path.join(src, "o200k_base.ends"), "rb").read()
+    lines, start = [], 0
+    for rank, (end,) in enumerate(struct.iter_unpack("<I", ends)):
+        lines.append(base64.b64encode(blob[start:end]) + b" %d\n" % rank)
+        start = end
+    data = b"".join(lines)
+    want = "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d"
+    if hashlib.sha256(data).hexdigest() != want:
+        sys.exit("rebuilt o200k_base.tiktoken does not have tiktoken's expected SHA-256")
+    with open(path + ".tmp", "wb") as f:
+        f.write(data)
+    os.replace(path + ".tmp", path)
+PY
 "$VENV/bin/python" -c 'import tiktoken; tiktoken.get_encoding("o200k_base")'
 machine
 echo "# AIPerf: $("$VENV/bin/pip" show aiperf 2>/dev/null | awk '/^Version:/ { print $2 }') in $VENV"
