@@ -112,12 +112,19 @@ func newCorpus(tok tokenizer.Tokenizer) (*corpus, error) {
 		return nil, err
 	}
 	var counts []int
+	cache := ""
 	if tok.Name() == tokenizer.BuiltinName {
 		if counts, err = parseChunkCounts(builtinChunkCounts, len(chunks)); err != nil {
 			return nil, err
 		}
+	} else {
+		cache = countCachePath(tok, len(chunks))
+		counts = cachedCounts(cache, len(chunks))
 	}
 	c := newCorpusFrom(tok, chunks, counts)
+	if counts == nil {
+		storeCounts(cache, c.counts())
+	}
 	if len(corpusCache.entries) == corpusCacheSize {
 		corpusCache.entries = corpusCache.entries[1:]
 	}
@@ -155,6 +162,15 @@ func newCorpusFrom(tok tokenizer.Tokenizer, chunks []string, counts []int) *corp
 		c.starts[i+1] = c.starts[i] + n
 	}
 	return c
+}
+
+// counts returns the chunks' token counts.
+func (c *corpus) counts() []int {
+	counts := make([]int, len(c.chunks))
+	for i := range counts {
+		counts[i] = c.starts[i+1] - c.starts[i]
+	}
+	return counts
 }
 
 // size is the number of tokens in the stream (AIPerf's corpus_size).

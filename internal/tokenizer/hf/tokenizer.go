@@ -2,6 +2,8 @@ package hf
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -24,6 +26,8 @@ type Tokenizer struct {
 	model        model
 	dec          decoder
 	post         postProcessor
+	// digest is the SHA-256 of the tokenizer.json it was parsed from.
+	digest [sha256.Size]byte
 	// scratch pools per-call buffers of words and pieces.
 	scratch sync.Pool
 }
@@ -74,7 +78,16 @@ func Parse(name string, data []byte) (*Tokenizer, error) {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	t.name = name
+	t.digest = sha256.Sum256(data)
 	return t, nil
+}
+
+// Fingerprint identifies what the tokenizer encodes with: the SHA-256 of
+// its tokenizer.json, from which Encode's results follow entirely. Callers
+// that cache results derived from encodings (the prompt corpus's token
+// counts) key them by it, together with the identity of this code.
+func (t *Tokenizer) Fingerprint() string {
+	return "tokenizer.json-sha256:" + hex.EncodeToString(t.digest[:])
 }
 
 func build(f *tokenizerFile, modelSpec json.RawMessage) (*Tokenizer, error) {
