@@ -25,7 +25,13 @@
 # "TTFT - http_req_connecting" row shows the error once that connect time
 # (reported separately per request) is taken out.
 #
-# Knobs: LEVELS, REQUESTS_PER_LEVEL (default max(50, 3 x concurrency)),
+# A closed loop starts every stream at once: at 1,000 streams the mock
+# receives 1,000 requests in one burst and the last waits for the other
+# 999 to be parsed, which is the mock's queue, not the client's error.
+# RAMP_S=2 passes --concurrency-ramp-duration 2, so streams start over 2 s
+# and the figures are the steady state's.
+#
+# Knobs: LEVELS, REQUESTS_PER_LEVEL (default max(50, 3 x concurrency)), RAMP_S,
 # TTFT_MS (default 20), ITL_MS (default 10), OSL (default 20); see lib.sh.
 source "$(dirname "$0")/lib.sh"
 
@@ -45,13 +51,19 @@ for c in $LEVELS; do
 	dir=$OUT/gt-c$c-preconnect-$pc
 	extra=()
 	if [ "$pc" = on ]; then extra=(--pre-connect); fi
+	if [ -n "${RAMP_S:-}" ]; then extra+=(--concurrency-ramp-duration "$RAMP_S"); fi
 	mkdir -p "$dir"
 	start_mock --ttft "$TTFT_MS" --itl "$ITL_MS" --record-requests "$dir/server_requests.jsonl"
 	profile "$dir" --streaming --concurrency "$c" --request-count "$n" --isl 16 --osl "$OSL" \
 		--extra-inputs ignore_eos:true "${extra[@]}"
+	mcpu=$(mock_cpu) mwait=$(mock_runq)
 	stop_mock
+	read -r ccpu cwait wall peak < <(j "$dir/run.json" cpu_s run_queue_wait_s wall_s peak_active)
 	echo
 	echo "## concurrency $c, $n requests, pre-connect $pc"
+	# CPU used and time spent runnable but waiting for a CPU (the machine
+	# gave it to other processes), each side, over the client's wall time.
+	echo "client: CPU ${ccpu} s, run-queue wait ${cwait} s over ${wall} s; mock: CPU ${mcpu} s, run-queue wait ${mwait} s; mock peak in flight ${peak}"
 	"$BIN/benchtool" groundtruth -server "$dir/server_requests.jsonl" -client "$dir/profile_export.jsonl" |
 		tee "$dir/groundtruth.txt"
 	"$BIN/benchtool" groundtruth -json -server "$dir/server_requests.jsonl" \

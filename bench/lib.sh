@@ -100,6 +100,22 @@ stop_mock() {
 }
 trap stop_mock EXIT
 
+# mock_cpu: the running mock's CPU seconds (utime + stime) so far.
+mock_cpu() {
+	awk -v hz="$(getconf CLK_TCK)" '{ printf "%.2f", ($14 + $15) / hz }' "/proc/$MOCK_PID/stat"
+}
+
+# mock_runq: seconds the running mock's threads have been runnable but
+# waiting for a CPU (schedstat): time the shared machine gave to others.
+mock_runq() {
+	cat /proc/"$MOCK_PID"/task/*/schedstat 2>/dev/null | awk '{ w += $2 } END { printf "%.2f", w / 1e9 }'
+}
+
+# mock_rss_mb: the running mock's peak resident memory (VmHWM), MB.
+mock_rss_mb() {
+	awk '/^VmHWM:/ { printf "%.0f", $2 / 1024 }' "/proc/$MOCK_PID/status"
+}
+
 # profile DIR ARGS...: run `aiperf profile` against the mock, pinned to
 # $CLIENT_CPU, under benchtool run (CPU, peak RSS, peak in-flight into
 # DIR/run.json); the console output goes to DIR/console.log.

@@ -35,8 +35,10 @@ profile "$dir" --streaming --concurrency "$STREAMS" --request-count "$STREAMS" \
 read -r peak rss maxrss cpu wall < <(j "$dir/run.json" peak_active peak_tree_rss_mb max_rss_mb cpu_s wall_s)
 # The mock's own figures, before it stops: peak resident memory (VmHWM)
 # and CPU (utime + stime) from /proc.
-mock_rss=$(awk '/^VmHWM:/ { printf "%.0f", $2 / 1024 }' "/proc/$MOCK_PID/status")
-mock_cpu=$(awk -v hz="$(getconf CLK_TCK)" '{ printf "%.1f", ($14 + $15) / hz }' "/proc/$MOCK_PID/stat")
+mock_rss=$(mock_rss_mb)
+mock_cpu=$(mock_cpu)
+mock_wait=$(mock_runq)
+read -r cwait < <(j "$dir/run.json" run_queue_wait_s)
 limit_note=$(grep -o 'open-file limit[^"]*' "$dir/console.log" | head -1 || true)
 read -r done errs ttft99 < <(j "$dir/profile_export_aiperf.json" request_count.avg error_request_count.avg time_to_first_token.p99)
 echo "streams requested:        $STREAMS"
@@ -44,10 +46,10 @@ echo "peak in flight (mock):    $peak"
 echo "completed / errors:       $done / ${errs/NA/0}"
 awk -v r="$rss" -v m="$maxrss" 'BEGIN { printf "client peak RSS:          %.0f MB (kernel max RSS %.0f MB)\n", r, m }'
 awk -v r="$rss" -v n="$STREAMS" 'BEGIN { printf "client RSS per stream:    %.1f KB\n", r * 1024 / n }'
-echo "client CPU:               ${cpu} s over ${wall} s wall"
+echo "client CPU:               ${cpu} s over ${wall} s wall (run-queue wait ${cwait} s)"
 echo "TTFT p99 (client):        ${ttft99} ms (mock TTFT ${TTFT_MS} ms)"
 echo "mock peak RSS:            ${mock_rss} MB"
 awk -v r="$mock_rss" -v n="$STREAMS" 'BEGIN { printf "mock RSS per stream:      %.1f KB\n", r * 1024 / n }'
-echo "mock CPU:                 ${mock_cpu} s"
+echo "mock CPU:                 ${mock_cpu} s (run-queue wait ${mock_wait} s)"
 echo "open files (soft/hard):   $(ulimit -Sn)/$(ulimit -Hn)${limit_note:+; client: $limit_note}"
 echo "artifacts: $OUT"

@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"syscall"
 	"time"
@@ -37,6 +38,12 @@ type runStats struct {
 	// reported while the command ran (-health); -1 when not polled.
 	PeakActive int `json:"peak_active"`
 	ExitCode   int `json:"exit_code"`
+	// RunQueueWaitS is how long the command's threads were runnable but
+	// waiting for a CPU (/proc/PID/task/*/schedstat, as last sampled):
+	// on a shared machine, time the scheduler gave to other processes.
+	// Set beside CPUS it tells a client that was slow from one that was
+	// starved.
+	RunQueueWaitS float64 `json:"run_queue_wait_s"`
 }
 
 // runMain runs a command, sampling its process tree and optionally the
@@ -66,6 +73,7 @@ func runMain(args []string, stdout io.Writer) (int, error) {
 	tick := time.NewTicker(*every)
 	defer tick.Stop()
 	client := &http.Client{Timeout: time.Second}
+	waits := map[string]int64{} // by thread id, ns
 	var waitErr error
 loop:
 	for {
@@ -76,6 +84,7 @@ loop:
 			rss, n := treeRSS(cmd.Process.Pid)
 			st.PeakTreeRSSMB = max(st.PeakTreeRSSMB, float64(rss)/(1<<20))
 			st.PeakProcesses = max(st.PeakProcesses, n)
+			threadWaits(cmd.Process.Pid, waits)
 			if *health != "" {
 				if a, ok := pollActive(client, *health); ok {
 					st.PeakActive = max(st.PeakActive, a)
@@ -84,6 +93,9 @@ loop:
 		}
 	}
 	st.WallS = time.Since(start).Seconds()
+	for _, ns := range waits {
+		st.RunQueueWaitS += float64(ns) / 1e9
+	}
 	ps := cmd.ProcessState
 	st.UserS, st.SysS = ps.UserTime().Seconds(), ps.SystemTime().Seconds()
 	st.CPUS = st.UserS + st.SysS
@@ -187,4 +199,35 @@ func parseProcStat(b []byte) (ppid int, rssPages int64, ok bool) {
 		return 0, 0, false
 	}
 	return p, r, true
+}
+
+// threadWaits records, per thread of pid, the run-queue wait so far (the
+// second field of /proc/PID/task/TID/schedstat, ns). A thread that has
+// exited keeps its last sampled value.
+func threadWaits(pid int, waits map[string]int64) {
+	dir := "/proc/" + strconv.Itoa(pid) + "/task"
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		b, err := os.ReadFile(filepath.Join(dir, e.Name(), "schedstat"))
+		if err != nil {
+			continue
+		}
+		if ns, ok := parseSchedstatWait(b); ok {
+			waits[e.Name()] = max(waits[e.Name()], ns)
+		}
+	}
+}
+
+// parseSchedstatWait reads the run-queue wait (ns) from a schedstat line:
+// "time-on-cpu wait-on-runqueue timeslices".
+func parseSchedstatWait(b []byte) (int64, bool) {
+	f := bytes.Fields(b)
+	if len(f) < 2 {
+		return 0, false
+	}
+	ns, err := strconv.ParseInt(string(f[1]), 10, 64)
+	return ns, err == nil
 }

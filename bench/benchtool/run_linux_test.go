@@ -33,3 +33,17 @@ func FuzzParseProcStat(f *testing.F) {
 		_, _, _ = parseProcStat(b) // must not panic on any input
 	})
 }
+
+func TestParseSchedstatWait(t *testing.T) {
+	if ns, ok := parseSchedstatWait([]byte("123456 7890 42\n")); !ok || ns != 7890 {
+		t.Errorf("parseSchedstatWait = %d, %v; want 7890, true", ns, ok)
+	}
+	if _, ok := parseSchedstatWait([]byte("123456\n")); ok {
+		t.Error("a line without the wait field parsed")
+	}
+	waits := map[string]int64{}
+	threadWaits(os.Getpid(), waits)
+	if len(waits) == 0 {
+		t.Skip("no schedstat here (kernel without CONFIG_SCHEDSTATS)")
+	}
+}

@@ -72,7 +72,12 @@ Example:
 			}
 			// Every connection it holds is a descriptor (issue 19: many streams).
 			if lim := fdlimit.Raise(mockServerFiles); lim.Short() {
-				fmt.Fprintf(cmd.ErrOrStderr(), "aiperf mock server: holds at most about %d connections: %s\n", lim.After.Soft, lim)
+				why := ""
+				if lim.Err != nil {
+					why = " (raising it: " + lim.Err.Error() + ")"
+				}
+				fmt.Fprintf(cmd.ErrOrStderr(), "aiperf mock server: open-file limit %d (hard %d)%s: it holds at most about that many connections; to hold more, %s\n",
+					lim.After.Soft, lim.After.Hard, why, fdlimit.Remedy)
 			}
 			srv, err := mockserver.Start(cfg, "")
 			if err != nil {

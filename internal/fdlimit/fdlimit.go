@@ -12,6 +12,9 @@ package fdlimit
 
 import "fmt"
 
+// Remedy says how to allow more descriptors than Raise could.
+const Remedy = "raise the hard limit (ulimit -Hn, /etc/security/limits.conf, sysctl fs.nr_open) or run with CAP_SYS_RESOURCE"
+
 // Limit is a soft and a hard open-file limit.
 type Limit struct{ Soft, Hard uint64 }
 
@@ -47,8 +50,7 @@ func (r Result) String() string {
 		if r.Err != nil {
 			msg += fmt.Sprintf("; raising it failed: %v", r.Err)
 		}
-		return msg + "; connections beyond it fail with \"too many open files\": raise it (ulimit -Hn, " +
-			"/etc/security/limits.conf, sysctl fs.nr_open) or run with CAP_SYS_RESOURCE"
+		return msg + "; connections beyond it fail with \"too many open files\": " + Remedy
 	case r.Changed():
 		return fmt.Sprintf("open-file limit raised from %d (hard %d) to %d (hard %d)",
 			r.Before.Soft, r.Before.Hard, r.After.Soft, r.After.Hard)
