@@ -10,7 +10,9 @@ import (
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/aiperf-go/aiperf/internal/config"
@@ -31,7 +33,7 @@ func newKubeCommand(env *Env) *cobra.Command {
 	}
 	var kubeconfig string
 	cmd.PersistentFlags().StringVar(&kubeconfig, "kubeconfig", "", "kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)")
-	client := func() (kubernetes.Interface, error) {
+	restConfig := func() (*rest.Config, error) {
 		rules := clientcmd.NewDefaultClientConfigLoadingRules()
 		if kubeconfig != "" {
 			rules.ExplicitPath = kubeconfig
@@ -40,11 +42,27 @@ func newKubeCommand(env *Env) *cobra.Command {
 		if err != nil {
 			return nil, fmt.Errorf("kubeconfig: %w", err)
 		}
+		return cfg, nil
+	}
+	client := func() (kubernetes.Interface, error) {
+		cfg, err := restConfig()
+		if err != nil {
+			return nil, err
+		}
 		return kubernetes.NewForConfig(cfg)
 	}
-	cmd.AddCommand(newKubeProfileCommand(env, "generate", client), newKubeProfileCommand(env, "profile", client),
-		newKubeListCommand(env, client), newKubeValidateCommand(env), newKubeLogsCommand(env, client), newKubeNamedCommand(env, "show", client), newKubeNamedCommand(env, "cancel", client), newKubeNamedCommand(env, "delete", client),
-		newKubeInitCommand(env), newKubeCleanupCommand(env, client),
+	// dyn creates JobSets (no typed client for them here).
+	dyn := func() (dynamic.Interface, error) {
+		cfg, err := restConfig()
+		if err != nil {
+			return nil, err
+		}
+		return dynamic.NewForConfig(cfg)
+	}
+	cmd.AddCommand(newKubeProfileCommand(env, "generate", client, dyn), newKubeProfileCommand(env, "profile", client, dyn),
+		newKubeListCommand(env, client), newKubeValidateCommand(env), newKubeLogsCommand(env, client),
+		newKubeNamedCommand(env, "show", client, dyn), newKubeNamedCommand(env, "cancel", client, dyn), newKubeNamedCommand(env, "delete", client, dyn),
+		newKubeInitCommand(env), newKubeCleanupCommand(env, client, dyn),
 		newKubeResultsCommand(env, client), newKubeShutdownCommand(env, client), newKubeAttachCommand(env, client),
 		newKubeDebugCommand(env, client), newKubePreflightCommand(env, client))
 	return cmd
@@ -56,9 +74,10 @@ func kubeUsage(sub string, err error) error {
 
 // newKubeProfileCommand builds `kube generate` (print the manifests) and
 // `kube profile` (create them; --dry-run prints them).
-func newKubeProfileCommand(env *Env, use string, client func() (kubernetes.Interface, error)) *cobra.Command {
+func newKubeProfileCommand(env *Env, use string, client func() (kubernetes.Interface, error), dyn func() (dynamic.Interface, error)) *cobra.Command {
 	var o kube.Options
 	var dryRun, noOperator, operator, detach bool
+	jobSet := "auto"
 	short := "Create the benchmark's objects on the cluster (direct mode)"
 	if use == "generate" {
 		short = "Print the benchmark's Kubernetes manifests (YAML) without creating them"
@@ -82,6 +101,14 @@ func newKubeProfileCommand(env *Env, use string, client func() (kubernetes.Inter
 			if err := checkProfileArgs(cmd.Context(), o.ControllerArgs()); err != nil {
 				return kubeUsage(use, err)
 			}
+			if jobSet != "auto" && jobSet != "true" && jobSet != "false" {
+				return kubeUsage(use, fmt.Errorf("--jobset %q: want auto, true or false", jobSet))
+			}
+			if jobSet == "true" {
+				if objs, err = kube.AsJobSet(objs); err != nil {
+					return err
+				}
+			}
 			if use == "generate" || dryRun {
 				y, err := kube.YAML(objs)
 				if err != nil {
@@ -94,7 +121,22 @@ func newKubeProfileCommand(env *Env, use string, client func() (kubernetes.Inter
 			if err != nil {
 				return err
 			}
-			if err := kube.Create(cmd.Context(), cs, objs); err != nil {
+			if jobSet == "auto" {
+				installed, err := kube.JobSetInstalled(cs)
+				if err != nil {
+					return fmt.Errorf("discovering the JobSet CRD: %w (--jobset=false skips it)", err)
+				}
+				if installed {
+					if objs, err = kube.AsJobSet(objs); err != nil {
+						return err
+					}
+				}
+			}
+			dc, err := dyn()
+			if err != nil {
+				return err
+			}
+			if err := kube.Create(cmd.Context(), cs, dc, objs); err != nil {
 				return err
 			}
 			fmt.Fprintf(env.Stdout, "benchmark %s created in namespace %s: %d load workers, controller at %s\n"+
@@ -106,7 +148,8 @@ func newKubeProfileCommand(env *Env, use string, client func() (kubernetes.Inter
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.Name, "name", "aiperf", "name of the benchmark's objects (a DNS label)")
-	f.StringVar(&o.Namespace, "namespace", kube.DefaultNamespace, "namespace of the benchmark")
+	kubeNamespaceFlag(cmd, &o.Namespace)
+	f.StringVar(&jobSet, "jobset", "auto", "run as one JobSet (jobset.x-k8s.io) instead of two Jobs: auto = when the cluster serves the CRD (generate and --dry-run: two Jobs), true, false")
 	f.StringVar(&o.Image, "image", kube.DefaultImage, "aiperf container image (see Dockerfile)")
 	f.IntVar(&o.Workers, "workers", 1, "number of load-worker pods")
 	f.IntVar(&o.Workers, "total-workers", 1, "same as --workers")
@@ -153,12 +196,12 @@ func newKubeListCommand(env *Env, client func() (kubernetes.Interface, error)) *
 			return tw.Flush()
 		},
 	}
-	cmd.Flags().StringVar(&ns, "namespace", kube.DefaultNamespace, "namespace to list")
+	kubeNamespaceFlag(cmd, &ns)
 	return cmd
 }
 
 // newKubeNamedCommand builds `kube show NAME`, `kube cancel NAME` and `kube delete NAME`.
-func newKubeNamedCommand(env *Env, use string, client func() (kubernetes.Interface, error)) *cobra.Command {
+func newKubeNamedCommand(env *Env, use string, client func() (kubernetes.Interface, error), dyn func() (dynamic.Interface, error)) *cobra.Command {
 	var ns string
 	short := "Cancel a running benchmark (suspend its workers; the controller writes partial artifacts)"
 	switch use {
@@ -192,12 +235,16 @@ func newKubeNamedCommand(env *Env, use string, client func() (kubernetes.Interfa
 				fmt.Fprintf(env.Stdout, "benchmark %s/%s cancelled\n", ns, args[0])
 				return nil
 			}
-			n, err := kube.Delete(cmd.Context(), cs, ns, args[0])
+			dc, err := dyn()
+			if err != nil {
+				return err
+			}
+			n, err := kube.Delete(cmd.Context(), cs, dc, ns, args[0])
 			fmt.Fprintf(env.Stdout, "benchmark %s/%s: %d objects deleted\n", ns, args[0], n)
 			return err
 		},
 	}
-	cmd.Flags().StringVar(&ns, "namespace", kube.DefaultNamespace, "namespace of the benchmark")
+	kubeNamespaceFlag(cmd, &ns)
 	return cmd
 }
 
@@ -233,7 +280,7 @@ func newKubeLogsCommand(env *Env, client func() (kubernetes.Interface, error)) *
 			return kube.Logs(cmd.Context(), cs, ns, args[0], role, follow, env.Stdout)
 		},
 	}
-	cmd.Flags().StringVar(&ns, "namespace", kube.DefaultNamespace, "namespace of the benchmark")
+	kubeNamespaceFlag(cmd, &ns)
 	cmd.Flags().BoolVar(&workers, "workers", false, "the worker pods' logs instead of the controller's")
 	cmd.Flags().BoolVarP(&follow, "follow", "f", false, "stream the logs until the pods end")
 	return cmd

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/aiperf-go/aiperf/internal/config"
@@ -87,7 +88,7 @@ func newKubeInitCommand(env *Env) *cobra.Command {
 // newKubeCleanupCommand builds `aiperf kube cleanup`: delete the finished
 // benchmarks of a namespace (--all: every one), after a confirmation
 // unless --force; --dry-run only lists them.
-func newKubeCleanupCommand(env *Env, client func() (kubernetes.Interface, error)) *cobra.Command {
+func newKubeCleanupCommand(env *Env, client func() (kubernetes.Interface, error), dyn func() (dynamic.Interface, error)) *cobra.Command {
 	var ns string
 	var all, force, dryRun, deleteNS bool
 	cmd := &cobra.Command{
@@ -125,7 +126,11 @@ func newKubeCleanupCommand(env *Env, client func() (kubernetes.Interface, error)
 				fmt.Fprintln(out, "Aborted.")
 				return nil
 			}
-			n, err := kube.Cleanup(ctx, cs, targets)
+			dc, err := dyn()
+			if err != nil {
+				return err
+			}
+			n, err := kube.Cleanup(ctx, cs, dc, targets)
 			fmt.Fprintf(out, "Removed %d benchmark(s) (%d objects) from namespace %s\n", len(targets), n, ns)
 			if skipped > 0 {
 				fmt.Fprintf(out, "Left %d running benchmark(s) alone (use --all to include them).\n", skipped)

@@ -13,8 +13,12 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/version"
 	fakediscovery "k8s.io/client-go/discovery/fake"
+	"k8s.io/client-go/dynamic"
+	dynamicfake "k8s.io/client-go/dynamic/fake"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/fake"
 
@@ -74,7 +78,7 @@ func kubeObjects(t *testing.T, cs kubernetes.Interface, ns, name string, cond ba
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	if err := kube.Create(ctx, cs, objs); err != nil {
+	if err := kube.Create(ctx, cs, nil, objs); err != nil {
 		t.Fatal(err)
 	}
 	j, _ := cs.BatchV1().Jobs(ns).Get(ctx, name+"-controller", metav1.GetOptions{})
@@ -84,6 +88,13 @@ func kubeObjects(t *testing.T, cs kubernetes.Interface, ns, name string, cond ba
 	}
 	if _, err := cs.BatchV1().Jobs(ns).UpdateStatus(ctx, j, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// cleanupCmd is newKubeCleanupCommand with dyn as its dynamic client.
+func cleanupCmd(dyn dynamic.Interface) func(*Env, func() (kubernetes.Interface, error)) *cobra.Command {
+	return func(env *Env, client func() (kubernetes.Interface, error)) *cobra.Command {
+		return newKubeCleanupCommand(env, client, func() (dynamic.Interface, error) { return dyn, nil })
 	}
 }
 
@@ -106,7 +117,7 @@ func TestKubeCleanupRemovesOnlyFinishedBenchmarks(t *testing.T) {
 	kubeObjects(t, cs, "perf", "done1", batchv1.JobComplete, 0)
 	kubeObjects(t, cs, "perf", "failed1", batchv1.JobFailed, 0)
 	kubeObjects(t, cs, "perf", "busy1", "", 1)
-	out, _, err := runKube(t, newKubeCleanupCommand, cs, "", "-n", "perf", "--dry-run")
+	out, _, err := runKube(t, cleanupCmd(nil), cs, "", "-n", "perf", "--dry-run")
 	if err != nil || !strings.Contains(out, "done1 (Succeeded)") || !strings.Contains(out, "failed1 (Failed)") ||
 		strings.Contains(out, "busy1") || !strings.Contains(out, "2 benchmark(s) would be removed") {
 		t.Fatalf("--dry-run: %v\n%s", err, out)
@@ -114,11 +125,11 @@ func TestKubeCleanupRemovesOnlyFinishedBenchmarks(t *testing.T) {
 	if st, _ := kube.List(context.Background(), cs, "perf"); len(st) != 3 {
 		t.Fatalf("--dry-run deleted something: %+v", st)
 	}
-	out, _, err = runKube(t, newKubeCleanupCommand, cs, "n\n", "-n", "perf")
+	out, _, err = runKube(t, cleanupCmd(nil), cs, "n\n", "-n", "perf")
 	if err != nil || !strings.Contains(out, "Aborted") {
 		t.Fatalf("answering no: %v\n%s", err, out)
 	}
-	out, _, err = runKube(t, newKubeCleanupCommand, cs, "y\n", "-n", "perf", "--delete-namespace")
+	out, _, err = runKube(t, cleanupCmd(nil), cs, "y\n", "-n", "perf", "--delete-namespace")
 	if err != nil || !strings.Contains(out, "Removed 2 benchmark(s) (10 objects)") || !strings.Contains(out, "Left 1 running") ||
 		!strings.Contains(out, "Kept namespace perf") {
 		t.Fatalf("cleanup: %v\n%s", err, out)
@@ -127,14 +138,14 @@ func TestKubeCleanupRemovesOnlyFinishedBenchmarks(t *testing.T) {
 	if len(st) != 1 || st[0].Name != "busy1" {
 		t.Fatalf("left: %+v; want only the running benchmark", st)
 	}
-	out, _, err = runKube(t, newKubeCleanupCommand, cs, "", "-n", "perf", "--all", "--force", "--delete-namespace")
+	out, _, err = runKube(t, cleanupCmd(nil), cs, "", "-n", "perf", "--all", "--force", "--delete-namespace")
 	if err != nil || !strings.Contains(out, "Removed 1 benchmark(s)") || !strings.Contains(out, "Deleted namespace perf") {
 		t.Fatalf("--all: %v\n%s", err, out)
 	}
 	if _, err := cs.CoreV1().Namespaces().Get(context.Background(), "perf", metav1.GetOptions{}); err == nil {
 		t.Error("the namespace aiperf created is still there")
 	}
-	out, _, _ = runKube(t, newKubeCleanupCommand, cs, "", "-n", "other")
+	out, _, _ = runKube(t, cleanupCmd(nil), cs, "", "-n", "other")
 	if !strings.Contains(out, "No AIPerf benchmarks found in namespace other") {
 		t.Errorf("empty namespace: %s", out)
 	}
@@ -186,5 +197,39 @@ func TestKubePreflightAndDebugCommands(t *testing.T) {
 	}
 	if _, _, err := runKube(t, newKubeDebugCommand, cs, ""); err == nil {
 		t.Error("debug without a name or -A: no error")
+	}
+}
+
+// TestKubeProfileCreatesAJobSetWhenTheCRDIsServed: --jobset auto creates
+// one JobSet instead of the two Jobs when discovery shows the CRD, the
+// two Jobs when it does not; generate --jobset true prints it.
+func TestKubeProfileCreatesAJobSetWhenTheCRDIsServed(t *testing.T) {
+	gvr := kube.JobSetResource
+	for _, served := range []bool{true, false} {
+		cs := fake.NewClientset()
+		if served {
+			cs.Discovery().(*fakediscovery.FakeDiscovery).Resources = []*metav1.APIResourceList{{GroupVersion: kube.JobSetGroupVersion,
+				APIResources: []metav1.APIResource{{Name: "jobsets", Kind: kube.KindJobSet, Namespaced: true}}}}
+		}
+		dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), map[schema.GroupVersionResource]string{gvr: "JobSetList"})
+		mk := func(env *Env, client func() (kubernetes.Interface, error)) *cobra.Command {
+			return newKubeProfileCommand(env, "profile", client, func() (dynamic.Interface, error) { return dyn, nil })
+		}
+		out, _, err := runKube(t, mk, cs, "", "--name", "js1", "-n", "perf", "--workers", "2", "--", "-m", "m", "-u", "http://x:8000")
+		if err != nil || !strings.Contains(out, "benchmark js1 created") {
+			t.Fatalf("served %v: %v\n%s", served, err, out)
+		}
+		l, _ := dyn.Resource(gvr).Namespace("perf").List(context.Background(), metav1.ListOptions{})
+		jobs, _ := cs.BatchV1().Jobs("perf").List(context.Background(), metav1.ListOptions{})
+		if served && (len(l.Items) != 1 || len(jobs.Items) != 0) || !served && (len(l.Items) != 0 || len(jobs.Items) != 2) {
+			t.Errorf("CRD served %v: %d JobSets, %d Jobs", served, len(l.Items), len(jobs.Items))
+		}
+	}
+	r := runMain(t, context.Background(), nil, "kube", "generate", "--jobset", "true", "--", "-m", "m")
+	if r.code != 0 || !strings.Contains(r.stdout, "kind: JobSet") || strings.Contains(r.stdout, "kind: Job\n") {
+		t.Errorf("generate --jobset true: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if r := runMain(t, context.Background(), nil, "kube", "generate", "--jobset", "maybe", "--", "-m", "m"); r.code != 2 {
+		t.Errorf("--jobset maybe: exit %d", r.code)
 	}
 }

@@ -12,13 +12,16 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 )
 
-// Create creates objs (from Objects) in order; an object that already
-// exists is an error naming it, except the Namespace, which may.
-func Create(ctx context.Context, cs kubernetes.Interface, objs []runtime.Object) error {
+// Create creates objs (from Objects, or AsJobSet's) in order; an object
+// that already exists is an error naming it, except the Namespace, which
+// may. A JobSet is created with dyn.
+func Create(ctx context.Context, cs kubernetes.Interface, dyn dynamic.Interface, objs []runtime.Object) error {
 	opts := metav1.CreateOptions{}
 	for _, obj := range objs {
 		var err error
@@ -36,6 +39,12 @@ func Create(ctx context.Context, cs kubernetes.Interface, objs []runtime.Object)
 			_, err = cs.CoreV1().Services(o.Namespace).Create(ctx, o, opts)
 		case *batchv1.Job:
 			_, err = cs.BatchV1().Jobs(o.Namespace).Create(ctx, o, opts)
+		case *unstructured.Unstructured:
+			if o.GetKind() != KindJobSet || dyn == nil {
+				err = fmt.Errorf("unsupported object %s (or no dynamic client)", o.GetKind())
+				break
+			}
+			_, err = dyn.Resource(JobSetResource).Namespace(o.GetNamespace()).Create(ctx, o, opts)
 		default:
 			err = fmt.Errorf("unsupported object %T", obj)
 		}
@@ -63,14 +72,18 @@ func selector(name string) metav1.ListOptions {
 }
 
 // Delete removes every object of the benchmark called name in namespace
-// (its pods go with their Jobs); the Namespace stays. It returns how many
+// (its JobSet, with dyn; its pods go with their Jobs); the Namespace
+// stays. It returns how many
 // objects it deleted.
-func Delete(ctx context.Context, cs kubernetes.Interface, namespace, name string) (int, error) {
+func Delete(ctx context.Context, cs kubernetes.Interface, dyn dynamic.Interface, namespace, name string) (int, error) {
 	sel := selector(name)
 	bg := metav1.DeletePropagationBackground
 	del := metav1.DeleteOptions{PropagationPolicy: &bg}
 	var errs []error
-	n := 0
+	n, err := deleteJobSets(ctx, dyn, namespace, name, del)
+	if err != nil {
+		errs = append(errs, err)
+	}
 	note := func(kind, obj string, err error) {
 		switch {
 		case err == nil:
@@ -110,21 +123,55 @@ func Delete(ctx context.Context, cs kubernetes.Interface, namespace, name string
 	return n, errors.Join(errs...)
 }
 
-// Cancel stops a running benchmark: the worker Job is suspended (its pods
-// are removed; the controller records their requests in flight as
-// WorkerLostError and, with every worker gone, ends the run with partial
-// artifacts). The objects stay for `results` and `delete`.
+// Cancel stops a running benchmark's load workers; the controller
+// records their requests in flight as WorkerLostError and, with every
+// worker gone, ends the run with partial artifacts, which it keeps
+// serving (`kube results`). The worker Job is suspended; one a JobSet
+// owns is scaled to no pods instead (the JobSet controller resumes a
+// suspended child Job of a running JobSet, and does not manage its
+// parallelism). The objects stay for `results` and `delete`.
 func Cancel(ctx context.Context, cs kubernetes.Interface, namespace, name string) error {
-	o := Options{Name: name, Namespace: namespace}
-	j, err := cs.BatchV1().Jobs(namespace).Get(ctx, o.workersName(), metav1.GetOptions{})
+	_, j, err := benchmarkJobs(ctx, cs, namespace, name)
+	if err == nil && j == nil {
+		err = errors.New("no worker Job")
+	}
 	if err != nil {
 		return fmt.Errorf("benchmark %s/%s: %w", namespace, name, err)
 	}
-	j.Spec.Suspend = ptr(true)
+	if ownedByJobSet(j) {
+		j.Spec.Parallelism = ptr(int32(0))
+	} else {
+		j.Spec.Suspend = ptr(true)
+	}
 	if _, err := cs.BatchV1().Jobs(namespace).Update(ctx, j, metav1.UpdateOptions{}); err != nil {
-		return fmt.Errorf("suspending %s/%s: %w", namespace, j.Name, err)
+		return fmt.Errorf("stopping the workers %s/%s: %w", namespace, j.Name, err)
 	}
 	return nil
+}
+
+// benchmarkJobs finds the benchmark's controller and worker Jobs by their
+// labels (the two-Job layout names them NAME-controller and
+// NAME-workers, a JobSet NAME-controller-0 and NAME-workers-0); either
+// is nil when missing.
+func benchmarkJobs(ctx context.Context, cs kubernetes.Interface, namespace, name string) (ctl, workers *batchv1.Job, err error) {
+	jobs, err := cs.BatchV1().Jobs(namespace).List(ctx, selector(name))
+	if err != nil {
+		return nil, nil, fmt.Errorf("listing the jobs of %s/%s: %w", namespace, name, err)
+	}
+	for i := range jobs.Items {
+		switch j := &jobs.Items[i]; j.Labels[LabelRole] {
+		case "controller":
+			ctl = j
+		case "worker":
+			workers = j
+		}
+	}
+	return ctl, workers, nil
+}
+
+// cancelled reports whether Cancel stopped the worker Job j.
+func cancelled(j *batchv1.Job) bool {
+	return j.Spec.Suspend != nil && *j.Spec.Suspend || ownedByJobSet(j) && j.Spec.Parallelism != nil && *j.Spec.Parallelism == 0
 }
 
 // Status is a benchmark's state as its Jobs report it.
@@ -179,10 +226,9 @@ func List(ctx context.Context, cs kubernetes.Interface, namespace string) ([]Sta
 	for _, c := range jobs.Items {
 		name := c.Labels[LabelJob]
 		st := Status{Name: name, Namespace: c.Namespace, Phase: jobPhase(&c)}
-		o := Options{Name: name, Namespace: c.Namespace}
-		if w, err := cs.BatchV1().Jobs(c.Namespace).Get(ctx, o.workersName(), metav1.GetOptions{}); err == nil {
+		if _, w, err := benchmarkJobs(ctx, cs, c.Namespace, name); err == nil && w != nil {
 			st.WorkersActive, st.WorkersSucceeded, st.WorkersFailed = w.Status.Active, w.Status.Succeeded, w.Status.Failed
-			if w.Spec.Suspend != nil && *w.Spec.Suspend && st.Phase == "Running" {
+			if cancelled(w) && st.Phase == "Running" {
 				st.Phase = "Cancelled"
 			}
 		}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 )
 
@@ -35,11 +36,11 @@ func CleanupTargets(ctx context.Context, cs kubernetes.Interface, namespace stri
 // Cleanup deletes targets (from CleanupTargets) and returns how many
 // objects went. A running benchmark's pods are deleted with their Jobs
 // (its results with them: fetch them first with `kube results`).
-func Cleanup(ctx context.Context, cs kubernetes.Interface, targets []Status) (int, error) {
+func Cleanup(ctx context.Context, cs kubernetes.Interface, dyn dynamic.Interface, targets []Status) (int, error) {
 	var errs []error
 	n := 0
 	for _, st := range targets {
-		k, err := Delete(ctx, cs, st.Namespace, st.Name)
+		k, err := Delete(ctx, cs, dyn, st.Namespace, st.Name)
 		n += k
 		if err != nil {
 			errs = append(errs, err)

@@ -53,18 +53,23 @@ func Diagnose(ctx context.Context, cs kubernetes.Interface, namespace, name stri
 		}
 	}
 	o := Options{Name: name, Namespace: namespace}
-	for _, jn := range []string{o.controllerName(), o.workersName()} {
-		j, err := cs.BatchV1().Jobs(namespace).Get(ctx, jn, metav1.GetOptions{})
-		if err != nil {
+	ctl, workers, err := benchmarkJobs(ctx, cs, namespace, name)
+	if err != nil {
+		return d, err
+	}
+	involved := map[string]bool{o.controllerName(): true, o.workersName(): true, name: true}
+	for _, j := range []*batchv1.Job{ctl, workers} {
+		if j == nil {
 			continue
 		}
+		involved[j.Name] = true
 		for _, c := range j.Status.Conditions {
 			if c.Type == batchv1.JobFailed && c.Status == corev1.ConditionTrue {
-				d.Findings = append(d.Findings, fmt.Sprintf("job %s failed (%s): %s", jn, c.Reason, c.Message))
+				d.Findings = append(d.Findings, fmt.Sprintf("job %s failed (%s): %s", j.Name, c.Reason, c.Message))
 			}
 		}
-		if j.Spec.Suspend != nil && *j.Spec.Suspend {
-			d.Findings = append(d.Findings, fmt.Sprintf("job %s is suspended: the benchmark was cancelled", jn))
+		if cancelled(j) {
+			d.Findings = append(d.Findings, fmt.Sprintf("job %s is stopped: the benchmark was cancelled", j.Name))
 		}
 	}
 	pods, err := cs.CoreV1().Pods(namespace).List(ctx, selector(name))
@@ -74,7 +79,6 @@ func Diagnose(ctx context.Context, cs kubernetes.Interface, namespace, name stri
 	if !found && len(pods.Items) == 0 {
 		return d, fmt.Errorf("benchmark %s/%s: no controller Job and no pods found", namespace, name)
 	}
-	involved := map[string]bool{o.controllerName(): true, o.workersName(): true, name: true}
 	for _, p := range pods.Items {
 		ps := podState(&p)
 		if ps.Problem != "" {

@@ -28,7 +28,7 @@ func TestDiagnoseExplainsFailingPods(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := Create(ctx, cs, objs); err != nil {
+	if err := Create(ctx, cs, nil, objs); err != nil {
 		t.Fatal(err)
 	}
 	ctl, _ := cs.BatchV1().Jobs("perf").Get(ctx, "bench1-controller", metav1.GetOptions{})

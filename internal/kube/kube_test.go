@@ -130,10 +130,10 @@ func TestCreateListCancelDelete(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := Create(ctx, cs, objs); err != nil {
+	if err := Create(ctx, cs, nil, objs); err != nil {
 		t.Fatal(err)
 	}
-	if err := Create(ctx, cs, objs[1:]); err == nil || !strings.Contains(err.Error(), "ServiceAccount perf/bench1") {
+	if err := Create(ctx, cs, nil, objs[1:]); err == nil || !strings.Contains(err.Error(), "ServiceAccount perf/bench1") {
 		t.Errorf("creating it twice: %v; want an error naming the existing object", err)
 	}
 	for _, name := range []string{"bench1-controller", "bench1-workers"} {
@@ -173,7 +173,7 @@ func TestCreateListCancelDelete(t *testing.T) {
 	if st, _ := List(ctx, cs, "perf"); st[0].Phase != "Cancelled" {
 		t.Errorf("after cancel: %+v", st)
 	}
-	n, err := Delete(ctx, cs, "perf", "bench1")
+	n, err := Delete(ctx, cs, nil, "perf", "bench1")
 	if err != nil || n != 5 {
 		t.Fatalf("delete: %d objects, %v; want the 5 of the benchmark", n, err)
 	}
