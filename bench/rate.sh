@@ -33,6 +33,8 @@ if [ "${WRK:-1}" != 0 ] && command -v wrk >/dev/null; then
 	read -r wrk_rps wrk_n wrk_cpu < <(wrk_ceiling "$OUT/wrk" 64 "$DURATION")
 	awk -v r="$wrk_rps" -v n="$wrk_n" -v c="$wrk_cpu" 'BEGIN { printf "# ceiling: wrk -t1 -c64 %.0f req/s, %.1f CPU-us per request\n", r, c * 1e6 / n }'
 fi
+pin_to "$CLIENT_CPU"
+echo "# wake floor on the client core (benchtool wakefloor -n 300 -gap 5ms; lateness p50 p90 p99 max, ms): $("${pin[@]}" "$BIN/benchtool" wakefloor -n 300 -gap 5ms)"
 base=$(baseline_cpu --isl "$ISL" --osl "$OSL" --extra-inputs ignore_eos:true)
 echo "# start-up CPU (10-request run) ${base} s, subtracted in cpu_us/req"
 echo "# non-streaming, --arrival-pattern $ARRIVAL, isl $ISL, osl $OSL, $DURATION s per step"
