@@ -20,6 +20,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
@@ -42,10 +43,11 @@ type Reconciler struct {
 	Scheme *runtime.Scheme
 	// Image is used when spec.image is empty.
 	Image string
-	// Validate, when set, checks a job's config file as the controller
-	// pod's `aiperf profile` would parse it (nothing runs); a problem is
-	// reported as ConfigValid=False and the job fails without objects.
-	Validate func(ctx context.Context, configFile []byte, workers int) error
+	// Validate, when set, checks a job's controller command line (config
+	// file and arguments) as the controller pod's `aiperf profile` would
+	// parse it (nothing runs); a problem is reported as ConfigValid=False
+	// and the job fails without objects.
+	Validate func(ctx context.Context, o kube.Options) error
 	// Results, when set, fetches a finished job's artifacts to the results
 	// endpoint and says where they are (see results.go).
 	Results ResultsStore
@@ -159,7 +161,7 @@ func (r *Reconciler) options(ctx context.Context, job *v1alpha1.AIPerfJob) (kube
 	if err != nil {
 		return kube.Options{}, err
 	}
-	o := kube.Options{Name: job.Name, Namespace: job.Namespace, Image: s.Image, Workers: s.Workers(), ConfigFile: cfg,
+	o := kube.Options{Name: job.Name, Namespace: job.Namespace, Image: s.Image, Workers: s.Workers(), ConfigFile: cfg, ProfileArgs: s.ProfileArgs,
 		ImagePullPolicy: corev1.PullPolicy(s.ImagePullPolicy), TTLSecondsAfterFinished: s.TTLSecondsAfterFinished}
 	if o.Image == "" {
 		o.Image = r.Image
@@ -171,7 +173,7 @@ func (r *Reconciler) options(ctx context.Context, job *v1alpha1.AIPerfJob) (kube
 		return o, err
 	}
 	if r.Validate != nil && !meta.IsStatusConditionTrue(job.Status.Conditions, v1alpha1.ConditionConfigValid) {
-		if err := r.Validate(ctx, cfg, o.Workers); err != nil {
+		if err := r.Validate(ctx, o); err != nil {
 			return o, err
 		}
 	}
@@ -313,3 +315,5 @@ func DeleteOwned(ctx context.Context, c client.Client, job *v1alpha1.AIPerfJob) 
 }
 
 func ptr[T any](v T) *T { return &v }
+
+func mustQuantity(s string) resource.Quantity { return resource.MustParse(s) }

@@ -12,7 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
@@ -46,11 +46,8 @@ spec:
 
 func testScheme(t testing.TB) *runtime.Scheme {
 	t.Helper()
-	s := runtime.NewScheme()
-	if err := clientgoscheme.AddToScheme(s); err != nil {
-		t.Fatal(err)
-	}
-	if err := v1alpha1.AddToScheme(s); err != nil {
+	s, err := Scheme()
+	if err != nil {
 		t.Fatal(err)
 	}
 	return s
@@ -197,7 +194,9 @@ func runLifecycle(h *harness) {
 
 	h.setJobStatus("chat1-controller", func(s *batchv1.JobStatus) { s.Active, s.Ready = 1, ptr(int32(1)) })
 	h.setJobStatus("chat1-workers", func(s *batchv1.JobStatus) { s.Active, s.Ready = 4, ptr(int32(2)) })
-	got = h.settle("chat1", "initializing", phase(v1alpha1.PhaseInitializing))
+	got = h.settle("chat1", "initializing", func(j *v1alpha1.AIPerfJob) bool {
+		return j.Status.Phase == v1alpha1.PhaseInitializing && j.Status.Workers.Ready == 2
+	})
 	if !hasCondition(got, v1alpha1.ConditionWorkersReady, metav1.ConditionFalse, "WorkersStarting") || got.Status.Workers.Ready != 2 {
 		t.Fatalf("initializing: %+v", got.Status)
 	}
@@ -208,7 +207,9 @@ func runLifecycle(h *harness) {
 		!hasCondition(got, v1alpha1.ConditionBenchmarkRunning, metav1.ConditionTrue, "") || got.Status.Workers.Active != 4 {
 		t.Fatalf("running: %+v", got.Status)
 	}
-	h.setJobStatus("chat1-workers", finishedJob(batchv1.JobComplete, "CompletionsReached"))
+	h.setJobStatus("chat1-workers", func(s *batchv1.JobStatus) {
+		s.Active, s.Ready, s.Succeeded, s.CompletedIndexes = 0, ptr(int32(0)), 4, "0-3"
+	})
 	h.setJobStatus("chat1-controller", finishedJob(batchv1.JobComplete, "CompletionsReached"))
 	got = h.settle("chat1", "completed", phase(v1alpha1.PhaseCompleted))
 	if !hasCondition(got, v1alpha1.ConditionComplete, metav1.ConditionTrue, "Succeeded") || condition(got, v1alpha1.ConditionFailed) != nil ||
@@ -247,8 +248,14 @@ func runCancel(h *harness) {
 		return hasCondition(j, v1alpha1.ConditionResourcesCreated, metav1.ConditionTrue, "")
 	})
 	h.setJobStatus("chat2-controller", func(s *batchv1.JobStatus) { s.Active, s.Ready = 1, ptr(int32(1)) })
-	got.Spec.Cancel = true
-	if err := h.c.Update(h.ctx, got); err != nil {
+	// The operator writes the resource too: retry on a conflict.
+	if err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		if err := h.c.Get(h.ctx, client.ObjectKeyFromObject(got), got); err != nil {
+			return err
+		}
+		got.Spec.Cancel = true
+		return h.c.Update(h.ctx, got)
+	}); err != nil {
 		t.Fatal(err)
 	}
 	got = h.settle("chat2", "cancelled", phase(v1alpha1.PhaseCancelled))
@@ -309,8 +316,8 @@ func runFailures(h *harness) {
 
 // fakeValidate stands in for the CLI's validator (which runs this build's
 // profile parser; tested in internal/cli): a negative concurrency is an error.
-func fakeValidate(_ context.Context, cfg []byte, workers int) error {
-	if strings.Contains(string(cfg), "concurrency: -3") {
+func fakeValidate(_ context.Context, o kube.Options) error {
+	if strings.Contains(string(o.ConfigFile), "concurrency: -3") {
 		return errorString("benchmark.phases.profiling.concurrency: must be at least 1, got -3")
 	}
 	return nil
@@ -329,17 +336,17 @@ func equalSpec(t *testing.T, want, have runtime.Object) bool {
 		h := have.(*batchv1.Job)
 		return slices.Equal(w.Spec.Template.Spec.Containers[0].Args, h.Spec.Template.Spec.Containers[0].Args) &&
 			w.Spec.Template.Spec.Containers[0].Image == h.Spec.Template.Spec.Containers[0].Image &&
-			*w.Spec.BackoffLimit == *h.Spec.BackoffLimit && ptrEq(w.Spec.Completions, h.Spec.Completions) &&
-			ptrEq(w.Spec.ActiveDeadlineSeconds, h.Spec.ActiveDeadlineSeconds) && mapsEqual(w.Labels, h.Labels)
+			*w.Spec.BackoffLimit == *h.Spec.BackoffLimit && (w.Spec.Completions == nil || ptrEq(w.Spec.Completions, h.Spec.Completions)) /* the API server defaults it to 1 */ &&
+			ptrEq(w.Spec.ActiveDeadlineSeconds, h.Spec.ActiveDeadlineSeconds) && subset(w.Labels, h.Labels)
 	case *corev1.ConfigMap:
 		h := have.(*corev1.ConfigMap)
-		return mapsEqual(w.Data, h.Data) && mapsEqual(w.Labels, h.Labels)
+		return mapsEqual(w.Data, h.Data) && subset(w.Labels, h.Labels)
 	case *corev1.Service:
 		h := have.(*corev1.Service)
 		return h.Spec.ClusterIP == corev1.ClusterIPNone && mapsEqual(w.Spec.Selector, h.Spec.Selector) && len(h.Spec.Ports) == len(w.Spec.Ports)
 	case *corev1.ServiceAccount:
 		h := have.(*corev1.ServiceAccount)
-		return ptrEq(w.AutomountServiceAccountToken, h.AutomountServiceAccountToken) && mapsEqual(w.Labels, h.Labels)
+		return ptrEq(w.AutomountServiceAccountToken, h.AutomountServiceAccountToken) && subset(w.Labels, h.Labels)
 	}
 	t.Fatalf("unexpected %T", want)
 	return false
@@ -347,10 +354,11 @@ func equalSpec(t *testing.T, want, have runtime.Object) bool {
 
 func ptrEq[T comparable](a, b *T) bool { return (a == nil) == (b == nil) && (a == nil || *a == *b) }
 
-func mapsEqual(a, b map[string]string) bool {
-	if len(a) != len(b) {
-		return false
-	}
+func mapsEqual(a, b map[string]string) bool { return len(a) == len(b) && subset(a, b) }
+
+// subset: every key of a is in b with the same value (the API server adds
+// labels of its own to a Job).
+func subset(a, b map[string]string) bool {
 	for k, v := range a {
 		if b[k] != v {
 			return false

@@ -95,6 +95,8 @@ func jobSpecSchema(sweep bool) apiextensionsv1.JSONSchemaProps {
 			"totalWorkers":            integer("Number of load-worker pods (default 1).", 1),
 			"timeoutSeconds":          {Type: "number", Minimum: &zero, Description: "Run timeout in seconds (0: none)."},
 			"ttlSecondsAfterFinished": integer("Remove the Jobs this long after they finish.", 0),
+			"profileArgs": {Type: "array", Description: "aiperf profile arguments for the controller pod (after the config file; with benchmark: {} the whole benchmark).",
+				Items: &apiextensionsv1.JSONSchemaPropsOrArray{Schema: &apiextensionsv1.JSONSchemaProps{Type: "string"}}},
 		},
 	}
 	if sweep {

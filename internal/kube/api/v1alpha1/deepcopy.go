@@ -18,6 +18,9 @@ func (s *WorkloadSpec) DeepCopyInto(out *WorkloadSpec) {
 	out.TotalWorkers = copyPtr(s.TotalWorkers)
 	out.TimeoutSeconds = copyPtr(s.TimeoutSeconds)
 	out.TTLSecondsAfterFinished = copyPtr(s.TTLSecondsAfterFinished)
+	if s.ProfileArgs != nil {
+		out.ProfileArgs = append([]string(nil), s.ProfileArgs...)
+	}
 	if s.ChildMetadata != nil {
 		out.ChildMetadata = &ChildMetadata{Labels: copyMap(s.ChildMetadata.Labels), Annotations: copyMap(s.ChildMetadata.Annotations)}
 	}

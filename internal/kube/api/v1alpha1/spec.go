@@ -29,6 +29,7 @@ var specFields = map[string]func(s *WorkloadSpec) any{
 	"ttlSecondsAfterFinished":    func(s *WorkloadSpec) any { return &s.TTLSecondsAfterFinished },
 	"ttl_seconds_after_finished": func(s *WorkloadSpec) any { return &s.TTLSecondsAfterFinished },
 	"childMetadata":              func(s *WorkloadSpec) any { return &s.ChildMetadata },
+	"profileArgs":                func(s *WorkloadSpec) any { return &s.ProfileArgs },
 	"child_metadata":             func(s *WorkloadSpec) any { return &s.ChildMetadata },
 }
 
@@ -46,7 +47,7 @@ var DeploymentKeys = []string{
 	"resourceMode", "resource_mode", "connectionsPerWorker", "connections_per_worker",
 	"resultsTtlDays", "results_ttl_days", "keepFailedPods", "keep_failed_pods",
 	"skipEndpointCheck", "skip_endpoint_check", "failurePolicy", "failure_policy",
-	"childMetadata", "child_metadata",
+	"childMetadata", "child_metadata", "profileArgs",
 }
 
 // UnmarshalJSON fills the typed fields from either spelling and keeps
@@ -107,9 +108,15 @@ func (s *WorkloadSpec) Workers() int {
 
 // ConfigFile is the AIPerf config file (YAML) the spec describes: the
 // benchmark body and its envelope siblings, less the deployment keys, with
-// schemaVersion 2.0 unless set. `aiperf profile --config` runs it.
+// schemaVersion 2.0 unless set. `aiperf profile --config` runs it. With
+// ProfileArgs and an empty benchmark ({}) there is none (nil, nil): the
+// arguments are the whole benchmark.
 func (s *WorkloadSpec) ConfigFile() ([]byte, error) {
-	if len(bytes.TrimSpace(s.Benchmark.Raw)) == 0 || string(bytes.TrimSpace(s.Benchmark.Raw)) == "null" {
+	body := string(bytes.TrimSpace(s.Benchmark.Raw))
+	if body == "{}" && len(s.ProfileArgs) > 0 {
+		return nil, nil
+	}
+	if body == "" || body == "null" {
 		return nil, errors.New("spec.benchmark is missing (the benchmark config body)")
 	}
 	b, err := json.Marshal(s)

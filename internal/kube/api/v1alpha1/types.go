@@ -87,6 +87,10 @@ type WorkloadSpec struct {
 	TimeoutSeconds *float64 `json:"timeoutSeconds,omitempty"`
 	// TTLSecondsAfterFinished removes the Jobs that long after they end.
 	TTLSecondsAfterFinished *int32 `json:"ttlSecondsAfterFinished,omitempty"`
+	// ProfileArgs are `aiperf profile` arguments for the controller pod
+	// (this implementation's key; `kube profile --operator -- ARGS` sets
+	// it): they follow the config file, or replace it when benchmark is {}.
+	ProfileArgs []string `json:"profileArgs,omitempty"`
 	// ChildMetadata: labels and annotations for a sweep's child jobs.
 	ChildMetadata *ChildMetadata `json:"childMetadata,omitempty"`
 

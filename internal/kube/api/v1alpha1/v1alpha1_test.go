@@ -127,6 +127,11 @@ func TestConfigFileIsTheEnvelopeWithoutDeploymentKeys(t *testing.T) {
 	if _, err := j.Spec.ConfigFile(); err == nil || !strings.Contains(err.Error(), "spec.benchmark") {
 		t.Errorf("missing benchmark: %v", err)
 	}
+	// Profile arguments alone: no config file.
+	j.Spec.Benchmark.Raw, j.Spec.ProfileArgs = []byte("{}"), []string{"-m", "llama"}
+	if b, err := j.Spec.ConfigFile(); b != nil || err != nil {
+		t.Errorf("args only: %q %v", b, err)
+	}
 }
 
 func TestBadTypedValuesNameTheKey(t *testing.T) {

@@ -1,0 +1,116 @@
+package operator
+
+import (
+	"context"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	"github.com/aiperf-go/aiperf/internal/kube/api/v1alpha1"
+)
+
+// TestOperatorAgainstARealAPIServer installs the operator's manifests
+// (CRDs, RBAC, Deployment) into a real kube-apiserver and etcd, runs the
+// operator's manager in this process, and plays the scenarios: the objects
+// and the status of a job, its phases as the Jobs' status moves (the test
+// writes it: there is no kube-controller-manager or kubelet), cancel,
+// failures and delete. Needs AIPERF_ENVTEST=1 and
+// KUBEBUILDER_ASSETS=$(scripts/envtest-assets.sh).
+func TestOperatorAgainstARealAPIServer(t *testing.T) {
+	assets := os.Getenv("KUBEBUILDER_ASSETS")
+	if os.Getenv("AIPERF_ENVTEST") == "" || assets == "" {
+		t.Skip("set AIPERF_ENVTEST=1 and KUBEBUILDER_ASSETS=$(scripts/envtest-assets.sh) to run against a real kube-apiserver")
+	}
+	env := &envtest.Environment{BinaryAssetsDirectory: assets}
+	cfg, err := env.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { env.Stop() })
+	s := testScheme(t)
+	c, err := client.New(cfg, client.Options{Scheme: s})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+
+	// `aiperf kube install`: everything is accepted, and a second apply
+	// only updates.
+	objs, err := InstallObjects(InstallOptions{Image: "registry/aiperf:v1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done, err := Apply(ctx, c, objs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(done) != len(objs) || !strings.HasSuffix(done[0], "created") {
+		t.Fatalf("install: %v", done)
+	}
+	objs, _ = InstallObjects(InstallOptions{Image: "registry/aiperf:v2"})
+	if done, err = Apply(ctx, c, objs); err != nil || !slices.Contains(done, "Deployment aiperf-system/aiperf-operator configured") {
+		t.Fatalf("second install: %v %v", done, err)
+	}
+	if err := wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+		return Established(ctx, c)
+	}); err != nil {
+		t.Fatalf("CRDs not established: %v", err)
+	}
+	if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "perf"}}); err != nil {
+		t.Fatal(err)
+	}
+
+	mgr, err := NewManager(cfg, RunOptions{MetricsAddr: "0", ProbeAddr: "0", Validate: fakeValidate})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mgrCtx, stop := context.WithCancel(ctx)
+	stopped := make(chan error, 1)
+	go func() { stopped <- mgr.Start(mgrCtx) }()
+	t.Cleanup(func() {
+		stop()
+		if err := <-stopped; err != nil {
+			t.Errorf("manager: %v", err)
+		}
+	})
+
+	for _, sc := range []struct {
+		name string
+		run  func(*harness)
+	}{{"lifecycle", runLifecycle}, {"cancel", runCancel}, {"failures", runFailures}} {
+		t.Run(sc.name, func(t *testing.T) { sc.run(pollHarness(t, ctx, c)) })
+	}
+}
+
+// pollHarness waits for the running operator: settle polls the job until
+// ok holds (or, with ok nil, until it is gone).
+func pollHarness(t *testing.T, ctx context.Context, c client.Client) *harness {
+	h := &harness{t: t, ctx: ctx, c: c}
+	h.settle = func(name, what string, ok func(*v1alpha1.AIPerfJob) bool) *v1alpha1.AIPerfJob {
+		t.Helper()
+		key := client.ObjectKey{Namespace: "perf", Name: name}
+		got := &v1alpha1.AIPerfJob{}
+		err := wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+			err := c.Get(ctx, key, got)
+			if ok == nil {
+				return apierrors.IsNotFound(err), client.IgnoreNotFound(err)
+			}
+			return err == nil && ok(got), client.IgnoreNotFound(err)
+		})
+		if err != nil {
+			t.Fatalf("%s: %s not reached (%v); status %+v", name, what, err, got.Status)
+		}
+		return got
+	}
+	return h
+}
