@@ -17,11 +17,13 @@ import (
 
 	"github.com/aiperf-go/aiperf/internal/config"
 	"github.com/aiperf-go/aiperf/internal/kube"
+	"github.com/aiperf-go/aiperf/internal/kube/api/v1alpha1"
 )
 
 // newKubeCommand builds `aiperf kube` (issue 20): one benchmark as a
 // controller Job and an Indexed Job of load workers, created directly
-// with client-go (no operator yet).
+// with client-go, or as an AIPerfJob the operator (kube install, kube
+// operator) reconciles into the same objects.
 func newKubeCommand(env *Env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "kube",
@@ -33,6 +35,7 @@ func newKubeCommand(env *Env) *cobra.Command {
 	}
 	var kubeconfig string
 	cmd.PersistentFlags().StringVar(&kubeconfig, "kubeconfig", "", "kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)")
+	// restConfig: the kubeconfig, or the pod's service account in a cluster.
 	restConfig := func() (*rest.Config, error) {
 		rules := clientcmd.NewDefaultClientConfigLoadingRules()
 		if kubeconfig != "" {
@@ -59,7 +62,8 @@ func newKubeCommand(env *Env) *cobra.Command {
 		}
 		return dynamic.NewForConfig(cfg)
 	}
-	cmd.AddCommand(newKubeProfileCommand(env, "generate", client, dyn), newKubeProfileCommand(env, "profile", client, dyn),
+	cmd.AddCommand(newKubeProfileCommand(env, "generate", client, dyn, restConfig), newKubeProfileCommand(env, "profile", client, dyn, restConfig),
+		newKubeInstallCommand(env, restConfig), newKubeOperatorCommand(env, restConfig),
 		newKubeListCommand(env, client), newKubeValidateCommand(env), newKubeLogsCommand(env, client),
 		newKubeNamedCommand(env, "show", client, dyn), newKubeNamedCommand(env, "cancel", client, dyn), newKubeNamedCommand(env, "delete", client, dyn),
 		newKubeInitCommand(env), newKubeCleanupCommand(env, client, dyn),
@@ -74,10 +78,11 @@ func kubeUsage(sub string, err error) error {
 
 // newKubeProfileCommand builds `kube generate` (print the manifests) and
 // `kube profile` (create them; --dry-run prints them).
-func newKubeProfileCommand(env *Env, use string, client func() (kubernetes.Interface, error), dyn func() (dynamic.Interface, error)) *cobra.Command {
+func newKubeProfileCommand(env *Env, use string, client func() (kubernetes.Interface, error), dyn func() (dynamic.Interface, error), restConfig func() (*rest.Config, error)) *cobra.Command {
 	var o kube.Options
 	var dryRun, noOperator, operator, detach bool
 	jobSet := "auto"
+	var configFile string
 	short := "Create the benchmark's objects on the cluster (direct mode)"
 	if use == "generate" {
 		short = "Print the benchmark's Kubernetes manifests (YAML) without creating them"
@@ -88,17 +93,33 @@ func newKubeProfileCommand(env *Env, use string, client func() (kubernetes.Inter
 		Example: "  aiperf kube " + use + " --name chat1 --namespace perf --image registry/aiperf:v1 --workers 8 -- \\\n" +
 			"    -m llama -u http://vllm.perf.svc:8000 --streaming --concurrency 2000 --request-count 100000",
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if operator {
-				return kubeUsage(use, errors.New("--operator: this build has no AIPerfJob operator yet; use --no-operator (direct mode, the default)"))
-			}
-			_ = noOperator // direct mode is the only mode
-			_ = detach     // the command always returns once the objects exist
+			_ = detach // the command always returns once the objects exist
 			o.ProfileArgs = args
+			var spec v1alpha1.WorkloadSpec
+			if configFile != "" {
+				s, name, err := benchmarkSpec(configFile)
+				if err != nil {
+					return kubeUsage(use, fmt.Errorf("--config: %w", err))
+				}
+				if name != "" && !cmd.Flags().Changed("name") {
+					o.Name = name
+				}
+				spec = s
+				if o.ConfigFile, err = spec.ConfigFile(); err != nil {
+					return kubeUsage(use, fmt.Errorf("--config %s: %w", configFile, err))
+				}
+			}
+			if operator && cmd.Flags().Changed("no-operator") && noOperator {
+				return kubeUsage(use, errors.New("--operator and --no-operator: choose one"))
+			}
+			if operator {
+				return submitAIPerfJob(cmd, env, restConfig, o, spec, use == "generate" || dryRun)
+			}
 			objs, err := kube.Objects(o)
 			if err != nil {
 				return kubeUsage(use, err)
 			}
-			if err := checkProfileArgs(cmd.Context(), o.ControllerArgs()); err != nil {
+			if err := validateControllerCommand(cmd.Context(), o); err != nil {
 				return kubeUsage(use, err)
 			}
 			if jobSet != "auto" && jobSet != "true" && jobSet != "false" {
@@ -160,8 +181,9 @@ func newKubeProfileCommand(env *Env, use string, client func() (kubernetes.Inter
 	f.DurationVar(&o.ResultsLinger, "results-linger", kube.DefaultResultsLinger,
 		"how long the controller keeps serving the results after the run, until `kube shutdown` (negative: exit at once)")
 	f.BoolVar(&o.CreateNamespace, "create-namespace", true, "also create the namespace (an existing one is kept)")
-	f.BoolVar(&noOperator, "no-operator", true, "direct mode: create the Jobs with client-go (the only mode of this build)")
-	f.BoolVar(&operator, "operator", false, "submit an AIPerfJob to the operator (not in this build)")
+	f.BoolVar(&noOperator, "no-operator", true, "direct mode: create the Jobs with client-go (the default)")
+	f.BoolVar(&operator, "operator", false, "submit an AIPerfJob for the operator (aiperf kube install) instead of creating the objects")
+	f.StringVarP(&configFile, "config", "f", "", "benchmark config file, or an AIPerfJob manifest (aiperf kube init); profile arguments after -- still apply")
 	if use == "profile" {
 		f.BoolVar(&dryRun, "dry-run", false, "print the manifests instead of creating them")
 		f.BoolVar(&detach, "detach", true, "return once the objects exist (the only behaviour of this build)")

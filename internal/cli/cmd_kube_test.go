@@ -52,7 +52,8 @@ func TestKubeGenerateRejectsBadInputBeforeDeploying(t *testing.T) {
 		{[]string{"kube", "generate", "--workers", "2"}, "no profile arguments"},
 		{[]string{"kube", "generate", "--", "-m", "m", "--concurrency", "-4"}, "--concurrency"},
 		{[]string{"kube", "generate", "--", "-m", "m", "--workers", "3"}, "set by the controller pod itself"},
-		{[]string{"kube", "profile", "--operator", "--", "-m", "m"}, "no AIPerfJob operator"},
+		{[]string{"kube", "profile", "--operator", "--no-operator", "--", "-m", "m"}, "choose one"},
+		{[]string{"kube", "generate", "--operator", "--", "-m", "m", "--concurrency", "-4"}, "--concurrency"},
 	} {
 		r := runMain(t, context.Background(), nil, c.args...)
 		if r.code != 2 || !strings.Contains(r.stderr, c.want) {

@@ -1,0 +1,260 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/go-logr/logr/funcr"
+	"github.com/spf13/cobra"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/rest"
+	ctrl "sigs.k8s.io/controller-runtime"
+	ctrlclient "sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
+
+	"github.com/aiperf-go/aiperf/internal/kube"
+	"github.com/aiperf-go/aiperf/internal/kube/api/v1alpha1"
+	"github.com/aiperf-go/aiperf/internal/kube/operator"
+)
+
+// The operator's commands (issue 20): `kube install` (CRDs, RBAC and the
+// operator's Deployment), `kube operator` (the operator itself, what that
+// Deployment runs) and `kube profile --operator` (an AIPerfJob instead of
+// direct mode's objects).
+
+// newKubeInstallCommand builds `aiperf kube install`.
+func newKubeInstallCommand(env *Env, restConfig func() (*rest.Config, error)) *cobra.Command {
+	var o operator.InstallOptions
+	var dryRun bool
+	cmd := &cobra.Command{
+		Use:   "install",
+		Short: "Install the AIPerfJob/AIPerfSweep CRDs and the operator (RBAC, Deployment); --dry-run prints the YAML",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			objs, err := operator.InstallObjects(o)
+			if err != nil {
+				return kubeUsage("install", err)
+			}
+			if dryRun {
+				y, err := operator.YAML(objs)
+				if err != nil {
+					return err
+				}
+				_, err = env.Stdout.Write(y)
+				return err
+			}
+			c, err := operatorClient(restConfig)
+			if err != nil {
+				return err
+			}
+			done, err := operator.Apply(cmd.Context(), c, objs)
+			for _, d := range done {
+				fmt.Fprintln(env.Stdout, d)
+			}
+			if err != nil {
+				return err
+			}
+			if o.WithoutCRDs {
+				return nil
+			}
+			if err := wait.PollUntilContextTimeout(cmd.Context(), 200*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+				return operator.Established(ctx, c)
+			}); err != nil {
+				return fmt.Errorf("the CRDs were applied but are not established after 30 s: %w", err)
+			}
+			fmt.Fprintf(env.Stdout, "the operator runs in namespace %s; submit a benchmark with: aiperf kube profile --operator --config FILE\n", o.Namespace)
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVarP(&o.Namespace, "namespace", "n", operator.DefaultOperatorNamespace, "namespace of the operator")
+	f.StringVar(&o.Name, "name", operator.DefaultOperatorName, "name of the operator's objects")
+	f.StringVar(&o.Image, "image", kube.DefaultImage, "aiperf image (the operator, and the benchmarks' default)")
+	f.StringVar(&o.WatchNamespace, "watch-namespace", "", "reconcile AIPerfJobs of this namespace only (default: all)")
+	f.BoolVar(&o.WithoutCRDs, "without-crds", false, "leave the CRDs out (installed separately)")
+	f.BoolVar(&dryRun, "dry-run", false, "print the manifests (YAML) instead of applying them")
+	return cmd
+}
+
+// newKubeOperatorCommand builds `aiperf kube operator`, the operator
+// process (in the Deployment `kube install` creates, or anywhere with a
+// kubeconfig).
+func newKubeOperatorCommand(env *Env, restConfig func() (*rest.Config, error)) *cobra.Command {
+	var o operator.RunOptions
+	cmd := &cobra.Command{
+		Use:   "operator",
+		Short: "Run the AIPerfJob operator (what `kube install` deploys): reconcile AIPerfJobs into benchmarks",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, err := restConfig()
+			if err != nil {
+				return err
+			}
+			ctrl.SetLogger(funcr.New(func(prefix, args string) {
+				fmt.Fprintln(env.Stderr, time.Now().UTC().Format(time.RFC3339), prefix, args)
+			}, funcr.Options{}))
+			o.Validate = validateControllerCommand
+			fmt.Fprintf(env.Stderr, "aiperf operator: watching AIPerfJobs in %s\n", map[bool]string{true: "all namespaces", false: "namespace " + o.WatchNamespace}[o.WatchNamespace == ""])
+			return operator.Run(cmd.Context(), cfg, o)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.Image, "image", kube.DefaultImage, "the benchmarks' image when spec.image is empty")
+	f.StringVar(&o.WatchNamespace, "watch-namespace", "", "reconcile AIPerfJobs of this namespace only (default: all)")
+	f.StringVar(&o.MetricsAddr, "metrics-bind-address", fmt.Sprintf(":%d", operator.MetricsPort), "metrics listen address (0: off)")
+	f.StringVar(&o.ProbeAddr, "health-probe-bind-address", fmt.Sprintf(":%d", operator.ProbePort), "/healthz and /readyz listen address (0: off)")
+	return cmd
+}
+
+func operatorClient(restConfig func() (*rest.Config, error)) (ctrlclient.Client, error) {
+	cfg, err := restConfig()
+	if err != nil {
+		return nil, err
+	}
+	s, err := operator.Scheme()
+	if err != nil {
+		return nil, err
+	}
+	return ctrlclient.New(cfg, ctrlclient.Options{Scheme: s})
+}
+
+// validateControllerCommand parses a benchmark's controller command line
+// (its config file, written to a temporary file, and its arguments) with
+// this build's own profile command; nothing runs.
+func validateControllerCommand(ctx context.Context, o kube.Options) error {
+	if err := o.Validate(); err != nil {
+		return err
+	}
+	args := o.ControllerArgs()
+	if len(o.ConfigFile) > 0 {
+		dir, err := os.MkdirTemp("", "aiperf-kube-config-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(dir)
+		tmp := filepath.Join(dir, filepath.Base(kube.ConfigPath))
+		if err := os.WriteFile(tmp, o.ConfigFile, 0o600); err != nil {
+			return err
+		}
+		for i, a := range args {
+			if a == kube.ConfigPath {
+				args[i] = tmp
+			}
+		}
+	}
+	err := checkProfileArgs(ctx, args)
+	if err != nil && len(o.ConfigFile) > 0 {
+		// Name the file as the user knows it.
+		err = errors.New(strings.ReplaceAll(err.Error(), filepath.Join(os.TempDir(), "aiperf-kube-config-"), "spec:"))
+	}
+	return err
+}
+
+// benchmarkSpec reads --config FILE: an AIPerfJob (or AIPerfSweep) manifest,
+// an envelope-shaped config file (a top-level benchmark key) or a flat one
+// (the body itself), as a workload spec; name is the manifest's name.
+func benchmarkSpec(path string) (spec v1alpha1.WorkloadSpec, name string, err error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return spec, "", err
+	}
+	j, err := yaml.YAMLToJSON(b)
+	if err != nil {
+		return spec, "", fmt.Errorf("%s: %w", path, err)
+	}
+	var doc map[string]json.RawMessage
+	if err := json.Unmarshal(j, &doc); err != nil {
+		return spec, "", fmt.Errorf("%s: not a YAML mapping: %w", path, err)
+	}
+	if _, ok := doc["kind"]; ok {
+		var cr v1alpha1.AIPerfJob
+		if err := json.Unmarshal(j, &cr); err != nil {
+			return spec, "", fmt.Errorf("%s: %w", path, err)
+		}
+		if cr.APIVersion != v1alpha1.APIVersion || (cr.Kind != v1alpha1.KindAIPerfJob && cr.Kind != v1alpha1.KindAIPerfSweep) {
+			return spec, "", fmt.Errorf("%s: %s %s is not an AIPerfJob (%s)", path, cr.APIVersion, cr.Kind, v1alpha1.APIVersion)
+		}
+		return cr.Spec, cr.Name, nil
+	}
+	if _, ok := doc["benchmark"]; ok {
+		err = json.Unmarshal(j, &spec)
+	} else {
+		spec.Benchmark = runtime.RawExtension{Raw: j}
+	}
+	if err != nil {
+		return spec, "", fmt.Errorf("%s: %w", path, err)
+	}
+	return spec, "", nil
+}
+
+// submitAIPerfJob is `kube profile --operator`: the benchmark as an
+// AIPerfJob (printed with --dry-run, else created for the operator).
+func submitAIPerfJob(cmd *cobra.Command, env *Env, restConfig func() (*rest.Config, error), o kube.Options, spec v1alpha1.WorkloadSpec, print bool) error {
+	use := cmd.Name()
+	workers := int32(o.Workers)
+	spec.Image, spec.TotalWorkers, spec.ProfileArgs = o.Image, &workers, o.ProfileArgs
+	if len(spec.Benchmark.Raw) == 0 {
+		spec.Benchmark = runtime.RawExtension{Raw: []byte("{}")}
+	}
+	job := &v1alpha1.AIPerfJob{
+		TypeMeta:   metav1.TypeMeta{APIVersion: v1alpha1.APIVersion, Kind: v1alpha1.KindAIPerfJob},
+		ObjectMeta: metav1.ObjectMeta{Name: o.Name, Namespace: o.Namespace},
+		Spec:       spec,
+	}
+	cfg, err := spec.ConfigFile()
+	if err != nil {
+		return kubeUsage(use, err)
+	}
+	o.ConfigFile = cfg
+	if err := o.Validate(); err != nil {
+		return kubeUsage(use, err)
+	}
+	if err := validateControllerCommand(cmd.Context(), o); err != nil {
+		return kubeUsage(use, err)
+	}
+	if print {
+		// The resource as one would kubectl apply it: no status.
+		y, err := yaml.Marshal(struct {
+			metav1.TypeMeta `json:",inline"`
+			Metadata        metav1.ObjectMeta      `json:"metadata"`
+			Spec            v1alpha1.AIPerfJobSpec `json:"spec"`
+		}{job.TypeMeta, job.ObjectMeta, job.Spec})
+		if err != nil {
+			return err
+		}
+		_, err = env.Stdout.Write(y)
+		return err
+	}
+	c, err := operatorClient(restConfig)
+	if err != nil {
+		return err
+	}
+	if o.CreateNamespace {
+		ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: o.Namespace, Labels: map[string]string{kube.LabelName: "aiperf"}}}
+		if err := c.Create(cmd.Context(), ns); err != nil && !apierrors.IsAlreadyExists(err) {
+			return fmt.Errorf("creating namespace %s: %w", o.Namespace, err)
+		}
+	}
+	if err := c.Create(cmd.Context(), job); err != nil {
+		if meta.IsNoMatchError(err) || apierrors.IsNotFound(err) {
+			return fmt.Errorf("creating AIPerfJob %s/%s: %w (is the operator installed? aiperf kube install)", o.Namespace, o.Name, err)
+		}
+		return fmt.Errorf("creating AIPerfJob %s/%s: %w", o.Namespace, o.Name, err)
+	}
+	fmt.Fprintf(env.Stdout, "AIPerfJob %s/%s created: %d load workers; the operator creates its objects\n"+
+		"watch it with:      kubectl -n %s get aiperfjob %s -w\n"+
+		"then fetch it with: aiperf kube results %s -n %s --shutdown\n",
+		o.Namespace, o.Name, o.Workers, o.Namespace, o.Name, o.Name, o.Namespace)
+	return nil
+}
