@@ -213,7 +213,7 @@ func TestKubeProfileCreatesAJobSetWhenTheCRDIsServed(t *testing.T) {
 		}
 		dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), map[schema.GroupVersionResource]string{gvr: "JobSetList"})
 		mk := func(env *Env, client func() (kubernetes.Interface, error)) *cobra.Command {
-			return newKubeProfileCommand(env, "profile", client, func() (dynamic.Interface, error) { return dyn, nil })
+			return newKubeProfileCommand(env, "profile", client, func() (dynamic.Interface, error) { return dyn, nil }, nil)
 		}
 		out, _, err := runKube(t, mk, cs, "", "--name", "js1", "-n", "perf", "--workers", "2", "--", "-m", "m", "-u", "http://x:8000")
 		if err != nil || !strings.Contains(out, "benchmark js1 created") {
