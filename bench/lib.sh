@@ -5,6 +5,8 @@
 #   CLIENT_CPU  core the client (aiperf profile) is pinned to (default 0)
 #   SERVER_CPU  core the mock server is pinned to (default 1)
 #   PORT        mock server port (default 18871)
+#   MOCK_BIN    the aiperf binary whose mock-server start_mock runs (default
+#               this tree's build), e.g. an older build to compare with
 #   NICE        when set (e.g. -10), the client, the mock and wrk run under
 #               `nice -n $NICE`: on a machine shared with other work this
 #               keeps their cores theirs for the run (negative needs root)
@@ -73,7 +75,7 @@ start_mock() {
 	pin_to "$SERVER_CPU"
 	# Not through a shell function: $! must be the mock itself (taskset
 	# execs it) so that stop_mock's signal reaches it.
-	"${pin[@]}" "$BIN/aiperf" mock-server --port "$PORT" "$@" >"$OUT/mock.log" 2>&1 &
+	"${pin[@]}" "${MOCK_BIN:-$BIN/aiperf}" mock-server --port "$PORT" "$@" >"$OUT/mock.log" 2>&1 &
 	MOCK_PID=$!
 	for _ in $(seq 100); do
 		if ! kill -0 "$MOCK_PID" 2>/dev/null; then

@@ -14,6 +14,7 @@
 #
 #   bench/mock.sh
 #   DURATION=3 COLD=5 bench/mock.sh
+#   MOCK_BIN=/tmp/old/aiperf bench/mock.sh     # an older build's mock
 #
 # Needs wrk (apt-get install wrk). Knobs: DURATION (5), CONNECTIONS (64),
 # COLD (3); see lib.sh.

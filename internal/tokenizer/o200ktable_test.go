@@ -5,7 +5,9 @@ import (
 	"encoding/binary"
 	"flag"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -110,5 +112,46 @@ func BenchmarkO200kRank(b *testing.B) {
 		for _, p := range pieces {
 			v.rank(p)
 		}
+	}
+}
+
+// firstUseEnv makes TestBuiltinFirstUseBuildsNothing measure, in the fresh
+// process it re-executes the test binary as.
+const firstUseEnv = "AIPERF_TOKENIZER_FIRST_USE_CHILD"
+
+// TestBuiltinFirstUseBuildsNothing checks that the builtin tokenizer's
+// first use in a process builds no table: its first Encode allocates no
+// more than a later one (building the 200,000-entry map it once built made
+// hundreds of thousands of allocations, and held up a client's first prompt
+// and a mock's first requests by 0.1-0.5 s). Allocation counts, not time;
+// in a fresh process (the test binary re-executed for this test alone),
+// since another test would already have used the tokenizer.
+func TestBuiltinFirstUseBuildsNothing(t *testing.T) {
+	if os.Getenv(firstUseEnv) == "" {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestBuiltinFirstUseBuildsNothing$", "-test.v")
+		cmd.Env = append(os.Environ(), firstUseEnv+"=1")
+		out, err := cmd.CombinedOutput()
+		if err != nil || !strings.Contains(string(out), "--- PASS") {
+			t.Fatalf("fresh process: %v\n%s", err, out)
+		}
+		t.Logf("fresh process:\n%s", out)
+		return
+	}
+	const text = "Hello, world! The quick brown fox jumps over the lazy dog. 你好 🚀 12345"
+	encode := func() uint64 {
+		tok, err := Builtin()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		tok.Encode(text)
+		runtime.ReadMemStats(&after)
+		return after.Mallocs - before.Mallocs
+	}
+	first, later := encode(), encode()
+	t.Logf("first Encode: %d allocations, a later one %d", first, later)
+	if first > later+8 {
+		t.Errorf("the first Encode made %d allocations, a later one %d: the first use builds something", first, later)
 	}
 }
