@@ -94,9 +94,10 @@ var allowed = map[string][]string{
 	// controlhook calls the server's control plane (KV-cache reset,
 	// profiler); it knows HTTP only.
 	"internal/controlhook": {},
-	// bench/benchtool reads the mock's request record (its schema type)
-	// and summarizes with the same percentile code as the metrics.
-	"bench/benchtool": {"internal/mockserver", "internal/metrics/stats"},
+	// bench/benchtool reads the mock's request record (its schema type),
+	// summarizes with the same percentile code as the metrics, and times
+	// the pacer's own sleeper (wakefloor -sleeper: internal/timing).
+	"bench/benchtool": {"internal/mockserver", "internal/metrics/stats", "internal/timing"},
 	// experiment runs a benchmark several times (sweeps, repeated runs,
 	// searches) and combines the runs' artifacts; benchmark stays the root
 	// of one run.
