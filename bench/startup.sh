@@ -2,7 +2,9 @@
 # Start-up latency: from the moment `aiperf profile` is exec'd to the first
 # request the mock server receives (its --record-requests received_ns,
 # same machine clock), for the builtin tokenizer and for a HuggingFace
-# tokenizer.json, RUNS times each; prints every run and the median.
+# tokenizer.json, RUNS times each; prints every run and the median, and the
+# same for the CPU time of each whole 1-request run (what load cannot
+# inflate).
 #
 #   bench/startup.sh
 #   RUNS=3 HF_TOKENIZER=~/.cache/aiperf-go/test-models/qwen3-3.7.2 bench/startup.sh
@@ -22,19 +24,21 @@ machine
 pin=()
 if can_pin; then pin=(taskset -c "$CLIENT_CPU"); fi
 
-# one TOKENIZER BINARY: µs from exec to the mock's first receipt, for one run.
+# one TOKENIZER BINARY: for one run, "WALL CPU": µs from exec to the mock's
+# first receipt, and the CPU-µs (user + system, bash's time) of the whole
+# 1-request run, which the machine's load does not inflate.
 one() {
 	local tok=$1 bin=$2 dir=$OUT/startup-$RANDOM
 	mkdir -p "$dir"
 	start_mock --fast --record-requests "$dir/server.jsonl"
-	local t0
+	local t0 cpu TIMEFORMAT='%3U %3S'
 	t0=$(date +%s%N)
-	"${pin[@]}" "$bin" profile -m mock-model -u "127.0.0.1:$PORT" --ui none --artifact-dir "$dir" \
-		--tokenizer "$tok" --request-count 1 --isl 16 --osl 4 --no-server-metrics --no-gpu-telemetry >"$dir/console.log" 2>&1
+	cpu=$({ time "${pin[@]}" "$bin" profile -m mock-model -u "127.0.0.1:$PORT" --ui none --artifact-dir "$dir" \
+		--tokenizer "$tok" --request-count 1 --isl 16 --osl 4 --no-server-metrics --no-gpu-telemetry >"$dir/console.log" 2>&1; } 2>&1)
 	stop_mock
 	local first
 	first=$(grep '"method":"POST"' "$dir/server.jsonl" | grep -o '"received_ns":[0-9]*' | cut -d: -f2 | sort -n | head -1)
-	echo $(((first - t0) / 1000)) # µs
+	echo "$(((first - t0) / 1000)) $(awk -v u="${cpu% *}" -v s="${cpu#* }" 'BEGIN { printf "%d", (u + s) * 1e6 }')"
 }
 
 # median and runs of a list of µs figures, in ms.
@@ -48,16 +52,25 @@ summary() {
 # row LABEL TOKENIZER: RUNS runs of this tree's build (and of BASE_BIN's,
 # alternating, when set).
 row() {
-	local label=$1 tok=$2 all=() base=()
+	local label=$1 tok=$2 w c all=() cpu=() base=() bcpu=()
 	for _ in $(seq "$RUNS"); do
-		all+=("$(one "$tok" "$BIN/aiperf")")
-		if [ -n "${BASE_BIN:-}" ]; then base+=("$(one "$tok" "$BASE_BIN")"); fi
+		read -r w c < <(one "$tok" "$BIN/aiperf")
+		all+=("$w") cpu+=("$c")
+		if [ -n "${BASE_BIN:-}" ]; then
+			read -r w c < <(one "$tok" "$BASE_BIN")
+			base+=("$w") bcpu+=("$c")
+		fi
 	done
-	printf '%-10s %s\n' "$label" "$(summary "${all[@]}")"
-	if [ -n "${BASE_BIN:-}" ]; then printf '%-10s %s\n' "$label-base" "$(summary "${base[@]}")"; fi
+	printf '%-12s %s\n' "$label" "$(summary "${all[@]}")"
+	printf '%-12s %s\n' "  cpu" "$(summary "${cpu[@]}")"
+	if [ -n "${BASE_BIN:-}" ]; then
+		printf '%-12s %s\n' "$label-base" "$(summary "${base[@]}")"
+		printf '%-12s %s\n' "  cpu" "$(summary "${bcpu[@]}")"
+	fi
 }
 
-echo "# exec of aiperf profile -> first request received by the mock (--request-count 1, telemetry off)"
+echo "# exec of aiperf profile -> first request received by the mock (--request-count 1, telemetry off);"
+echo "# cpu: user + system CPU of the whole 1-request run (start-up, the request, the exports)"
 if [ -n "${BASE_BIN:-}" ]; then echo "# *-base rows: $BASE_BIN"; fi
 row builtin builtin
 if [ -d "$HF_TOKENIZER" ]; then row hf "$HF_TOKENIZER"; else echo "hf: $HF_TOKENIZER not found, skipped"; fi
