@@ -111,6 +111,12 @@ func NewSSEReader(r io.Reader, clk *clock.Clock) *SSEReader {
 
 // Reset discards all state and reads a new stream from r, keeping the
 // reader's buffers so that pooled readers do not reallocate.
+//
+// It is not inlined: its composite literal would otherwise sit in the
+// frame of the caller, which stays on the stack of every stream in flight
+// while it reads (see Client.readStream).
+//
+//go:noinline
 func (s *SSEReader) Reset(r io.Reader) {
 	*s = SSEReader{
 		r:        r,
