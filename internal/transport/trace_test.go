@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"net/http/httptrace"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -142,7 +143,37 @@ func TestTraceDetail(t *testing.T) {
 // none dials, and the server saw only the connections opened up front.
 func TestPreconnect(t *testing.T) {
 	t.Parallel()
-	url, _, conns := connServer(t)
+	// The server answers none of the 4 requests before all 4 have
+	// arrived: otherwise a quick answer frees its connection to the idle
+	// pool, a later request reuses it, and one pre-opened connection stays
+	// unused (the test failed about 1 run in 7 that way).
+	var mu sync.Mutex
+	addrs := map[string]bool{}
+	var arrived sync.WaitGroup
+	arrived.Add(4)
+	all := make(chan struct{})
+	go func() { arrived.Wait(); close(all) }()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		mu.Lock()
+		addrs[r.RemoteAddr] = true
+		mu.Unlock()
+		arrived.Done()
+		select {
+		case <-all:
+		case <-r.Context().Done():
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"ok":true}`)
+	}))
+	defer srv.Close()
+	url := srv.URL
+	conns := func() int {
+		mu.Lock()
+		defer mu.Unlock()
+		return len(addrs)
+	}
 	c := New(Options{})
 	defer c.Close()
 	n, err := c.Preconnect(context.Background(), []string{url}, 4)
