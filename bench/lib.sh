@@ -65,6 +65,9 @@ raise_nofile() {
 		echo "# WARNING: hard open-file limit $hard < $want; raise it (e.g. /etc/security/limits.conf) for this run" >&2
 		want=$hard
 	fi
+	if [ "$(ulimit -Sn)" = unlimited ] || [ "$(ulimit -Sn)" -ge "$want" ]; then
+		return 0 # never lower it
+	fi
 	ulimit -Sn "$want" # soft only: a plain ulimit -n would lower the hard limit too
 }
 
@@ -119,7 +122,8 @@ mock_rss_mb() {
 }
 
 # profile DIR ARGS...: run `aiperf profile` against the mock, pinned to
-# $CLIENT_CPU, under benchtool run (CPU, peak RSS, peak in-flight into
+# $CLIENT_CPU, under benchtool run (CPU, peak RSS, peak in-flight, summed
+# over HEALTH_URLS (comma-separated) when set, into
 # DIR/run.json); the console output goes to DIR/console.log.
 profile() {
 	local dir=$1
@@ -127,7 +131,7 @@ profile() {
 	mkdir -p "$dir"
 	local pin
 	pin_to "$CLIENT_CPU"
-	"$BIN/benchtool" run -health "$URL" -o "$dir/run.json" -- \
+	"$BIN/benchtool" run -health "${HEALTH_URLS:-$URL}" -o "$dir/run.json" -- \
 		"${pin[@]}" "$BIN/aiperf" profile -m mock-model -u "127.0.0.1:$PORT" --ui none \
 		--artifact-dir "$dir" "$@" >"$dir/console.log" 2>&1 || {
 		echo "aiperf profile failed; see $dir/console.log" >&2

@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 )
@@ -35,7 +36,8 @@ type runStats struct {
 	MaxRSSMB      float64 `json:"max_rss_mb"`
 	PeakProcesses int     `json:"peak_processes"`
 	// PeakActive is the largest in-flight count the mock's /health
-	// reported while the command ran (-health); -1 when not polled.
+	// reported while the command ran (-health; the sum over several
+	// mocks); -1 when not polled.
 	PeakActive int `json:"peak_active"`
 	ExitCode   int `json:"exit_code"`
 	// RunQueueWaitS is how long the command's threads were runnable but
@@ -51,7 +53,7 @@ type runStats struct {
 // exit code.
 func runMain(args []string, stdout io.Writer) (int, error) {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
-	health := fs.String("health", "", "mock server base URL whose /health \"active\" count to sample")
+	health := fs.String("health", "", "mock server base URL(s), comma-separated, whose /health \"active\" counts to sample (summed)")
 	out := fs.String("o", "", "write the statistics JSON here instead of stdout")
 	every := fs.Duration("interval", 50*time.Millisecond, "sampling interval")
 	if err := fs.Parse(args); err != nil {
@@ -86,8 +88,14 @@ loop:
 			st.PeakProcesses = max(st.PeakProcesses, n)
 			threadWaits(cmd.Process.Pid, waits)
 			if *health != "" {
-				if a, ok := pollActive(client, *health); ok {
-					st.PeakActive = max(st.PeakActive, a)
+				sum, seen := 0, false
+				for _, u := range strings.Split(*health, ",") {
+					if a, ok := pollActive(client, u); ok {
+						sum, seen = sum+a, true
+					}
+				}
+				if seen {
+					st.PeakActive = max(st.PeakActive, sum)
 				}
 			}
 		}

@@ -206,7 +206,16 @@ func RunWorker(ctx context.Context, addr, name, version string, log *slog.Logger
 	log.Info("load worker starting", "pid", os.Getpid(), "controller", addr, "name", name)
 	return cluster.RunAgent(ctx, cluster.AgentOptions{
 		Controller: addr, Name: name, Version: version, Log: log,
-		Build: func(blob []byte) (cluster.Runner, error) { return newWorkerRunner(blob) },
+		Build: func(blob []byte) (cluster.Runner, error) {
+			w, err := newWorkerRunner(blob)
+			if err == nil {
+				// A worker holds its share of the streams: the same GC
+				// target as a run with many (the limit on open files is
+				// the soft one Go raises at start-up).
+				tuneForStreams(w.plan, log)
+			}
+			return w, err
+		},
 	})
 }
 
