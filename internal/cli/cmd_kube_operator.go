@@ -18,6 +18,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	ctrlclient "sigs.k8s.io/controller-runtime/pkg/client"
@@ -105,6 +106,11 @@ func newKubeOperatorCommand(env *Env, restConfig func() (*rest.Config, error)) *
 				fmt.Fprintln(env.Stderr, time.Now().UTC().Format(time.RFC3339), prefix, args)
 			}, funcr.Options{}))
 			o.Validate = validateControllerCommand
+			cs, err := kubernetes.NewForConfig(cfg)
+			if err != nil {
+				return err
+			}
+			o.Runs = operator.ControllerRuns{Clientset: cs}
 			fmt.Fprintf(env.Stderr, "aiperf operator: watching AIPerfJobs in %s\n", map[bool]string{true: "all namespaces", false: "namespace " + o.WatchNamespace}[o.WatchNamespace == ""])
 			return operator.Run(cmd.Context(), cfg, o)
 		},

@@ -10,9 +10,21 @@ import (
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	ctrl "sigs.k8s.io/controller-runtime"
+	ctrlclient "sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
+	"github.com/aiperf-go/aiperf/internal/api"
 	"github.com/aiperf-go/aiperf/internal/kube"
+	"github.com/aiperf-go/aiperf/internal/kube/kubetest"
 	"github.com/aiperf-go/aiperf/internal/kube/api/v1alpha1"
 	"github.com/aiperf-go/aiperf/internal/kube/operator"
 )
@@ -116,3 +128,97 @@ func TestKubeProfileOperatorWritesAnAIPerfJob(t *testing.T) {
 		t.Fatalf("the operator's check let a bad config through: %v", err)
 	}
 }
+
+// TestOperatorFollowsTheControllerPodsRun: the reconciler asks the
+// controller pod (a real api.Server behind kubetest's pod proxy, as behind
+// a real API server's) how its run stands: Running while it goes,
+// Completed with ResultsAvailable and the results location as soon as the
+// run ends (the pod still serves the artifacts), `kube results` fetches
+// them from there, and once the controller pod exits ResultsAvailable
+// turns False.
+func TestOperatorFollowsTheControllerPodsRun(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "profile_export_aiperf.json"), []byte(`{"request_count":{"unit":"requests","avg":40}}`), 0o644)
+	os.WriteFile(filepath.Join(dir, "profile_export_aiperf.csv"), []byte("Metric,avg\nRequest Count,40\n"), 0o644)
+	pod, srv := controllerPod(t, "perf", "chat1", dir)
+	ks := kubetest.New(pod)
+	defer ks.Close()
+	cs, err := kubernetes.NewForConfig(&rest.Config{Host: ks.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := operator.Scheme()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := fake.NewClientBuilder().WithScheme(s).WithStatusSubresource(&v1alpha1.AIPerfJob{}, &batchv1.Job{}).Build()
+	r := &operator.Reconciler{Client: c, Scheme: s, Runs: operator.ControllerRuns{Clientset: cs}, Validate: validateControllerCommand}
+	ctx := context.Background()
+	key := ctrlclient.ObjectKey{Namespace: "perf", Name: "chat1"}
+	workers := int32(2)
+	job := &v1alpha1.AIPerfJob{ObjectMeta: metav1.ObjectMeta{Name: "chat1", Namespace: "perf"}, Spec: v1alpha1.AIPerfJobSpec{
+		Benchmark: runtime.RawExtension{Raw: []byte("{}")}, TotalWorkers: &workers,
+		ProfileArgs: []string{"-m", "llama", "-u", "http://vllm:8000", "--concurrency", "8", "--request-count", "40"}}}
+	if err := c.Create(ctx, job); err != nil {
+		t.Fatal(err)
+	}
+	reconcile := func() (ctrl.Result, *v1alpha1.AIPerfJob) {
+		t.Helper()
+		res, err := r.Reconcile(ctx, ctrl.Request{NamespacedName: key})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := &v1alpha1.AIPerfJob{}
+		if err := c.Get(ctx, key, got); err != nil {
+			t.Fatal(err)
+		}
+		return res, got
+	}
+	reconcile()
+	setController := func(edit func(*batchv1.JobStatus)) {
+		t.Helper()
+		j := &batchv1.Job{}
+		if err := c.Get(ctx, ctrlclient.ObjectKey{Namespace: "perf", Name: "chat1-controller"}, j); err != nil {
+			t.Fatal(err)
+		}
+		edit(&j.Status)
+		if err := c.Status().Update(ctx, j); err != nil {
+			t.Fatal(err)
+		}
+	}
+	setController(func(s *batchv1.JobStatus) { s.Active, s.Ready = 1, ptrTo(int32(1)) })
+	res, got := reconcile()
+	if got.Status.Phase != v1alpha1.PhaseRunning || res.RequeueAfter == 0 {
+		t.Fatalf("mid-run: phase %s, requeue %v", got.Status.Phase, res.RequeueAfter)
+	}
+
+	srv.Finish(api.StatusComplete, "")
+	_, got = reconcile()
+	avail := meta.FindStatusCondition(got.Status.Conditions, v1alpha1.ConditionResultsAvailable)
+	if got.Status.Phase != v1alpha1.PhaseCompleted || avail == nil || avail.Status != metav1.ConditionTrue || avail.Reason != "Serving" ||
+		got.Status.ResultsPath != "perf/chat1" || got.Status.APIURL != "/api/v1/namespaces/perf/pods/chat1-controller-abcde:9090/proxy/api/results/list" ||
+		!meta.IsStatusConditionTrue(got.Status.Conditions, v1alpha1.ConditionComplete) {
+		t.Fatalf("after the run: %+v", got.Status)
+	}
+	// `kube results` fetches them from where the status says.
+	out := filepath.Join(t.TempDir(), "out")
+	if r := runMain(t, ctx, nil, "kube", "results", "chat1", "-n", "perf", "--kubeconfig", kubeconfigFor(t, ks.URL), "-o", out); r.code != 0 {
+		t.Fatalf("kube results: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if b, err := os.ReadFile(filepath.Join(out, "profile_export_aiperf.csv")); err != nil || !strings.Contains(string(b), "Request Count") {
+		t.Fatalf("fetched csv: %q %v", b, err)
+	}
+
+	setController(func(s *batchv1.JobStatus) {
+		now := metav1.Now()
+		s.Active, s.Ready, s.Succeeded, s.StartTime, s.CompletionTime = 0, ptrTo(int32(0)), 1, &now, &now
+		s.Conditions = []batchv1.JobCondition{{Type: batchv1.JobComplete, Status: corev1.ConditionTrue}}
+	})
+	_, got = reconcile()
+	if avail := meta.FindStatusCondition(got.Status.Conditions, v1alpha1.ConditionResultsAvailable); got.Status.Phase != v1alpha1.PhaseCompleted ||
+		avail.Status != metav1.ConditionFalse || avail.Reason != "ControllerExited" {
+		t.Fatalf("after the pod exited: %+v", got.Status)
+	}
+}
+
+func ptrTo[T any](v T) *T { return &v }

@@ -29,8 +29,8 @@ type RunOptions struct {
 	Image string
 	// Validate checks a job's config file (Reconciler.Validate).
 	Validate func(ctx context.Context, o kube.Options) error
-	// Results watches the controller pods' runs (nil: from the Jobs only).
-	Results ResultsStore
+	// Runs watches the controller pods' runs (nil: from the Jobs only).
+	Runs RunObserver
 }
 
 // Scheme is client-go's kinds, CustomResourceDefinition, AIPerfJob and AIPerfSweep.
@@ -69,7 +69,7 @@ func NewManager(cfg *rest.Config, o RunOptions) (ctrl.Manager, error) {
 	if err != nil {
 		return nil, fmt.Errorf("operator manager: %w", err)
 	}
-	r := &Reconciler{Client: mgr.GetClient(), Scheme: s, Image: o.Image, Validate: o.Validate, Results: o.Results}
+	r := &Reconciler{Client: mgr.GetClient(), Scheme: s, Image: o.Image, Validate: o.Validate, Runs: o.Runs}
 	if err := r.SetupWithManager(mgr); err != nil {
 		return nil, err
 	}

@@ -48,9 +48,10 @@ type Reconciler struct {
 	// parse it (nothing runs); a problem is reported as ConfigValid=False
 	// and the job fails without objects.
 	Validate func(ctx context.Context, o kube.Options) error
-	// Results, when set, fetches a finished job's artifacts to the results
-	// endpoint and says where they are (see results.go).
-	Results ResultsStore
+	// Runs, when set, asks a running controller pod how its run stands
+	// (results.go): the phase follows the run itself, and the results
+	// location is reported once its artifacts are served.
+	Runs RunObserver
 	// Now is the clock (time.Now when nil).
 	Now func() time.Time
 }
@@ -119,37 +120,32 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		obs.cancelled = true
 	}
 	var requeue time.Duration
-	if r.Results != nil && controllerDone(obs.controller) && !resultsFetched(job) {
-		where, err := r.Results.Fetch(ctx, job, opts)
-		if err != nil {
-			// The controller pod serves its artifacts for a while after the
-			// run; try again shortly.
-			ctrl.LoggerFrom(ctx).Info("results not fetched yet", "job", req.NamespacedName, "error", err.Error())
-			requeue = 5 * time.Second
-		} else {
-			obs.results = true
-			job.Status.ResultsPath, job.Status.APIURL = where.Path, where.URL
+	// A cancelled run still writes (partial) artifacts: ask until served.
+	asking := !job.Status.Phase.Terminal() || !meta.IsStatusConditionTrue(job.Status.Conditions, v1alpha1.ConditionResultsAvailable)
+	if r.Runs != nil && obs.controller != nil && obs.controller.Status.Active > 0 && asking {
+		rep, err := r.Runs.Observe(ctx, job)
+		switch {
+		case err != nil:
+			// The pod may not serve yet: ask again.
+			ctrl.LoggerFrom(ctx).V(1).Info("controller pod not answering", "job", req.NamespacedName, "error", err.Error())
+			requeue = pollInterval
+		case rep.Over():
+			obs.run = &rep
+			if rep.ResultsReady {
+				job.Status.ResultsPath, job.Status.APIURL = rep.Path, rep.URL
+			}
+		default:
+			obs.run = &rep
+			requeue = pollInterval
 		}
 	}
 	st := nextStatus(job, obs, now)
 	return ctrl.Result{RequeueAfter: requeue}, r.writeStatus(ctx, job, st)
 }
 
-func resultsFetched(job *v1alpha1.AIPerfJob) bool {
-	return meta.IsStatusConditionTrue(job.Status.Conditions, v1alpha1.ConditionResultsAvailable)
-}
-
-// controllerDone: the controller pod ran (its Job finished, or its run is
-// over and it serves the artifacts).
-func controllerDone(j *batchv1.Job) bool {
-	return j != nil && (jobCondition(j, batchv1.JobComplete) != nil || jobCondition(j, batchv1.JobFailed) != nil ||
-		j.Annotations[ResultsReadyAnnotation] == "true")
-}
-
-// ResultsReadyAnnotation is set on the controller Job by whoever knows the
-// run is over before the Job ends (the results store, when the controller
-// pod reports it is serving its artifacts).
-const ResultsReadyAnnotation = v1alpha1.Group + "/results-ready"
+// pollInterval is how often a running job's controller pod is asked how
+// its run stands.
+const pollInterval = 10 * time.Second
 
 // options maps a job's spec onto internal/kube's Options.
 func (r *Reconciler) options(ctx context.Context, job *v1alpha1.AIPerfJob) (kube.Options, error) {
@@ -276,9 +272,6 @@ func (r *Reconciler) finalize(ctx context.Context, job *v1alpha1.AIPerfJob) erro
 	}
 	if err := DeleteOwned(ctx, r.Client, job); err != nil {
 		return err
-	}
-	if r.Results != nil {
-		r.Results.Forget(job)
 	}
 	controllerutil.RemoveFinalizer(job, Finalizer)
 	return r.Client.Update(ctx, job)

@@ -17,8 +17,9 @@ type observed struct {
 	controller, workers *batchv1.Job
 	// cancelled: spec.cancel was honoured (the worker Job is suspended).
 	cancelled bool
-	// results: the artifacts were fetched to the results endpoint.
-	results bool
+	// run is what the controller pod said of its run (nil: not asked,
+	// or no answer).
+	run *RunReport
 }
 
 // nextStatus is the status a job has given what was observed: a pure
@@ -60,7 +61,7 @@ func nextStatus(job *v1alpha1.AIPerfJob, obs observed, now metav1.Time) v1alpha1
 		set(v1alpha1.ConditionBenchmarkRunning, false, "Finished", "the controller pod finished")
 		set(v1alpha1.ConditionComplete, true, "Succeeded", "the benchmark finished; the controller wrote the artifacts")
 	case phase == v1alpha1.PhaseFailed:
-		reason, msg := failure(obs.controller)
+		reason, msg := failure(obs)
 		set(v1alpha1.ConditionBenchmarkRunning, false, reason, msg)
 		set(v1alpha1.ConditionFailed, true, reason, msg)
 		st.Error = msg
@@ -80,10 +81,16 @@ func nextStatus(job *v1alpha1.AIPerfJob, obs observed, now metav1.Time) v1alpha1
 		set(v1alpha1.ConditionWorkersReady, false, "WorkersStarting", fmt.Sprintf("%d of %d load workers ready", w.Ready, total))
 	}
 	if phase.Terminal() {
-		if obs.results {
-			set(v1alpha1.ConditionResultsAvailable, true, "Fetched", "the artifacts are on the results endpoint at "+st.ResultsPath)
-		} else if c := meta.FindStatusCondition(st.Conditions, v1alpha1.ConditionResultsAvailable); c == nil || c.Status != metav1.ConditionTrue {
-			set(v1alpha1.ConditionResultsAvailable, false, "NotFetched", "the artifacts are in the controller pod's "+resultsDirNote)
+		served := meta.IsStatusConditionTrue(st.Conditions, v1alpha1.ConditionResultsAvailable)
+		switch {
+		case obs.run != nil && obs.run.ResultsReady:
+			set(v1alpha1.ConditionResultsAvailable, true, "Serving",
+				"the controller pod serves the artifacts (aiperf kube results "+job.Name+" -n "+job.Namespace+"; API server path "+st.APIURL+")")
+		case served && controllerExited(obs.controller):
+			set(v1alpha1.ConditionResultsAvailable, false, "ControllerExited",
+				"the controller pod exited (results linger over, or kube shutdown); its artifacts went with its emptyDir")
+		case !served:
+			set(v1alpha1.ConditionResultsAvailable, false, "NotServed", "no controller pod serves the artifacts")
 		}
 	}
 	if phase.Terminal() && st.CompletionTime == nil {
@@ -93,11 +100,26 @@ func nextStatus(job *v1alpha1.AIPerfJob, obs observed, now metav1.Time) v1alpha1
 	return st
 }
 
-const resultsDirNote = "/results (not fetched)"
-
-// jobPhase maps the Jobs' state to a phase.
+// jobPhase maps the run's and the Jobs' state to a phase: the controller
+// pod's own word first (it knows the run is over while it still serves
+// the artifacts), then the Jobs.
 func jobPhase(obs observed) v1alpha1.Phase {
 	c := obs.controller
+	if r := obs.run; r != nil {
+		switch r.Status {
+		case RunComplete:
+			return v1alpha1.PhaseCompleted
+		case RunCancelled:
+			return v1alpha1.PhaseCancelled
+		case RunFailed, RunIncomplete:
+			if obs.cancelled {
+				return v1alpha1.PhaseCancelled
+			}
+			return v1alpha1.PhaseFailed
+		case RunRunning:
+			return v1alpha1.PhaseRunning
+		}
+	}
 	switch {
 	case c != nil && jobCondition(c, batchv1.JobComplete) != nil:
 		return v1alpha1.PhaseCompleted
@@ -124,8 +146,24 @@ func jobCondition(j *batchv1.Job, t batchv1.JobConditionType) *batchv1.JobCondit
 	return nil
 }
 
-// failure is the reason and message of a failed controller Job.
-func failure(j *batchv1.Job) (reason, msg string) {
+func controllerExited(j *batchv1.Job) bool {
+	return j != nil && (jobCondition(j, batchv1.JobComplete) != nil || jobCondition(j, batchv1.JobFailed) != nil)
+}
+
+// failure is the reason and message of a failed run, or else of a failed
+// controller Job.
+func failure(obs observed) (reason, msg string) {
+	if r := obs.run; r != nil && (r.Status == RunFailed || r.Status == RunIncomplete) {
+		reason, msg = "RunFailed", "the run failed"
+		if r.Status == RunIncomplete {
+			reason, msg = "RunIncomplete", "the run ended before its phases did (partial artifacts)"
+		}
+		if r.Error != "" {
+			msg += ": " + r.Error
+		}
+		return reason, msg
+	}
+	j := obs.controller
 	c := jobCondition(j, batchv1.JobFailed)
 	reason, msg = "ControllerFailed", "the controller pod failed"
 	if c != nil && c.Reason != "" {
