@@ -24,8 +24,8 @@ import (
 
 	"github.com/aiperf-go/aiperf/internal/api"
 	"github.com/aiperf-go/aiperf/internal/kube"
-	"github.com/aiperf-go/aiperf/internal/kube/kubetest"
 	"github.com/aiperf-go/aiperf/internal/kube/api/v1alpha1"
+	"github.com/aiperf-go/aiperf/internal/kube/kubetest"
 	"github.com/aiperf-go/aiperf/internal/kube/operator"
 )
 
