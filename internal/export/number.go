@@ -14,8 +14,10 @@ type decimal struct {
 
 // splitFloat decomposes a finite f using Go's shortest formatting, which
 // picks the same digits as Python's repr and orjson (both shortest
-// round-trip).
-func splitFloat(f float64) decimal {
+// round-trip). The digits are written to out (at most 17 of them), which
+// the result slices: the caller's array, on its stack, so formatting a
+// float allocates nothing (every JSONL line formats a few dozen).
+func splitFloat(f float64, out *[32]byte) decimal {
 	var buf [32]byte
 	s := strconv.AppendFloat(buf[:0], f, 'e', -1, 64) // -d.ddde±XX
 	var d decimal
@@ -32,11 +34,14 @@ func splitFloat(f float64) decimal {
 			break
 		}
 	}
+	n := 0
 	for _, c := range s {
 		if c != '.' {
-			d.digits = append(d.digits, c)
+			out[n] = c
+			n++
 		}
 	}
+	d.digits = out[:n]
 	d.exp = e
 	return d
 }
@@ -46,7 +51,8 @@ func splitFloat(f float64) decimal {
 // is in [minExp, 16), scientific otherwise. expPad is the minimum number of
 // exponent digits ("1e-05" for Python's repr, "1e-7" for orjson).
 func appendPyFloat(dst []byte, f float64, minExp, expPad int) []byte {
-	d := splitFloat(f)
+	var digits [32]byte
+	d := splitFloat(f, &digits)
 	if d.neg {
 		dst = append(dst, '-')
 	}

@@ -119,3 +119,21 @@ func FuzzAppendJSONFloat(f *testing.F) {
 		}
 	})
 }
+
+// TestAppendPyFloatAllocatesNothing: formatting a float for a JSONL line
+// (a few dozen per record) must not allocate; the digits live on the
+// caller's stack.
+func TestAppendPyFloatAllocatesNothing(t *testing.T) {
+	dst := make([]byte, 0, 64)
+	if n := testing.AllocsPerRun(100, func() { dst = appendPyFloat(dst[:0], 1234.5678e-3, -4, 2) }); n != 0 {
+		t.Errorf("appendPyFloat: %v allocations per call, want 0", n)
+	}
+}
+
+func BenchmarkAppendPyFloat(b *testing.B) {
+	dst := make([]byte, 0, 64)
+	b.ReportAllocs()
+	for b.Loop() {
+		dst = appendPyFloat(dst[:0], 1234.5678e-3, -4, 2)
+	}
+}
