@@ -171,6 +171,10 @@ type Pool struct {
 	// stop is closed by StopSending: no further turn starts.
 	stop     chan struct{}
 	stopOnce sync.Once
+
+	// sessionKeys are SessionHeader then AffinityHeaders, canonicalised
+	// once: each request carries the session's correlation id under them.
+	sessionKeys []string
 }
 
 // NewPool returns a pool whose requests run under parent. Cancel (or
@@ -194,8 +198,12 @@ func NewPool(parent context.Context, o Options) (*Pool, error) {
 	if o.SessionHeader == "" {
 		o.SessionHeader = "X-Correlation-ID"
 	}
+	keys := []string{http.CanonicalHeaderKey(o.SessionHeader)}
+	for _, h := range o.AffinityHeaders {
+		keys = append(keys, http.CanonicalHeaderKey(h))
+	}
 	ctx, cancel := context.WithCancel(parent)
-	return &Pool{o: o, ctx: ctx, cancel: cancel, jobs: make(chan job), closing: make(chan struct{}), stop: make(chan struct{})}, nil
+	return &Pool{o: o, ctx: ctx, cancel: cancel, jobs: make(chan job), closing: make(chan struct{}), stop: make(chan struct{}), sessionKeys: keys}, nil
 }
 
 // Dispatch starts the credit's conversation without blocking: an idle

@@ -245,3 +245,47 @@ func TestPoolStartedOncePerCredit(t *testing.T) {
 		}
 	}
 }
+
+// TestRequestHeader: the base headers, then the turn's, X-Request-ID and
+// the session headers, later ones replacing earlier values as Header.Set
+// would; the base is never modified, and building one costs a map and one
+// array of values.
+func TestRequestHeader(t *testing.T) {
+	ds, payloads := twoTurnDataset()
+	base := http.Header{"Content-Type": {"application/json"}, "X-Custom": {"v"}, "X-Session-Affinity": {"stale"}}
+	p, err := NewPool(context.Background(), Options{
+		Sender: transport.New(transport.Options{}), Clock: clock.New(), Dataset: ds, Payloads: payloads,
+		URLs: []string{"http://127.0.0.1:1"}, Header: base, Out: make(chan *record.Record),
+		Done: func(timing.Credit) {}, AffinityHeaders: []string{"x-session-affinity"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	turn := &dataset.Turn{Headers: []dataset.Header{{Name: "x-custom", Value: "turn"}, {Name: "X-Request-ID", Value: "overridden"}}}
+	h := p.requestHeader(turn, "req-1", "sess-1")
+	want := map[string]string{
+		"Content-Type":       "application/json",
+		"X-Custom":           "turn",
+		"X-Request-Id":       "req-1",
+		"X-Correlation-Id":   "sess-1",
+		"X-Session-Affinity": "sess-1",
+	}
+	if len(h) != len(want) {
+		t.Errorf("header %v; want the %d keys of %v", h, len(want), want)
+	}
+	for k, v := range want {
+		if got := h.Values(k); len(got) != 1 || got[0] != v {
+			t.Errorf("%s = %q; want [%q]", k, got, v)
+		}
+	}
+	h.Add("Content-Type", "text/plain")
+	if got := base.Values("Content-Type"); len(got) != 1 || base.Get("X-Session-Affinity") != "stale" {
+		t.Errorf("the base header changed: %v", base)
+	}
+	// The common case: no per-turn headers (a key given in another case
+	// than http.Header's costs one string more).
+	plain := &dataset.Turn{}
+	if n := testing.AllocsPerRun(50, func() { _ = p.requestHeader(plain, "req-1", "sess-1") }); n > 3 {
+		t.Errorf("%v allocations per header, want at most 3 (map, its entries, the values)", n)
+	}
+}

@@ -282,18 +282,7 @@ func (p *Pool) sendTurn(workerID string, s *Stream, o TurnOptions, t int, last b
 	if err != nil {
 		return p.buildFailed(rec, err)
 	}
-	header := p.o.Header.Clone()
-	if header == nil {
-		header = http.Header{}
-	}
-	for _, h := range turn.Headers {
-		header.Set(h.Name, h.Value)
-	}
-	header.Set("X-Request-ID", rec.XRequestID)
-	header.Set(p.o.SessionHeader, s.correlation)
-	for _, h := range p.o.AffinityHeaders {
-		header.Set(h, s.correlation)
-	}
+	header := p.requestHeader(turn, rec.XRequestID, s.correlation)
 	wire := body
 	if p.o.Multipart {
 		var ctype string
@@ -350,6 +339,36 @@ func (p *Pool) sendTurn(workerID string, s *Stream, o TurnOptions, t int, last b
 	}
 	p.emit(rec)
 	return res
+}
+
+// requestKeyID is X-Request-ID's canonical form (http.Header's key).
+var requestKeyID = http.CanonicalHeaderKey("X-Request-ID")
+
+// requestHeader is Options.Header, then the turn's own headers,
+// X-Request-ID and the session headers, each later one replacing an
+// earlier value (Header.Set's order). It costs one map and one array of
+// values: the base values are shared, capacity-capped so an Add copies,
+// and the session keys were canonicalised once (Clone and Set cost a
+// slice per value and, for a key such as X-Request-ID, a new string).
+func (p *Pool) requestHeader(turn *dataset.Turn, requestID, session string) http.Header {
+	h := make(http.Header, len(p.o.Header)+len(turn.Headers)+2+len(p.sessionKeys))
+	for k, v := range p.o.Header {
+		h[k] = v[:len(v):len(v)]
+	}
+	vals := make([]string, 0, len(turn.Headers)+2+len(p.sessionKeys))
+	set := func(k, v string) {
+		vals = append(vals, v)
+		n := len(vals)
+		h[k] = vals[n-1 : n : n]
+	}
+	for _, th := range turn.Headers {
+		set(http.CanonicalHeaderKey(th.Name), th.Value)
+	}
+	set(requestKeyID, requestID)
+	for _, k := range p.sessionKeys {
+		set(k, session)
+	}
+	return h
 }
 
 // buildFailed records a request whose body could not be built.
