@@ -14,9 +14,12 @@ import (
 // equal ranks), exactly as HuggingFace's Word::merge_all does. Immutable
 // after construction except for its synchronised cache.
 type bpe struct {
-	vocab  map[string]int
-	byID   map[int]string
-	merges map[uint64]bpeMerge
+	vocab map[string]int
+	// byID maps an id back to its token: a slice indexed by id when the
+	// ids are dense (as in every real vocabulary), else byIDSparse.
+	byID       []string
+	byIDSparse map[int]string
+	merges     map[uint64]bpeMerge
 	// unk is the id of unk_token, or -1 without one.
 	unk          int
 	fuseUnk      bool
@@ -74,18 +77,29 @@ func newBPE(path string, raw json.RawMessage) (model, error) {
 	}
 	m := &bpe{
 		vocab:        vocab,
-		byID:         make(map[int]string, len(vocab)),
 		unk:          -1,
 		fuseUnk:      spec.FuseUnk,
 		byteFallback: spec.ByteFallback,
 		ignoreMerges: spec.IgnoreMerges,
 		cache:        newWordCache(),
 	}
+	maxID := -1
 	for tok, id := range m.vocab {
 		if id < 0 || id > 1<<31-1 {
 			return nil, fmt.Errorf("%s.vocab: id %d of %q out of range", path, id, tok)
 		}
-		m.byID[id] = tok
+		maxID = max(maxID, id)
+	}
+	if maxID < 2*len(m.vocab)+1024 {
+		m.byID = make([]string, maxID+1)
+		for tok, id := range m.vocab {
+			m.byID[id] = tok
+		}
+	} else {
+		m.byIDSparse = make(map[int]string, len(m.vocab))
+		for tok, id := range m.vocab {
+			m.byIDSparse[id] = tok
+		}
 	}
 	if spec.ContinuingSubwordPrefix != nil {
 		m.prefix = *spec.ContinuingSubwordPrefix
@@ -203,8 +217,20 @@ func (m *bpe) tokenToID(tok string) (int, bool) {
 }
 
 func (m *bpe) idToToken(id int) (string, bool) {
-	tok, ok := m.byID[id]
-	return tok, ok
+	if m.byIDSparse != nil {
+		tok, ok := m.byIDSparse[id]
+		return tok, ok
+	}
+	if id < 0 || id >= len(m.byID) {
+		return "", false
+	}
+	tok := m.byID[id]
+	if tok == "" { // a hole, unless the vocabulary maps "" itself to id
+		if v, ok := m.vocab[""]; !ok || v != id {
+			return "", false
+		}
+	}
+	return tok, true
 }
 
 func (m *bpe) vocabSize() int { return len(m.vocab) }
