@@ -3,12 +3,14 @@ package api
 import (
 	"compress/gzip"
 	"io"
+	"io/fs"
 	"mime"
 	"net/http"
 	"os"
 	"path"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -20,38 +22,56 @@ type fileInfo struct {
 
 // listFiles lists the artifact directory's top-level files, once the run
 // is finished (AIPerf withholds them until its results are ready, so a
-// half-written export never reads as a result set).
-func (s *Server) listFiles() []fileInfo {
+// half-written export never reads as a result set). recursive lists the
+// files of its subdirectories too, by slash-separated relative paths (an
+// experiment's runs live in subdirectories; `aiperf kube results` copies
+// them all), as this tool's extension of AIPerf's top-level listing.
+func (s *Server) listFiles(recursive bool) []fileInfo {
 	s.st.mu.Lock()
 	ready := s.st.finished
 	s.st.mu.Unlock()
 	if !ready || s.info.ArtifactDir == "" {
 		return nil
 	}
-	ents, err := os.ReadDir(s.info.ArtifactDir)
-	if err != nil {
-		return nil
-	}
 	out := []fileInfo{}
-	for _, e := range ents {
-		if !e.Type().IsRegular() || strings.HasPrefix(e.Name(), ".") {
-			continue
+	add := func(rel string, e fs.DirEntry) {
+		if fi, err := e.Info(); err == nil {
+			out = append(out, fileInfo{Name: rel, Size: fi.Size()})
 		}
-		fi, err := e.Info()
-		if err != nil {
-			continue
+	}
+	if recursive {
+		filepath.WalkDir(s.info.ArtifactDir, func(p string, e fs.DirEntry, err error) error {
+			if err != nil || p == s.info.ArtifactDir {
+				return nil
+			}
+			if strings.HasPrefix(e.Name(), ".") {
+				if e.IsDir() {
+					return filepath.SkipDir
+				}
+				return nil
+			}
+			if rel, rerr := filepath.Rel(s.info.ArtifactDir, p); rerr == nil && e.Type().IsRegular() {
+				add(filepath.ToSlash(rel), e)
+			}
+			return nil
+		})
+	} else if ents, err := os.ReadDir(s.info.ArtifactDir); err == nil {
+		for _, e := range ents {
+			if e.Type().IsRegular() && !strings.HasPrefix(e.Name(), ".") {
+				add(e.Name(), e)
+			}
 		}
-		out = append(out, fileInfo{Name: e.Name(), Size: fi.Size()})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
 }
 
-func (s *Server) resultsList(w http.ResponseWriter, _ *http.Request) {
-	files := s.listFiles()
+func (s *Server) resultsList(w http.ResponseWriter, r *http.Request) {
+	recursive, _ := strconv.ParseBool(r.URL.Query().Get("recursive"))
+	files := s.listFiles(recursive)
 	s.st.mu.Lock()
 	ready := s.st.finished
-	partial := s.st.finished && s.st.results == nil
+	partial := s.st.finished && s.st.results == nil && !s.info.Experiment
 	processing := s.st.snap != nil && s.st.snap.Final && !s.st.finished
 	s.st.mu.Unlock()
 	if files == nil {

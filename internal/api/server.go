@@ -31,6 +31,10 @@ type Info struct {
 	// ArtifactDir holds the run's files; SummaryFile is its summary JSON
 	// (profile_export_aiperf.json), read when the run finishes.
 	ArtifactDir, SummaryFile string
+	// Experiment: the run is a sweep, repeated runs or a search, whose
+	// runs write their summaries in subdirectories; finishing without a
+	// top-level summary is then not an incomplete run.
+	Experiment bool
 	// Version is this build's version (aiperf_info's version label).
 	Version string
 	// Secrets are scrubbed from every response body once more.
@@ -164,7 +168,7 @@ func (s *Server) Finish(status, errText string) {
 			sum = b
 		}
 	}
-	if sum == nil && status == StatusComplete {
+	if sum == nil && status == StatusComplete && !s.info.Experiment {
 		status = StatusIncomplete
 	}
 	s.st.mu.Lock()
@@ -173,7 +177,7 @@ func (s *Server) Finish(status, errText string) {
 	now := time.Now().UnixNano()
 	s.hub.broadcast("benchmark_complete", now, map[string]any{"was_cancelled": status == StatusCancelled, "status": status})
 	if sum != nil {
-		s.hub.broadcast("results_exported", now, map[string]any{"files": len(s.listFiles())})
+		s.hub.broadcast("results_exported", now, map[string]any{"files": len(s.listFiles(false))})
 	}
 }
 

@@ -203,20 +203,42 @@ func (c *clusterRun) startPhase(ctx context.Context, spec *PhaseSpec, wo worker.
 // RunWorker runs this process as a load worker of the controller at addr
 // until the controller shuts the run down.
 func RunWorker(ctx context.Context, addr, name, version string, log *slog.Logger) error {
+	return RunWorkerRuns(ctx, addr, name, version, log, 0)
+}
+
+// RunWorkerRuns is RunWorker for the runs of an experiment (a sweep or
+// repeated runs, each a run of the controller with its own workers):
+// after each run the worker waits up to nextRun for the controller's next
+// one and joins it; when none comes it returns nil. nextRun 0 is one run.
+func RunWorkerRuns(ctx context.Context, addr, name, version string, log *slog.Logger, nextRun time.Duration) error {
 	log.Info("load worker starting", "pid", os.Getpid(), "controller", addr, "name", name)
-	return cluster.RunAgent(ctx, cluster.AgentOptions{
-		Controller: addr, Name: name, Version: version, Log: log,
-		Build: func(blob []byte) (cluster.Runner, error) {
-			w, err := newWorkerRunner(blob)
-			if err == nil {
-				// A worker holds its share of the streams: the same GC
-				// target as a run with many (the limit on open files is
-				// the soft one Go raises at start-up).
-				tuneForStreams(w.plan, log)
-			}
-			return w, err
-		},
-	})
+	for run := 1; ; run++ {
+		o := cluster.AgentOptions{
+			Controller: addr, Name: name, Version: version, Log: log,
+			Build: func(blob []byte) (cluster.Runner, error) {
+				w, err := newWorkerRunner(blob)
+				if err == nil {
+					// A worker holds its share of the streams: the same GC
+					// target as a run with many (the limit on open files is
+					// the soft one Go raises at start-up).
+					tuneForStreams(w.plan, log)
+				}
+				return w, err
+			},
+		}
+		if run > 1 {
+			o.ConnectTimeout = nextRun
+		}
+		err := cluster.RunAgent(ctx, o)
+		switch {
+		case run > 1 && errors.Is(err, cluster.ErrNoController):
+			log.Info("no further run of the controller; done", "runs", run-1, "waited", nextRun)
+			return nil
+		case err != nil || nextRun <= 0 || ctx.Err() != nil:
+			return err
+		}
+		log.Info("run done; waiting for the controller's next run", "run", run, "for", nextRun)
+	}
 }
 
 // workerRunner is a load worker's part of the run: the plan rebuilt from

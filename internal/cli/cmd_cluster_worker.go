@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"log/slog"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -17,6 +18,7 @@ import (
 // down. It writes no artifacts: the controller does.
 func newClusterWorkerCommand(env *Env) *cobra.Command {
 	var addr, name string
+	var nextRun time.Duration
 	cmd := &cobra.Command{
 		Use:    benchmark.WorkerCommand,
 		Short:  "Run as a load worker of an aiperf controller (started by --workers)",
@@ -27,10 +29,11 @@ func newClusterWorkerCommand(env *Env) *cobra.Command {
 				return &usageError{command: "aiperf " + benchmark.WorkerCommand, problems: []error{errors.New("--controller: the controller's host:port is required")}}
 			}
 			log := slog.New(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
-			return benchmark.RunWorker(cmd.Context(), addr, name, buildVersion, log)
+			return benchmark.RunWorkerRuns(cmd.Context(), addr, name, buildVersion, log, nextRun)
 		},
 	}
 	cmd.Flags().StringVar(&addr, "controller", "", "the controller's host:port")
 	cmd.Flags().StringVar(&name, "name", "", "this worker's name in the controller's reports (a pod name)")
+	cmd.Flags().DurationVar(&nextRun, "next-run-timeout", 0, "after a run, wait this long for the controller's next run of an experiment (a sweep) and join it (0: one run)")
 	return cmd
 }

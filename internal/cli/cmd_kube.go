@@ -119,8 +119,11 @@ func newKubeProfileCommand(env *Env, use string, client func() (kubernetes.Inter
 			if err != nil {
 				return kubeUsage(use, err)
 			}
-			if err := validateControllerCommand(cmd.Context(), o); err != nil {
+			if o.Experiment, err = parseControllerCommand(cmd.Context(), o); err != nil {
 				return kubeUsage(use, err)
+			}
+			if o.Experiment { // a sweep: its workers rejoin each run
+				objs, _ = kube.Objects(o)
 			}
 			if jobSet != "auto" && jobSet != "true" && jobSet != "false" {
 				return kubeUsage(use, fmt.Errorf("--jobset %q: want auto, true or false", jobSet))
@@ -272,15 +275,20 @@ func newKubeNamedCommand(env *Env, use string, client func() (kubernetes.Interfa
 
 // checkProfileArgs parses the controller pod's command line with this
 // build's own profile command (nothing runs), so a bad flag is reported
-// here rather than in a pod's log.
-func checkProfileArgs(ctx context.Context, args []string) error {
+// here rather than in a pod's log. It reports whether the command line
+// runs an experiment (a sweep, repeated runs or a search) rather than one
+// run.
+func checkProfileArgs(ctx context.Context, args []string) (experiment bool, err error) {
 	var errOut bytes.Buffer
 	env := Env{Stdout: io.Discard, Stderr: &errOut,
-		Runner: func(context.Context, *config.Config, RunIO) error { return nil }}
+		Runner: func(_ context.Context, cfg *config.Config, rio RunIO) error {
+			experiment = rio.Search != nil || len(rio.Variations) > 1 || cfg.Experiment.NumProfileRuns > 1
+			return nil
+		}}
 	if code := Main(ctx, args, env); code != 0 {
-		return fmt.Errorf("the profile arguments do not parse (exit %d):\n%s", code, strings.TrimSpace(errOut.String()))
+		return false, fmt.Errorf("the profile arguments do not parse (exit %d):\n%s", code, strings.TrimSpace(errOut.String()))
 	}
-	return nil
+	return experiment, nil
 }
 
 func newKubeLogsCommand(env *Env, client func() (kubernetes.Interface, error)) *cobra.Command {

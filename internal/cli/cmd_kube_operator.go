@@ -139,19 +139,26 @@ func operatorClient(restConfig func() (*rest.Config, error)) (ctrlclient.Client,
 // (its config file, written to a temporary file, and its arguments) with
 // this build's own profile command; nothing runs.
 func validateControllerCommand(ctx context.Context, o kube.Options) error {
+	_, err := parseControllerCommand(ctx, o)
+	return err
+}
+
+// parseControllerCommand is validateControllerCommand that also reports
+// whether the command runs an experiment (a sweep or repeated runs).
+func parseControllerCommand(ctx context.Context, o kube.Options) (experiment bool, err error) {
 	if err := o.Validate(); err != nil {
-		return err
+		return false, err
 	}
 	args := o.ControllerArgs()
 	if len(o.ConfigFile) > 0 {
 		dir, err := os.MkdirTemp("", "aiperf-kube-config-")
 		if err != nil {
-			return err
+			return false, err
 		}
 		defer os.RemoveAll(dir)
 		tmp := filepath.Join(dir, filepath.Base(kube.ConfigPath))
 		if err := os.WriteFile(tmp, o.ConfigFile, 0o600); err != nil {
-			return err
+			return false, err
 		}
 		for i, a := range args {
 			if a == kube.ConfigPath {
@@ -159,12 +166,12 @@ func validateControllerCommand(ctx context.Context, o kube.Options) error {
 			}
 		}
 	}
-	err := checkProfileArgs(ctx, args)
+	experiment, err = checkProfileArgs(ctx, args)
 	if err != nil && len(o.ConfigFile) > 0 {
 		// Name the file as the user knows it.
 		err = errors.New(strings.ReplaceAll(err.Error(), filepath.Join(os.TempDir(), "aiperf-kube-config-"), "spec:"))
 	}
-	return err
+	return experiment, err
 }
 
 // benchmarkSpec reads --config FILE: an AIPerfJob (or AIPerfSweep) manifest,

@@ -44,6 +44,20 @@ func TestKubeGenerateManifestsRunThisBinary(t *testing.T) {
 	}
 }
 
+// TestKubeGenerateSweepWorkersRejoinEachRun: profile arguments that run
+// a sweep make workers that stay for the controller's next runs.
+func TestKubeGenerateSweepWorkersRejoinEachRun(t *testing.T) {
+	for _, c := range []struct {
+		conc string
+		want bool
+	}{{"8,16", true}, {"8", false}} {
+		r := runMain(t, context.Background(), nil, "kube", "generate", "--", "-m", "m", "-u", "http://x:8000", "--concurrency", c.conc)
+		if r.code != 0 || strings.Contains(r.stdout, "--next-run-timeout") != c.want {
+			t.Errorf("--concurrency %s: exit %d; worker args with --next-run-timeout: %v, want %v\n%s", c.conc, r.code, !c.want, c.want, r.stderr)
+		}
+	}
+}
+
 func TestKubeGenerateRejectsBadInputBeforeDeploying(t *testing.T) {
 	for _, c := range []struct {
 		args []string

@@ -77,6 +77,7 @@ func startIntegrations(cfg *config.Config, rio RunIO, bio *benchmark.IO, single 
 			Labels:      runLabels(cfg),
 			ArtifactDir: in.dir,
 			SummaryFile: benchmark.ResultPaths(cfg, in.dir).JSON,
+			Experiment:  !single, // its runs' summaries are in subdirectories (kube results, issue 20)
 			Version:     buildVersion,
 			Secrets:     cfg.Secrets(),
 			Header:      metricHeader(),

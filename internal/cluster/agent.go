@@ -84,6 +84,9 @@ type AgentOptions struct {
 // (RunAgent returns nil after one).
 var ErrControllerLost = errors.New("the controller went away")
 
+// ErrNoController: no controller answered within ConnectTimeout.
+var ErrNoController = errors.New("no controller")
+
 // RunAgent runs a load worker until the controller shuts the run down (nil)
 // or goes away (an error wrapping ErrControllerLost).
 func RunAgent(ctx context.Context, o AgentOptions) error {
@@ -110,7 +113,7 @@ func RunAgent(ctx context.Context, o AgentOptions) error {
 	_, err = client.Clock(cctx, &clusterpb.ClockRequest{Worker: o.Name}, grpc.WaitForReady(true))
 	cancel()
 	if err != nil {
-		return fmt.Errorf("load worker: no controller at %s: %w", o.Controller, err)
+		return fmt.Errorf("load worker: %w at %s: %w", ErrNoController, o.Controller, err)
 	}
 	samples, err := sampleClock(ctx, client, a.local, o.Name, startSamples)
 	if err != nil {

@@ -104,8 +104,15 @@ func (c *ControllerAPI) request(method, p string) (*rest.Request, error) {
 	if c.rc == nil {
 		return nil, errors.New("this Kubernetes client cannot proxy to pods")
 	}
-	return c.rc.Verb(method).Namespace(c.Namespace).Resource("pods").Name(c.Pod + ":" + strconv.Itoa(c.Port)).
-		SubResource("proxy").Suffix(strings.TrimPrefix(p, "/")), nil
+	p, query, _ := strings.Cut(p, "?")
+	req := c.rc.Verb(method).Namespace(c.Namespace).Resource("pods").Name(c.Pod + ":" + strconv.Itoa(c.Port)).
+		SubResource("proxy").Suffix(strings.TrimPrefix(p, "/"))
+	for _, kv := range strings.Split(query, "&") {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			req = req.Param(k, v)
+		}
+	}
+	return req, nil
 }
 
 // do sends one request and returns the answer's status and body; a
@@ -193,16 +200,22 @@ type FileList struct {
 	Partial bool   `json:"partial"`
 }
 
-// Files reads /api/results/list.
+// Files reads /api/results/list?recursive=true: every artifact, those of
+// an experiment's runs (in subdirectories) by relative path.
 func (c *ControllerAPI) Files(ctx context.Context) (FileList, error) {
 	var l FileList
-	return l, c.getJSON(ctx, "/api/results/list", &l)
+	return l, c.getJSON(ctx, "/api/results/list?recursive=true", &l)
 }
 
-// Download copies the artifact name into dir and returns its size.
+// Download copies the artifact name (a slash-separated path relative to
+// the artifact directory) under dir and returns its size.
 func (c *ControllerAPI) Download(ctx context.Context, name, dir string) (int64, error) {
-	if name != path.Base(name) || strings.HasPrefix(name, ".") {
-		return 0, fmt.Errorf("artifact name %q: not a plain file name", name)
+	if name == "" || path.Clean(name) != name || path.IsAbs(name) || strings.HasPrefix(name, ".") || strings.Contains(name, "/.") || strings.Contains(name, "\\") {
+		return 0, fmt.Errorf("artifact name %q: not a path inside the artifact directory", name)
+	}
+	dir = filepath.Join(dir, filepath.FromSlash(path.Dir(name)))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return 0, err
 	}
 	req, err := c.request(http.MethodGet, "/api/results/files/"+name)
 	if err != nil {
@@ -213,7 +226,8 @@ func (c *ControllerAPI) Download(ctx context.Context, name, dir string) (int64, 
 		return 0, fmt.Errorf("downloading %s from pod %s/%s: %w", name, c.Namespace, c.Pod, err)
 	}
 	defer rc.Close()
-	tmp, err := os.CreateTemp(dir, "."+name+".*")
+	base := path.Base(name)
+	tmp, err := os.CreateTemp(dir, "."+base+".*")
 	if err != nil {
 		return 0, err
 	}
@@ -222,7 +236,7 @@ func (c *ControllerAPI) Download(ctx context.Context, name, dir string) (int64, 
 		err = cerr
 	}
 	if err == nil {
-		err = os.Rename(tmp.Name(), filepath.Join(dir, name))
+		err = os.Rename(tmp.Name(), filepath.Join(dir, base))
 	}
 	if err != nil {
 		os.Remove(tmp.Name())
@@ -251,7 +265,8 @@ func (c *ControllerAPI) Shutdown(ctx context.Context) error {
 }
 
 // SummaryFiles are what `kube results --summary-only` fetches (AIPerf's
-// key result files, and the CSV summary), those of them the run wrote.
+// key result files, and the CSV summary), those of them the run wrote,
+// in every run's directory of an experiment.
 var SummaryFiles = []string{"profile_export_aiperf.json", "profile_export_aiperf.csv", "profile_export_console.txt", "metrics.json"}
 
 // FetchResults downloads the run's artifacts (only SummaryFiles with
@@ -269,7 +284,7 @@ func (c *ControllerAPI) FetchResults(ctx context.Context, dir string, summaryOnl
 	}
 	var got []File
 	for _, f := range l.Files {
-		if summaryOnly && !slices.Contains(SummaryFiles, f.Name) {
+		if summaryOnly && !slices.Contains(SummaryFiles, path.Base(f.Name)) {
 			continue
 		}
 		n, err := c.Download(ctx, f.Name, dir)

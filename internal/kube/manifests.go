@@ -71,6 +71,10 @@ type Options struct {
 	// negative value = exit at once (the results are then lost with the
 	// pod's emptyDir).
 	ResultsLinger time.Duration
+	// Experiment: the profile arguments run a sweep or repeated runs (the
+	// controller runs one run after another, each with its workers), so
+	// the workers rejoin each next run (cluster-worker --next-run-timeout).
+	Experiment bool
 	// ConfigFile, when set, is an AIPerf config file (an AIPerfJob's
 	// spec less its deployment keys): it goes into the ConfigMap, is
 	// mounted in the controller pod and run with --config ConfigPath;
@@ -86,6 +90,20 @@ type Options struct {
 
 // ConfigPath is where the controller pod reads Options.ConfigFile.
 const ConfigPath = "/etc/aiperf/benchmark.yaml"
+
+// workerArgs is the worker container's command line; an experiment's
+// workers stay for its next runs.
+func (o *Options) workerArgs() []string {
+	args := []string{WorkerCommand, "--controller", o.ControllerAddress(), "--name", "$(POD_NAME)"}
+	if o.Experiment {
+		args = append(args, "--next-run-timeout", ExperimentNextRunTimeout.String())
+	}
+	return args
+}
+
+// ExperimentNextRunTimeout is how long an experiment's worker waits for
+// the controller's next run (its cooldown and set-up) before it ends.
+const ExperimentNextRunTimeout = 10 * time.Minute
 
 // DefaultResultsLinger is Options.ResultsLinger's default.
 const DefaultResultsLinger = time.Hour
@@ -301,7 +319,7 @@ func (o *Options) controllerJob() *batchv1.Job {
 func (o *Options) workersJob() *batchv1.Job {
 	c := corev1.Container{
 		Name: "worker", Image: o.Image, Command: []string{"/aiperf"},
-		Args: []string{WorkerCommand, "--controller", o.ControllerAddress(), "--name", "$(POD_NAME)"},
+		Args: o.workerArgs(),
 		Env: []corev1.EnvVar{{Name: "POD_NAME", ValueFrom: &corev1.EnvVarSource{
 			FieldRef: &corev1.ObjectFieldSelector{FieldPath: "metadata.name"},
 		}}},
