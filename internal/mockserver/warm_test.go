@@ -64,3 +64,22 @@ func TestFirstRequestCostsNoMoreThanLater(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkServeFastChat is the handler's own cost for one non-streaming
+// --fast chat completion (no network: bench/mock.sh measures the whole
+// server under wrk).
+func BenchmarkServeFastChat(b *testing.B) {
+	cfg := DefaultConfig()
+	cfg.Fast = true
+	s := New(cfg)
+	const body = `{"model":"mock-model","messages":[{"role":"user","content":"one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen"}],"max_tokens":16,"ignore_eos":true}`
+	b.ReportAllocs()
+	for b.Loop() {
+		req := httptest.NewRequest("POST", "/v1/chat/completions", strings.NewReader(body))
+		w := httptest.NewRecorder()
+		s.ServeHTTP(w, req)
+		if w.Code != 200 {
+			b.Fatal(w.Code)
+		}
+	}
+}
