@@ -240,6 +240,11 @@ func newKubeNamedCommand(env *Env, use string, client func() (kubernetes.Interfa
 		Short: short,
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			// An AIPerfJob of that name is the operator's: cancel and
+			// delete go through it (cmd_kube_operator.go).
+			if handled, err := aiperfJobNamed(cmd.Context(), env, dyn, use, ns, args[0]); handled || err != nil {
+				return err
+			}
 			cs, err := client()
 			if err != nil {
 				return err

@@ -17,7 +17,9 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -270,4 +272,66 @@ func submitAIPerfJob(cmd *cobra.Command, env *Env, restConfig func() (*rest.Conf
 		"then fetch it with: aiperf kube results %s -n %s --shutdown\n",
 		o.Namespace, o.Name, o.Workers, o.Namespace, o.Name, o.Name, o.Namespace)
 	return nil
+}
+
+// aiperfJobNamed handles `kube cancel|delete|show NAME` for a benchmark
+// the operator runs, as AIPerf's CLI does: cancel sets spec.cancel (the
+// operator suspends the workers and reports Cancelled), delete deletes the
+// AIPerfJob (its finalizer deletes the objects; deleting them alone would
+// only have the operator recreate them), show prints its status first.
+// handled is false when there is no such AIPerfJob (or no CRD): the
+// direct-mode command goes on.
+func aiperfJobNamed(ctx context.Context, env *Env, dyn func() (dynamic.Interface, error), use, ns, name string) (handled bool, err error) {
+	dc, err := dyn()
+	if err != nil {
+		return false, err
+	}
+	res := dc.Resource(v1alpha1.AIPerfJobResource).Namespace(ns)
+	u, err := res.Get(ctx, name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) || meta.IsNoMatchError(err) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("AIPerfJob %s/%s: %w", ns, name, err)
+	}
+	switch use {
+	case "cancel":
+		if _, err := res.Patch(ctx, name, types.MergePatchType, []byte(`{"spec":{"cancel":true}}`), metav1.PatchOptions{}); err != nil {
+			return true, fmt.Errorf("cancelling AIPerfJob %s/%s: %w", ns, name, err)
+		}
+		fmt.Fprintf(env.Stdout, "AIPerfJob %s/%s: spec.cancel set; the operator suspends its workers (phase Cancelled)\n", ns, name)
+		return true, nil
+	case "delete":
+		if err := res.Delete(ctx, name, metav1.DeleteOptions{}); err != nil {
+			return true, fmt.Errorf("deleting AIPerfJob %s/%s: %w", ns, name, err)
+		}
+		fmt.Fprintf(env.Stdout, "AIPerfJob %s/%s deleted; the operator deletes its objects\n", ns, name)
+		return true, nil
+	}
+	var job v1alpha1.AIPerfJob
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &job); err != nil {
+		return true, fmt.Errorf("AIPerfJob %s/%s: %w", ns, name, err)
+	}
+	st := job.Status
+	fmt.Fprintf(env.Stdout, "AIPerfJob:  %s/%s (operator)\nphase:      %s\n", ns, name, orDash(string(st.Phase)))
+	if st.Workers != nil {
+		fmt.Fprintf(env.Stdout, "workers:    %d of %d ready\n", st.Workers.Ready, st.Workers.Total)
+	}
+	for _, c := range st.Conditions {
+		fmt.Fprintf(env.Stdout, "condition:  %s=%s (%s) %s\n", c.Type, c.Status, c.Reason, c.Message)
+	}
+	if st.ResultsPath != "" {
+		fmt.Fprintf(env.Stdout, "results:    %s (API server path %s)\n", st.ResultsPath, st.APIURL)
+	}
+	if st.Error != "" {
+		fmt.Fprintf(env.Stdout, "error:      %s\n", st.Error)
+	}
+	return false, nil
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
 }
