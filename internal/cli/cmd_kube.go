@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -63,6 +64,7 @@ func newKubeCommand(env *Env) *cobra.Command {
 		return dynamic.NewForConfig(cfg)
 	}
 	cmd.AddCommand(newKubeProfileCommand(env, "generate", client, dyn, restConfig), newKubeProfileCommand(env, "profile", client, dyn, restConfig),
+		newKubeProfileCommand(env, "sweep", client, dyn, restConfig),
 		newKubeInstallCommand(env, restConfig), newKubeOperatorCommand(env, restConfig),
 		newKubeListCommand(env, client), newKubeValidateCommand(env), newKubeLogsCommand(env, client),
 		newKubeNamedCommand(env, "show", client, dyn), newKubeNamedCommand(env, "cancel", client, dyn), newKubeNamedCommand(env, "delete", client, dyn),
@@ -70,6 +72,28 @@ func newKubeCommand(env *Env) *cobra.Command {
 		newKubeResultsCommand(env, client), newKubeShutdownCommand(env, client), newKubeAttachCommand(env, client),
 		newKubeDebugCommand(env, client), newKubePreflightCommand(env, client))
 	return cmd
+}
+
+// sweepFlags are `kube sweep`'s multi-run flags (AIPerf's spellings),
+// passed on as the controller's profile flags.
+type sweepFlags struct {
+	trials, maxRuns int
+	cooldown        float64
+}
+
+func (s sweepFlags) profileArgs() []string {
+	var args []string
+	runs := s.trials
+	if runs == 0 {
+		runs = s.maxRuns
+	}
+	if runs > 0 {
+		args = append(args, "--num-profile-runs", strconv.Itoa(runs))
+	}
+	if s.cooldown > 0 {
+		args = append(args, "--profile-run-cooldown-seconds", strconv.FormatFloat(s.cooldown, 'f', -1, 64))
+	}
+	return args
 }
 
 func kubeUsage(sub string, err error) error {
@@ -81,20 +105,27 @@ func kubeUsage(sub string, err error) error {
 func newKubeProfileCommand(env *Env, use string, client func() (kubernetes.Interface, error), dyn func() (dynamic.Interface, error), restConfig func() (*rest.Config, error)) *cobra.Command {
 	var o kube.Options
 	var dryRun, noOperator, operator, detach bool
+	var sw sweepFlags
 	jobSet := "auto"
 	var configFile string
 	short := "Create the benchmark's objects on the cluster (direct mode)"
-	if use == "generate" {
+	example := "  aiperf kube " + use + " --name chat1 --namespace perf --image registry/aiperf:v1 --workers 8 -- \\\n" +
+		"    -m llama -u http://vllm.perf.svc:8000 --streaming --concurrency 2000 --request-count 100000"
+	switch use {
+	case "generate":
 		short = "Print the benchmark's Kubernetes manifests (YAML) without creating them"
+	case "sweep":
+		short = "Run a parameter sweep or repeated runs on the cluster: the controller pod runs the whole experiment"
+		example = "  aiperf kube sweep -f sweep.yaml --image registry/aiperf:v1 --workers 4\n" +
+			"  aiperf kube sweep --name conc --workers 8 --trials 3 --cooldown 30 -- -m llama -u http://vllm:8000 --concurrency 64,128,256"
 	}
 	cmd := &cobra.Command{
-		Use:   use + " [flags] -- <aiperf profile arguments>",
-		Short: short,
-		Example: "  aiperf kube " + use + " --name chat1 --namespace perf --image registry/aiperf:v1 --workers 8 -- \\\n" +
-			"    -m llama -u http://vllm.perf.svc:8000 --streaming --concurrency 2000 --request-count 100000",
+		Use:     use + " [flags] -- <aiperf profile arguments>",
+		Short:   short,
+		Example: example,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			_ = detach // the command always returns once the objects exist
-			o.ProfileArgs = args
+			o.ProfileArgs = append(args, sw.profileArgs()...)
 			var spec v1alpha1.WorkloadSpec
 			if configFile != "" {
 				s, name, err := benchmarkSpec(configFile)
@@ -112,6 +143,9 @@ func newKubeProfileCommand(env *Env, use string, client func() (kubernetes.Inter
 			if operator && cmd.Flags().Changed("no-operator") && noOperator {
 				return kubeUsage(use, errors.New("--operator and --no-operator: choose one"))
 			}
+			if operator && use == "sweep" {
+				return kubeUsage(use, errors.New("--operator: this build's operator reconciles AIPerfJobs, not AIPerfSweeps; run the sweep in direct mode (its controller pod runs every run)"))
+			}
 			if operator {
 				return submitAIPerfJob(cmd, env, restConfig, o, spec, use == "generate" || dryRun)
 			}
@@ -121,6 +155,10 @@ func newKubeProfileCommand(env *Env, use string, client func() (kubernetes.Inter
 			}
 			if o.Experiment, err = parseControllerCommand(cmd.Context(), o); err != nil {
 				return kubeUsage(use, err)
+			}
+			if use == "sweep" && !o.Experiment {
+				return kubeUsage(use, errors.New("the benchmark is one run, not a sweep: give a list (e.g. --concurrency 8,16,32), a sweep: section in --config, "+
+					"or --trials N; for one run use aiperf kube profile"))
 			}
 			if o.Experiment { // a sweep: its workers rejoin each run
 				objs, _ = kube.Objects(o)
@@ -187,9 +225,14 @@ func newKubeProfileCommand(env *Env, use string, client func() (kubernetes.Inter
 	f.BoolVar(&noOperator, "no-operator", true, "direct mode: create the Jobs with client-go (the default)")
 	f.BoolVar(&operator, "operator", false, "submit an AIPerfJob for the operator (aiperf kube install) instead of creating the objects")
 	f.StringVarP(&configFile, "config", "f", "", "benchmark config file, or an AIPerfJob manifest (aiperf kube init); profile arguments after -- still apply")
-	if use == "profile" {
+	if use != "generate" {
 		f.BoolVar(&dryRun, "dry-run", false, "print the manifests instead of creating them")
-		f.BoolVar(&detach, "detach", true, "return once the objects exist (the only behaviour of this build)")
+		f.BoolVarP(&detach, "detach", "d", true, "return once the objects exist (the only behaviour of this build; follow with kube attach)")
+	}
+	if use == "sweep" {
+		f.IntVar(&sw.trials, "trials", 0, "runs per sweep cell (profile's --num-profile-runs)")
+		f.Float64Var(&sw.cooldown, "cooldown", 0, "cooldown seconds between the runs of a cell (profile's --profile-run-cooldown-seconds)")
+		f.IntVar(&sw.maxRuns, "max-runs", 0, "the most runs of a cell with --convergence-metric (default --trials; profile's --num-profile-runs)")
 	}
 	return cmd
 }

@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -73,5 +74,35 @@ func TestKubeGenerateRejectsBadInputBeforeDeploying(t *testing.T) {
 		if r.code != 2 || !strings.Contains(r.stderr, c.want) {
 			t.Errorf("%v: exit %d, stderr %q; want usage error mentioning %q", c.args, r.code, r.stderr, c.want)
 		}
+	}
+}
+
+// TestKubeSweep: kube sweep runs only experiments; its multi-run flags
+// become the controller's profile flags; a sweep config file (a kube init
+// manifest of a sweep template) goes to the controller pod, whose workers
+// rejoin each run; --operator is refused (the operator runs AIPerfJobs).
+func TestKubeSweep(t *testing.T) {
+	ctx := context.Background()
+	r := runMain(t, ctx, nil, "kube", "sweep", "--dry-run", "--", "-m", "m", "-u", "http://x:8000", "--concurrency", "8")
+	if r.code != 2 || !strings.Contains(r.stderr, "not a sweep") {
+		t.Errorf("one run: exit %d %s", r.code, r.stderr)
+	}
+	r = runMain(t, ctx, nil, "kube", "sweep", "--dry-run", "--trials", "3", "--cooldown", "2.5", "--", "-m", "m", "-u", "http://x:8000")
+	for _, want := range []string{"--num-profile-runs\n        - \"3\"", "--profile-run-cooldown-seconds\n        - \"2.5\"", "--next-run-timeout"} {
+		if r.code != 0 || !strings.Contains(r.stdout, want) {
+			t.Errorf("--trials/--cooldown: exit %d, manifests lack %q\n%s%s", r.code, want, r.stdout, r.stderr)
+		}
+	}
+	job := filepath.Join(t.TempDir(), "sweep.yaml")
+	if r := runMain(t, ctx, nil, "kube", "init", "-t", "sweep_distributions", "--model", "m", "--url", "http://x:8000", "--job-name", "conc", "-o", job); r.code != 0 {
+		t.Fatalf("kube init: %s", r.stderr)
+	}
+	r = runMain(t, ctx, nil, "kube", "sweep", "--dry-run", "-f", job)
+	if r.code != 0 || !strings.Contains(r.stdout, "name: conc-controller") || !strings.Contains(r.stdout, "--next-run-timeout") || !strings.Contains(r.stdout, "sweep:") {
+		t.Errorf("-f sweep manifest: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	r = runMain(t, ctx, nil, "kube", "sweep", "--operator", "--trials", "2", "--", "-m", "m")
+	if r.code != 2 || !strings.Contains(r.stderr, "AIPerfSweeps") {
+		t.Errorf("--operator: exit %d %s", r.code, r.stderr)
 	}
 }
