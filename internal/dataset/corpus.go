@@ -18,11 +18,18 @@ import (
 // (splitCorpus, in the tests), so that a seeded run cuts the same prompts.
 // It is stored chunked and uncompressed so that start-up neither inflates
 // nor splits 5 MB of text (some 50 ms of CPU): the embedded string is
-// sliced in place. TestEmbeddedChunks checks it against the .gz (and
-// -update rewrites it).
+// sliced in place at the offsets of shakespeareChunkEnds, so that a run
+// reads only the chunks its prompts use. TestEmbeddedChunks checks both
+// files against the .gz (and -update rewrites them).
 //
 //go:embed corpus/shakespeare.chunks
 var shakespeareChunks string
+
+// shakespeareChunkEnds holds, one decimal per line, the byte offset in
+// shakespeareChunks at which each chunk ends (where its newline is).
+//
+//go:embed corpus/shakespeare.chunks.ends
+var shakespeareChunkEnds string
 
 // builtinChunkCounts is the number of tokens of each corpus chunk under the
 // builtin tokenizer (o200k_base), one per line. With it a builtin run knows
@@ -43,18 +50,29 @@ const minChunkChars = 10_000
 // and then always the same read-only result: substrings of
 // shakespeareChunks, a lazily computed constant, not mutable state.
 var corpusChunks = sync.OnceValues(func() ([]string, error) {
-	return parseChunks(shakespeareChunks)
+	return parseChunks(shakespeareChunks, shakespeareChunkEnds)
 })
 
-// parseChunks splits text with one chunk per line (each ending in a
-// newline) into its chunks, without copying them.
-func parseChunks(text string) ([]string, error) {
-	if text == "" || !strings.HasSuffix(text, "\n") {
-		return nil, fmt.Errorf("corpus: chunk file is empty or does not end with a newline")
+// parseChunks cuts text, one chunk per line, into its chunks at the given
+// end offsets (one decimal per line: where each chunk's newline is),
+// without copying them and without reading the text itself.
+func parseChunks(text, ends string) ([]string, error) {
+	fields := strings.Fields(ends)
+	if len(fields) == 0 {
+		return nil, fmt.Errorf("corpus: no chunk offsets")
 	}
-	chunks := strings.Split(text[:len(text)-1], "\n")
-	if slices.Contains(chunks, "") {
-		return nil, fmt.Errorf("corpus: chunk file has an empty chunk")
+	chunks := make([]string, len(fields))
+	start := 0
+	for i, f := range fields {
+		end, err := strconv.Atoi(f)
+		if err != nil || end <= start || end >= len(text) {
+			return nil, fmt.Errorf("corpus: chunk %d ends at %q, want an offset in (%d, %d)", i, f, start, len(text))
+		}
+		chunks[i] = text[start:end]
+		start = end + 1 // past the newline
+	}
+	if start != len(text) {
+		return nil, fmt.Errorf("corpus: the chunk offsets cover %d of %d bytes", start, len(text))
 	}
 	return chunks, nil
 }

@@ -122,12 +122,25 @@ func TestEmbeddedChunks(t *testing.T) {
 			t.Fatalf("chunk %d holds a newline; the one-chunk-per-line file cannot store it", i)
 		}
 	}
-	const path = "corpus/shakespeare.chunks"
+	const path, endsPath = "corpus/shakespeare.chunks", "corpus/shakespeare.chunks.ends"
 	if *update {
+		var ends strings.Builder
+		at := 0
+		for _, c := range want {
+			at += len(c)
+			ends.WriteString(strconv.Itoa(at) + "\n")
+			at++ // the newline
+		}
 		if err := os.WriteFile(path, []byte(strings.Join(want, "\n")+"\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}
+		if err := os.WriteFile(endsPath, []byte(ends.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
 		return
+	}
+	if shakespeareChunks != strings.Join(want, "\n")+"\n" {
+		t.Fatalf("%s is not the corpus's chunks, one per line; rerun with -update", path)
 	}
 	got, err := corpusChunks()
 	if err != nil {
@@ -144,13 +157,20 @@ func TestEmbeddedChunks(t *testing.T) {
 }
 
 func TestParseChunks(t *testing.T) {
-	got, err := parseChunks("a b\nc\n")
+	got, err := parseChunks("a b\nc\n", "3\n5\n")
 	if err != nil || !slices.Equal(got, []string{"a b", "c"}) {
 		t.Errorf("parseChunks = %q, %v", got, err)
 	}
-	for _, bad := range []string{"", "a", "a\n\nb\n"} {
-		if _, err := parseChunks(bad); err == nil {
-			t.Errorf("parseChunks(%q) accepted it", bad)
+	for _, bad := range []struct{ text, ends string }{
+		{"a\n", ""},            // no offsets
+		{"a b\nc\n", "3\n"},    // offsets cover part of the text
+		{"a b\nc\n", "3\n9\n"}, // past the end
+		{"a b\nc\n", "3\n3\n"}, // an empty chunk
+		{"a b\nc\n", "x\n5\n"}, // not a number
+		{"a b\nc\n", "0\n5\n"}, // an empty first chunk
+	} {
+		if _, err := parseChunks(bad.text, bad.ends); err == nil {
+			t.Errorf("parseChunks(%q, %q) accepted it", bad.text, bad.ends)
 		}
 	}
 }
