@@ -10,6 +10,10 @@
 # seeded synthetic run cuts the same prompts from it as AIPerf does.
 #
 # Usage: scripts/build-corpus.sh   (needs python3 -m pip, unzip or python3)
+# The binary embeds the corpus already chunked, with its chunk offsets and
+# builtin token counts, all derived from the .gz; after changing it, run
+#   go test ./internal/dataset -run 'TestEmbeddedChunks' -update
+#   go test ./internal/dataset -run 'TestBuiltinChunkCounts' -update
 set -euo pipefail
 want=e0e13a826912a4a81bb3a582aa73c4af0675bdeee6ddf6d505efb63d562d496f
 out="$(cd "$(dirname "$0")/.." && pwd)/internal/dataset/corpus/shakespeare.txt.gz"
