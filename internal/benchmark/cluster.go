@@ -218,9 +218,9 @@ func RunWorkerRuns(ctx context.Context, addr, name, version string, log *slog.Lo
 			Build: func(blob []byte) (cluster.Runner, error) {
 				w, err := newWorkerRunner(blob)
 				if err == nil {
-					// A worker holds its share of the streams: the same GC
-					// target as a run with many (the limit on open files is
-					// the soft one Go raises at start-up).
+					// A worker holds its share of the streams: its open-file
+					// limit and GC target are set for that share.
+					raiseFileLimit(w.plan, true, log)
 					tuneForStreams(w.plan, log)
 				}
 				return w, err

@@ -193,7 +193,7 @@ func execute(ctx context.Context, plan *Plan, rio IO, log *slog.Logger, board *l
 			return nil, &config.ExitError{Code: config.ExitFailure, Err: err}
 		}
 	}
-	raiseFileLimit(plan, log) // issue 19: many streams
+	raiseFileLimit(plan, false, log) // issue 19: many streams
 	defer tuneForStreams(plan, log)()
 	client := newTransportClient(plan)
 	defer client.Close()

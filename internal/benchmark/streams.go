@@ -35,12 +35,24 @@ func peakConnections(p *Plan) int {
 	return need
 }
 
+// processConnections is how many of those one process holds: all of
+// them, or with --workers N a worker's share (the controller holds none).
+// Ports, unlike descriptors, are shared by every process, so sourceAddrs
+// counts them all.
+func processConnections(p *Plan) int {
+	n := peakConnections(p)
+	if w := p.Config.Cluster.Workers; w > 1 {
+		n = (n + w - 1) / w
+	}
+	return n
+}
+
 // connBufferSize is each connection's read and write buffer size: 0
 // (net/http's 4 KiB) below manyStreams, 1 KiB from there on. An LLM
 // stream's chunks are a few hundred bytes, and a request body larger than
 // the buffer is written through it, not copied into it.
 func connBufferSize(p *Plan) int {
-	if peakConnections(p) < manyStreams {
+	if processConnections(p) < manyStreams {
 		return 0
 	}
 	return 1 << 10
@@ -55,20 +67,26 @@ const manyStreamsGC = 25
 // tuneForStreams applies the GC target for a run with many streams and
 // returns the function that restores the previous one.
 func tuneForStreams(p *Plan, log *slog.Logger) (restore func()) {
-	if peakConnections(p) < manyStreams || os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
+	if processConnections(p) < manyStreams || os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
 		return func() {}
 	}
 	old := debug.SetGCPercent(manyStreamsGC)
 	log.Info("many streams: garbage collector target lowered to save memory per stream (set GOGC to override)",
-		"connections", peakConnections(p), "gogc", manyStreamsGC)
+		"connections", processConnections(p), "gogc", manyStreamsGC)
 	return func() { debug.SetGCPercent(old) }
 }
 
-// raiseFileLimit raises the open-file limit to what the run's connections
-// need, and warns, naming the remedy, when the system does not allow it:
-// connections beyond the limit would fail with "too many open files".
-func raiseFileLimit(p *Plan, log *slog.Logger) fdlimit.Result {
-	r := fdlimit.Raise(uint64(peakConnections(p) + fileSlack))
+// raiseFileLimit raises the open-file limit to what this process's
+// connections need, and warns, naming the remedy, when the system does not
+// allow it: connections beyond the limit would fail with "too many open
+// files". A --workers controller holds no stream connections; each worker
+// raises its own.
+func raiseFileLimit(p *Plan, worker bool, log *slog.Logger) fdlimit.Result {
+	n := processConnections(p)
+	if p.Config.Cluster.Workers > 0 && !worker {
+		n = 0
+	}
+	r := fdlimit.Raise(uint64(n + fileSlack))
 	switch {
 	case r.Short():
 		log.Warn(r.String())
