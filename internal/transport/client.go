@@ -77,6 +77,7 @@ type Client struct {
 	refused atomic.Int64 // consecutive refused connections (BackoffRefused)
 	timeout time.Duration
 	readers sync.Pool // *SSEReader, reused across streams
+	traces  sync.Pool // *reqTrace whose request left nothing behind (reusable)
 
 	pre         *preconnector // connections opened by Preconnect; nil until then
 	dial        dialFunc      // how the transports dial (source addresses applied)

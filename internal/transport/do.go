@@ -83,11 +83,15 @@ func (c *Client) Do(ctx context.Context, clk *clock.Clock, req *Request, rec *re
 			}
 		}()
 	}
-	rt := newReqTrace(clk, rec, c.pre, c.traceDetail)
+	rt := c.trace(clk, rec)
 	traced := httptrace.WithClientTrace(reqCtx, &rt.trace)
 	defer func() {
 		rec.ConnectionRetries = rt.retries
 		rt.finish()
+		if rt.reusable() {
+			rt.rec = nil
+			c.traces.Put(rt)
+		}
 	}()
 
 	hreq, err := newHTTPRequest(traced, req, rt)
@@ -160,6 +164,16 @@ func (c *Client) Do(ctx context.Context, clk *clock.Clock, req *Request, rec *re
 		return
 	}
 	c.readBody(ctx, reqCtx, clk, rec, body, resp.ContentLength)
+}
+
+// trace returns a request trace for rec: a reused one when an earlier
+// request left one behind (reqTrace.reusable), else a new one.
+func (c *Client) trace(clk *clock.Clock, rec *record.Record) *reqTrace {
+	if t, ok := c.traces.Get().(*reqTrace); ok {
+		t.reset(clk, rec, c.pre, c.traceDetail)
+		return t
+	}
+	return newReqTrace(clk, rec, c.pre, c.traceDetail)
 }
 
 // newHTTPRequest builds the POST for req under ctx. Its header is a copy of

@@ -33,6 +33,7 @@ type reqTrace struct {
 	// attempt got an answer. An attempt that follows one without an answer
 	// is a resend; one that follows an answer is a redirect hop.
 	retries   int
+	attempts  int  // GetConn calls: attempts and redirect hops
 	started   bool // an attempt was made
 	responded bool // the last attempt got a response byte
 	wasIdle   bool // the last attempt's connection came from the idle pool
@@ -53,6 +54,9 @@ type reqTrace struct {
 	// reach the caller, and Do can return, before it runs; finish waits
 	// for the token (see wroteWait). GetConn drops an earlier attempt's.
 	wrote chan struct{}
+	// wroteDone is set by the WroteRequest hook, the write loop's last
+	// call for the request (reusable).
+	wroteDone atomic.Bool
 
 	detail *record.TraceDetail // nil unless exported
 	trace  httptrace.ClientTrace
@@ -68,12 +72,42 @@ const wroteWait = 100 * time.Millisecond
 // newReqTrace returns the trace of rec's request. With detail, per-chunk
 // stamps, headers and the socket are kept in rec.Trace.Detail.
 func newReqTrace(clk *clock.Clock, rec *record.Record, pre *preconnector, detail bool) *reqTrace {
-	t := &reqTrace{clk: clk, rec: rec, pre: pre, wrote: make(chan struct{}, 1)}
+	t := &reqTrace{wrote: make(chan struct{}, 1)}
+	t.hook()
+	t.reset(clk, rec, pre, detail)
+	return t
+}
+
+// reset points a new or reused trace at rec's request. Every stamp is
+// cleared again by GetConn at the start of each attempt.
+func (t *reqTrace) reset(clk *clock.Clock, rec *record.Record, pre *preconnector, detail bool) {
+	t.clk, t.rec, t.pre = clk, rec, pre
+	t.retries, t.attempts, t.started, t.responded, t.wasIdle = 0, 0, false, false, false
+	t.bodyLen = 0
+	t.wroteDone.Store(false)
+	t.detail = nil
 	if detail {
 		t.detail = &record.TraceDetail{}
 	}
-	now := func() int64 { return int64(clk.Now()) }
+}
+
+// reusable reports whether no hook of the finished request can still run,
+// so the trace (and its hook closures, most of a request's allocations in
+// the transport) may serve the next request: one attempt, on a connection
+// taken from the idle pool (net/http started no dial for it, whose hooks
+// could run after Do returned), whose write loop has made its last call.
+// A trace with exported detail is never reused: the record keeps it.
+func (t *reqTrace) reusable() bool {
+	return t.detail == nil && t.attempts == 1 && t.retries == 0 && t.wasIdle && t.wroteDone.Load()
+}
+
+func (t *reqTrace) now() int64 { return int64(t.clk.Now()) }
+
+// hook installs the httptrace hooks, once per trace. They reach the
+// request only through t, so reset re-targets them.
+func (t *reqTrace) hook() {
 	t.trace.GetConn = func(string) {
+		t.attempts++
 		if t.started && !t.responded {
 			t.retries++
 		}
@@ -84,7 +118,7 @@ func newReqTrace(clk *clock.Clock, rec *record.Record, pre *preconnector, detail
 		}
 		// A new attempt: its timeline replaces the last one's.
 		tr := &t.rec.Trace
-		*tr = record.HTTPTrace{GetConn: clk.Now()}
+		*tr = record.HTTPTrace{GetConn: t.clk.Now()}
 		for _, a := range []*atomic.Int64{&t.dnsStart, &t.dnsDone, &t.connStart, &t.connDone,
 			&t.tlsStart, &t.tlsDone, &t.wroteHeaders, &t.wroteReq} {
 			a.Store(0)
@@ -95,7 +129,7 @@ func newReqTrace(clk *clock.Clock, rec *record.Record, pre *preconnector, detail
 	}
 	t.trace.GotConn = func(i httptrace.GotConnInfo) {
 		tr := &t.rec.Trace
-		tr.GotConn = clk.Now()
+		tr.GotConn = t.clk.Now()
 		tr.Reused, t.wasIdle = i.Reused, i.WasIdle
 		if !i.Reused && t.pre != nil && t.pre.owns(i.Conn) {
 			tr.Preconnected = true
@@ -107,31 +141,31 @@ func newReqTrace(clk *clock.Clock, rec *record.Record, pre *preconnector, detail
 	}
 	t.trace.GotFirstResponseByte = func() {
 		t.responded = true
-		t.rec.Trace.FirstByte = clk.Now()
+		t.rec.Trace.FirstByte = t.clk.Now()
 	}
-	t.trace.DNSStart = func(httptrace.DNSStartInfo) { t.dnsStart.CompareAndSwap(0, now()) }
-	t.trace.DNSDone = func(httptrace.DNSDoneInfo) { t.dnsDone.Store(now()) }
+	t.trace.DNSStart = func(httptrace.DNSStartInfo) { t.dnsStart.CompareAndSwap(0, t.now()) }
+	t.trace.DNSDone = func(httptrace.DNSDoneInfo) { t.dnsDone.Store(t.now()) }
 	// A host with several addresses may be tried more than once: the
 	// connect runs from the first try to the last success.
-	t.trace.ConnectStart = func(string, string) { t.connStart.CompareAndSwap(0, now()) }
+	t.trace.ConnectStart = func(string, string) { t.connStart.CompareAndSwap(0, t.now()) }
 	t.trace.ConnectDone = func(_, _ string, err error) {
 		if err == nil {
-			t.connDone.Store(now())
+			t.connDone.Store(t.now())
 		}
 	}
-	t.trace.TLSHandshakeStart = func() { t.tlsStart.CompareAndSwap(0, now()) }
-	t.trace.TLSHandshakeDone = func(tls.ConnectionState, error) { t.tlsDone.Store(now()) }
-	t.trace.WroteHeaders = func() { t.wroteHeaders.Store(now()) }
+	t.trace.TLSHandshakeStart = func() { t.tlsStart.CompareAndSwap(0, t.now()) }
+	t.trace.TLSHandshakeDone = func(tls.ConnectionState, error) { t.tlsDone.Store(t.now()) }
+	t.trace.WroteHeaders = func() { t.wroteHeaders.Store(t.now()) }
 	t.trace.WroteRequest = func(i httptrace.WroteRequestInfo) {
 		if i.Err == nil {
-			t.wroteReq.Store(now())
+			t.wroteReq.Store(t.now())
 		}
 		select {
 		case t.wrote <- struct{}{}:
 		default:
 		}
+		t.wroteDone.Store(true)
 	}
-	return t
 }
 
 // finish completes rec.Trace with the stamps taken off the caller's

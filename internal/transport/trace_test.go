@@ -246,3 +246,94 @@ func TestTraceWriteStampsBoundedByFirstByte(t *testing.T) {
 		t.Errorf("WroteHeaders %v, WroteRequest %v; want both bounded by the first byte %v", rec.Trace.WroteHeaders, rec.Trace.WroteRequest, fb)
 	}
 }
+
+// TestTraceReusable: a trace serves the next request only when nothing of
+// its own can still call it: one attempt, on a connection from the idle
+// pool (no dial was started for it), after the write loop's last hook,
+// and without exported detail.
+func TestTraceReusable(t *testing.T) {
+	clk := clock.New()
+	for _, tc := range []struct {
+		name   string
+		detail bool
+		run    func(rt *reqTrace)
+		want   bool
+	}{
+		{"idle connection, written", false, func(rt *reqTrace) {
+			rt.trace.GetConn("h")
+			rt.trace.GotConn(httptrace.GotConnInfo{Reused: true, WasIdle: true})
+			rt.trace.WroteRequest(httptrace.WroteRequestInfo{})
+		}, true},
+		{"write loop not done yet", false, func(rt *reqTrace) {
+			rt.trace.GetConn("h")
+			rt.trace.GotConn(httptrace.GotConnInfo{Reused: true, WasIdle: true})
+		}, false},
+		{"dialed (a dial's hooks may come later)", false, func(rt *reqTrace) {
+			rt.trace.GetConn("h")
+			rt.trace.ConnectStart("tcp", "h")
+			rt.trace.ConnectDone("tcp", "h", nil)
+			rt.trace.GotConn(httptrace.GotConnInfo{})
+			rt.trace.WroteRequest(httptrace.WroteRequestInfo{})
+		}, false},
+		{"handed a connection another dial opened", false, func(rt *reqTrace) {
+			rt.trace.GetConn("h")
+			rt.trace.GotConn(httptrace.GotConnInfo{Reused: true})
+			rt.trace.WroteRequest(httptrace.WroteRequestInfo{})
+		}, false},
+		{"resent", false, func(rt *reqTrace) {
+			rt.trace.GetConn("h")
+			rt.trace.GotConn(httptrace.GotConnInfo{Reused: true, WasIdle: true})
+			rt.trace.GetConn("h")
+			rt.trace.GotConn(httptrace.GotConnInfo{Reused: true, WasIdle: true})
+			rt.trace.WroteRequest(httptrace.WroteRequestInfo{})
+		}, false},
+		{"detail exported", true, func(rt *reqTrace) {
+			rt.trace.GetConn("h")
+			rt.trace.GotConn(httptrace.GotConnInfo{Reused: true, WasIdle: true})
+			rt.trace.WroteRequest(httptrace.WroteRequestInfo{})
+		}, false},
+	} {
+		rt := newReqTrace(clk, &record.Record{}, nil, tc.detail)
+		tc.run(rt)
+		if got := rt.reusable(); got != tc.want {
+			t.Errorf("%s: reusable %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestTraceReuseKeepsEachRecordsOwnTimeline: requests on one client,
+// some on a kept-alive connection (their traces are reused) and some
+// after the idle pool was emptied (they dial): every record has its own
+// complete timeline, a connect exactly when it dialed, and no stamp from
+// an earlier request.
+func TestTraceReuseKeepsEachRecordsOwnTimeline(t *testing.T) {
+	t.Parallel()
+	srv := sseServer(t, 2)
+	c := New(Options{})
+	defer c.Close()
+	clk := clock.New()
+	body := []byte(`{"model":"m","stream":true}`)
+	for i := range 12 {
+		dial := i%4 == 0
+		if dial {
+			c.hc.CloseIdleConnections()
+		}
+		var rec record.Record
+		c.Do(context.Background(), clk, &Request{URL: srv.URL, Body: body, Header: jsonHeader()}, &rec)
+		if rec.Error != nil {
+			t.Fatalf("request %d: %+v", i, rec.Error)
+		}
+		name := fmt.Sprintf("request %d", i)
+		checkTimeline(t, name, &rec)
+		tr := &rec.Trace
+		if tr.Dialed != dial || tr.Reused == dial {
+			t.Errorf("%s: Dialed %v, Reused %v; want dialed %v", name, tr.Dialed, tr.Reused, dial)
+		}
+		if !dial && (tr.ConnectStart != 0 || tr.DNSStart != 0) {
+			t.Errorf("%s: a reused connection carries connect stamps %v/%v", name, tr.ConnectStart, tr.DNSStart)
+		}
+		if tr.GetConn < rec.Sent || tr.BytesSent != int64(len(body)) {
+			t.Errorf("%s: GetConn %v before Sent %v, or %d bytes sent", name, tr.GetConn, rec.Sent, tr.BytesSent)
+		}
+	}
+}
