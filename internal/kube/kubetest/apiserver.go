@@ -1,10 +1,12 @@
-// Package kubetest is a small Kubernetes API server for tests of what
+// Package kubetest holds Kubernetes test helpers: StartControlPlane runs
+// envtest's etcd and kube-apiserver (controlplane.go), and Server is a
+// small Kubernetes API server for tests of what
 // client-go's fake clientset cannot do: the pods/proxy and pods/log
 // subresources, which go over the REST client. It serves a fixed set of
 // pods (list by label selector, get), their logs, and forwards each pod's
 // proxy requests (/api/v1/namespaces/NS/pods/NAME:PORT/proxy/PATH) to an
 // http.Handler standing in for the pod, as the real API server forwards
-// them to the pod's port. It uses the standard library only (the JSON it
+// them to the pod's port. Server uses the standard library only (the JSON it
 // writes is the API's wire form, built by hand here).
 package kubetest
 
