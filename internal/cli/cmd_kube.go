@@ -143,11 +143,8 @@ func newKubeProfileCommand(env *Env, use string, client func() (kubernetes.Inter
 			if operator && cmd.Flags().Changed("no-operator") && noOperator {
 				return kubeUsage(use, errors.New("--operator and --no-operator: choose one"))
 			}
-			if operator && use == "sweep" {
-				return kubeUsage(use, errors.New("--operator: this build's operator reconciles AIPerfJobs, not AIPerfSweeps; run the sweep in direct mode (its controller pod runs every run)"))
-			}
-			if operator {
-				return submitAIPerfJob(cmd, env, restConfig, o, spec, use == "generate" || dryRun)
+			if operator { // an AIPerfJob (kube sweep: an AIPerfSweep) for the operator
+				return submitAIPerfJob(cmd, env, restConfig, o, spec, use == "generate" || dryRun, use == "sweep")
 			}
 			objs, err := kube.Objects(o)
 			if err != nil {

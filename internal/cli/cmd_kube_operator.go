@@ -16,7 +16,9 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/dynamic"
@@ -107,7 +109,7 @@ func newKubeOperatorCommand(env *Env, restConfig func() (*rest.Config, error)) *
 			ctrl.SetLogger(funcr.New(func(prefix, args string) {
 				fmt.Fprintln(env.Stderr, time.Now().UTC().Format(time.RFC3339), prefix, args)
 			}, funcr.Options{}))
-			o.Validate = validateControllerCommand
+			o.Validate = validateOperatorCommand
 			cs, err := kubernetes.NewForConfig(cfg)
 			if err != nil {
 				return err
@@ -215,36 +217,45 @@ func benchmarkSpec(path string) (spec v1alpha1.WorkloadSpec, name string, err er
 
 // submitAIPerfJob is `kube profile --operator`: the benchmark as an
 // AIPerfJob (printed with --dry-run, else created for the operator).
-func submitAIPerfJob(cmd *cobra.Command, env *Env, restConfig func() (*rest.Config, error), o kube.Options, spec v1alpha1.WorkloadSpec, print bool) error {
+func submitAIPerfJob(cmd *cobra.Command, env *Env, restConfig func() (*rest.Config, error), o kube.Options, spec v1alpha1.WorkloadSpec, print, sweep bool) error {
 	use := cmd.Name()
 	workers := int32(o.Workers)
 	spec.Image, spec.TotalWorkers, spec.ProfileArgs = o.Image, &workers, o.ProfileArgs
 	if len(spec.Benchmark.Raw) == 0 {
 		spec.Benchmark = runtime.RawExtension{Raw: []byte("{}")}
 	}
-	job := &v1alpha1.AIPerfJob{
-		TypeMeta:   metav1.TypeMeta{APIVersion: v1alpha1.APIVersion, Kind: v1alpha1.KindAIPerfJob},
-		ObjectMeta: metav1.ObjectMeta{Name: o.Name, Namespace: o.Namespace},
-		Spec:       spec,
+	kind, plural := v1alpha1.KindAIPerfJob, "aiperfjob"
+	var obj ctrlclient.Object
+	meta0 := metav1.ObjectMeta{Name: o.Name, Namespace: o.Namespace}
+	if sweep {
+		kind, plural = v1alpha1.KindAIPerfSweep, "aiperfsweep"
+		if spec.Sweep == nil {
+			// The variations come from list-valued profile arguments or
+			// --trials; the CRD still requires the key.
+			spec.Sweep = &runtime.RawExtension{Raw: []byte("{}")}
+		}
+		obj = &v1alpha1.AIPerfSweep{TypeMeta: metav1.TypeMeta{APIVersion: v1alpha1.APIVersion, Kind: kind}, ObjectMeta: meta0, Spec: spec}
+	} else {
+		obj = &v1alpha1.AIPerfJob{TypeMeta: metav1.TypeMeta{APIVersion: v1alpha1.APIVersion, Kind: kind}, ObjectMeta: meta0, Spec: spec}
 	}
 	cfg, err := spec.ConfigFile()
 	if err != nil {
 		return kubeUsage(use, err)
 	}
-	o.ConfigFile = cfg
+	o.ConfigFile, o.Experiment = cfg, sweep
 	if err := o.Validate(); err != nil {
 		return kubeUsage(use, err)
 	}
-	if err := validateControllerCommand(cmd.Context(), o); err != nil {
+	if err := validateOperatorCommand(cmd.Context(), o); err != nil {
 		return kubeUsage(use, err)
 	}
 	if print {
 		// The resource as one would kubectl apply it: no status.
 		y, err := yaml.Marshal(struct {
 			metav1.TypeMeta `json:",inline"`
-			Metadata        metav1.ObjectMeta      `json:"metadata"`
-			Spec            v1alpha1.AIPerfJobSpec `json:"spec"`
-		}{job.TypeMeta, job.ObjectMeta, job.Spec})
+			Metadata        metav1.ObjectMeta     `json:"metadata"`
+			Spec            v1alpha1.WorkloadSpec `json:"spec"`
+		}{metav1.TypeMeta{APIVersion: v1alpha1.APIVersion, Kind: kind}, meta0, spec})
 		if err != nil {
 			return err
 		}
@@ -261,16 +272,32 @@ func submitAIPerfJob(cmd *cobra.Command, env *Env, restConfig func() (*rest.Conf
 			return fmt.Errorf("creating namespace %s: %w", o.Namespace, err)
 		}
 	}
-	if err := c.Create(cmd.Context(), job); err != nil {
+	if err := c.Create(cmd.Context(), obj); err != nil {
 		if meta.IsNoMatchError(err) || apierrors.IsNotFound(err) {
-			return fmt.Errorf("creating AIPerfJob %s/%s: %w (is the operator installed? aiperf kube install)", o.Namespace, o.Name, err)
+			return fmt.Errorf("creating %s %s/%s: %w (is the operator installed? aiperf kube install)", kind, o.Namespace, o.Name, err)
 		}
-		return fmt.Errorf("creating AIPerfJob %s/%s: %w", o.Namespace, o.Name, err)
+		return fmt.Errorf("creating %s %s/%s: %w", kind, o.Namespace, o.Name, err)
 	}
-	fmt.Fprintf(env.Stdout, "AIPerfJob %s/%s created: %d load workers; the operator creates its objects\n"+
-		"watch it with:      kubectl -n %s get aiperfjob %s -w\n"+
+	fmt.Fprintf(env.Stdout, "%s %s/%s created: %d load workers; the operator creates its objects\n"+
+		"watch it with:      kubectl -n %s get %s %s -w\n"+
 		"then fetch it with: aiperf kube results %s -n %s --shutdown\n",
-		o.Namespace, o.Name, o.Workers, o.Namespace, o.Name, o.Name, o.Namespace)
+		kind, o.Namespace, o.Name, o.Workers, o.Namespace, plural, o.Name, o.Name, o.Namespace)
+	return nil
+}
+
+// validateOperatorCommand is the operator's check of a benchmark's
+// controller command line: it parses, and it is one run for an AIPerfJob,
+// an experiment (a sweep, trials) for an AIPerfSweep.
+func validateOperatorCommand(ctx context.Context, o kube.Options) error {
+	experiment, err := parseControllerCommand(ctx, o)
+	switch {
+	case err != nil:
+		return err
+	case experiment && !o.Experiment:
+		return errors.New("the benchmark is a sweep (list values, trials or a sweep block): submit it as an AIPerfSweep (aiperf kube sweep --operator)")
+	case !experiment && o.Experiment:
+		return errors.New("the AIPerfSweep's benchmark is one run: give its sweep block variations (or list values, --trials N), or submit an AIPerfJob")
+	}
 	return nil
 }
 
@@ -286,34 +313,58 @@ func aiperfJobNamed(ctx context.Context, env *Env, dyn func() (dynamic.Interface
 	if err != nil {
 		return false, err
 	}
-	res := dc.Resource(v1alpha1.AIPerfJobResource).Namespace(ns)
-	u, err := res.Get(ctx, name, metav1.GetOptions{})
-	if apierrors.IsNotFound(err) || meta.IsNoMatchError(err) {
-		return false, nil
+	var res dynamic.ResourceInterface
+	var u *unstructured.Unstructured
+	kind := ""
+	for _, r := range []struct {
+		kind string
+		gvr  schema.GroupVersionResource
+	}{{v1alpha1.KindAIPerfJob, v1alpha1.AIPerfJobResource}, {v1alpha1.KindAIPerfSweep, v1alpha1.AIPerfSweepResource}} {
+		res = dc.Resource(r.gvr).Namespace(ns)
+		u, err = res.Get(ctx, name, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) || meta.IsNoMatchError(err) {
+			continue
+		}
+		if err != nil {
+			return false, fmt.Errorf("%s %s/%s: %w", r.kind, ns, name, err)
+		}
+		kind = r.kind
+		break
 	}
-	if err != nil {
-		return false, fmt.Errorf("AIPerfJob %s/%s: %w", ns, name, err)
+	if kind == "" {
+		return false, nil
 	}
 	switch use {
 	case "cancel":
 		if _, err := res.Patch(ctx, name, types.MergePatchType, []byte(`{"spec":{"cancel":true}}`), metav1.PatchOptions{}); err != nil {
-			return true, fmt.Errorf("cancelling AIPerfJob %s/%s: %w", ns, name, err)
+			return true, fmt.Errorf("cancelling %s %s/%s: %w", kind, ns, name, err)
 		}
-		fmt.Fprintf(env.Stdout, "AIPerfJob %s/%s: spec.cancel set; the operator suspends its workers (phase Cancelled)\n", ns, name)
+		fmt.Fprintf(env.Stdout, "%s %s/%s: spec.cancel set; the operator suspends its workers (phase Cancelled)\n", kind, ns, name)
 		return true, nil
 	case "delete":
 		if err := res.Delete(ctx, name, metav1.DeleteOptions{}); err != nil {
-			return true, fmt.Errorf("deleting AIPerfJob %s/%s: %w", ns, name, err)
+			return true, fmt.Errorf("deleting %s %s/%s: %w", kind, ns, name, err)
 		}
-		fmt.Fprintf(env.Stdout, "AIPerfJob %s/%s deleted; the operator deletes its objects\n", ns, name)
+		fmt.Fprintf(env.Stdout, "%s %s/%s deleted; the operator deletes its objects\n", kind, ns, name)
 		return true, nil
+	case "show":
+	default:
+		return false, nil
 	}
-	var job v1alpha1.AIPerfJob
-	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &job); err != nil {
-		return true, fmt.Errorf("AIPerfJob %s/%s: %w", ns, name, err)
+	var job v1alpha1.AIPerfJob // a sweep's status has the same run fields
+	var sweep v1alpha1.AIPerfSweep
+	if kind == v1alpha1.KindAIPerfSweep {
+		err = runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &sweep)
+		st := sweep.Status
+		job.Status = v1alpha1.AIPerfJobStatus{Lifecycle: st.Lifecycle, Workers: st.Workers, ResultsPath: st.ResultsPath, APIURL: st.APIURL, Error: st.Error}
+	} else {
+		err = runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &job)
+	}
+	if err != nil {
+		return true, fmt.Errorf("%s %s/%s: %w", kind, ns, name, err)
 	}
 	st := job.Status
-	fmt.Fprintf(env.Stdout, "AIPerfJob:  %s/%s (operator)\nphase:      %s\n", ns, name, orDash(string(st.Phase)))
+	fmt.Fprintf(env.Stdout, "%s:%s%s/%s (operator)\nphase:      %s\n", kind, strings.Repeat(" ", max(1, 11-len(kind))), ns, name, orDash(string(st.Phase)))
 	if st.Workers != nil {
 		fmt.Fprintf(env.Stdout, "workers:    %d of %d ready\n", st.Workers.Ready, st.Workers.Total)
 	}

@@ -132,11 +132,8 @@ func TestKubeOperatorCommandsAgainstARealAPIServer(t *testing.T) {
 	if r.code != 0 || !strings.Contains(r.stdout, "AIPerfJob perf/chat1 deleted") {
 		t.Fatalf("kube delete: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
-	gone := false
 	waitFor("deleted", func() bool {
-		err := c.Get(ctx, key, &v1alpha1.AIPerfJob{})
-		gone = apierrors.IsNotFound(err)
-		return gone
+		return apierrors.IsNotFound(c.Get(ctx, key, &v1alpha1.AIPerfJob{}))
 	})
 	for _, name := range []string{"chat1-controller", "chat1-workers"} {
 		if err := c.Get(ctx, ctrlclient.ObjectKey{Namespace: "perf", Name: name}, &batchv1.Job{}); !apierrors.IsNotFound(err) {
@@ -145,5 +142,32 @@ func TestKubeOperatorCommandsAgainstARealAPIServer(t *testing.T) {
 	}
 	if err := c.Get(ctx, key, &corev1.ConfigMap{}); !apierrors.IsNotFound(err) {
 		t.Errorf("ConfigMap after delete: %v", err)
+	}
+
+	// kube sweep --operator: an AIPerfSweep, run by one controller pod.
+	r = runMain(t, ctx, nil, "kube", "sweep", "--operator", "--kubeconfig", kc, "-n", "perf", "--name", "conc", "--workers", "2", "--trials", "2",
+		"--", "-m", "llama", "-u", "http://vllm.perf.svc:8000", "--concurrency", "8")
+	if r.code != 0 || !strings.Contains(r.stdout, "AIPerfSweep perf/conc created") {
+		t.Fatalf("kube sweep --operator: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	sw := &v1alpha1.AIPerfSweep{}
+	if err := wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+		err := c.Get(ctx, ctrlclient.ObjectKey{Namespace: "perf", Name: "conc"}, sw)
+		return err == nil && meta.IsStatusConditionTrue(sw.Status.Conditions, v1alpha1.ConditionResourcesCreated), ctrlclient.IgnoreNotFound(err)
+	}); err != nil {
+		t.Fatalf("sweep objects: %v; status %+v", err, sw.Status)
+	}
+	r = runMain(t, ctx, nil, "kube", "show", "conc", "-n", "perf", "--kubeconfig", kc)
+	if r.code != 0 || !strings.Contains(r.stdout, "AIPerfSweep: perf/conc (operator)") || !strings.Contains(r.stdout, "--num-profile-runs") {
+		t.Fatalf("kube show of the sweep: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if r = runMain(t, ctx, nil, "kube", "delete", "conc", "-n", "perf", "--kubeconfig", kc); r.code != 0 || !strings.Contains(r.stdout, "AIPerfSweep perf/conc deleted") {
+		t.Fatalf("kube delete of the sweep: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if err := wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+		err := c.Get(ctx, ctrlclient.ObjectKey{Namespace: "perf", Name: "conc-controller"}, &batchv1.Job{})
+		return apierrors.IsNotFound(err), ctrlclient.IgnoreNotFound(err)
+	}); err != nil {
+		t.Fatalf("the sweep's controller Job after delete: %v", err)
 	}
 }

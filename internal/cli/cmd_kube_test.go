@@ -80,7 +80,7 @@ func TestKubeGenerateRejectsBadInputBeforeDeploying(t *testing.T) {
 // TestKubeSweep: kube sweep runs only experiments; its multi-run flags
 // become the controller's profile flags; a sweep config file (a kube init
 // manifest of a sweep template) goes to the controller pod, whose workers
-// rejoin each run; --operator is refused (the operator runs AIPerfJobs).
+// rejoin each run; --operator writes an AIPerfSweep.
 func TestKubeSweep(t *testing.T) {
 	ctx := context.Background()
 	r := runMain(t, ctx, nil, "kube", "sweep", "--dry-run", "--", "-m", "m", "-u", "http://x:8000", "--concurrency", "8")
@@ -101,8 +101,18 @@ func TestKubeSweep(t *testing.T) {
 	if r.code != 0 || !strings.Contains(r.stdout, "name: conc-controller") || !strings.Contains(r.stdout, "--next-run-timeout") || !strings.Contains(r.stdout, "sweep:") {
 		t.Errorf("-f sweep manifest: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
-	r = runMain(t, ctx, nil, "kube", "sweep", "--operator", "--trials", "2", "--", "-m", "m")
-	if r.code != 2 || !strings.Contains(r.stderr, "AIPerfSweeps") {
-		t.Errorf("--operator: exit %d %s", r.code, r.stderr)
+	// --operator: an AIPerfSweep for the operator (kube profile --operator
+	// of a sweep is refused: that is an AIPerfSweep's).
+	r = runMain(t, ctx, nil, "kube", "sweep", "--operator", "--dry-run", "--trials", "2", "--", "-m", "m", "-u", "http://x:8000")
+	if r.code != 0 || !strings.Contains(r.stdout, "kind: AIPerfSweep") || !strings.Contains(r.stdout, "sweep: {}") {
+		t.Errorf("--operator --trials: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	r = runMain(t, ctx, nil, "kube", "sweep", "--operator", "--dry-run", "-f", job)
+	if r.code != 0 || !strings.Contains(r.stdout, "kind: AIPerfSweep") || !strings.Contains(r.stdout, "name: conc") || strings.Contains(r.stdout, "sweep: {}") {
+		t.Errorf("--operator -f sweep manifest: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	r = runMain(t, ctx, nil, "kube", "profile", "--operator", "--dry-run", "--", "-m", "m", "-u", "http://x:8000", "--concurrency", "8,16")
+	if r.code != 2 || !strings.Contains(r.stderr, "submit it as an AIPerfSweep") {
+		t.Errorf("profile --operator of a sweep: exit %d %s", r.code, r.stderr)
 	}
 }

@@ -87,7 +87,7 @@ func TestOperatorAgainstARealAPIServer(t *testing.T) {
 	for _, sc := range []struct {
 		name string
 		run  func(*harness)
-	}{{"lifecycle", runLifecycle}, {"cancel", runCancel}, {"failures", runFailures}} {
+	}{{"lifecycle", runLifecycle}, {"cancel", runCancel}, {"failures", runFailures}, {"sweep", runSweep}} {
 		t.Run(sc.name, func(t *testing.T) { sc.run(pollHarness(t, ctx, c)) })
 	}
 }
@@ -95,22 +95,30 @@ func TestOperatorAgainstARealAPIServer(t *testing.T) {
 // pollHarness waits for the running operator: settle polls the job until
 // ok holds (or, with ok nil, until it is gone).
 func pollHarness(t *testing.T, ctx context.Context, c client.Client) *harness {
-	h := &harness{t: t, ctx: ctx, c: c}
-	h.settle = func(name, what string, ok func(*v1alpha1.AIPerfJob) bool) *v1alpha1.AIPerfJob {
+	h := &harness{t: t, ctx: ctx, c: c, sweepSchema: true}
+	h.settleSweep = pollSettle(h, func() *v1alpha1.AIPerfSweep { return &v1alpha1.AIPerfSweep{} })
+	h.settle = pollSettle(h, func() *v1alpha1.AIPerfJob { return &v1alpha1.AIPerfJob{} })
+	return h
+}
+
+// pollSettle polls the resource called name until ok holds (nil: until
+// it is gone).
+func pollSettle[T client.Object](h *harness, empty func() T) func(name, what string, ok func(T) bool) T {
+	return func(name, what string, ok func(T) bool) T {
+		t := h.t
 		t.Helper()
 		key := client.ObjectKey{Namespace: "perf", Name: name}
-		got := &v1alpha1.AIPerfJob{}
-		err := wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
-			err := c.Get(ctx, key, got)
+		got := empty()
+		err := wait.PollUntilContextTimeout(h.ctx, 50*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+			err := h.c.Get(ctx, key, got)
 			if ok == nil {
 				return apierrors.IsNotFound(err), client.IgnoreNotFound(err)
 			}
 			return err == nil && ok(got), client.IgnoreNotFound(err)
 		})
 		if err != nil {
-			t.Fatalf("%s: %s not reached (%v); status %+v", name, what, err, got.Status)
+			t.Fatalf("%s: %s not reached (%v): %+v", name, what, err, got)
 		}
 		return got
 	}
-	return h
 }

@@ -56,13 +56,35 @@ type Reconciler struct {
 	Now func() time.Time
 }
 
-// SetupWithManager registers the reconciler: AIPerfJobs and the Jobs they own.
+// SetupWithManager registers the reconcilers: AIPerfJobs, AIPerfSweeps
+// and the Jobs they own.
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
-	return ctrl.NewControllerManagedBy(mgr).
+	if err := ctrl.NewControllerManagedBy(mgr).
 		Named("aiperfjob").
 		For(&v1alpha1.AIPerfJob{}).
 		Owns(&batchv1.Job{}).
-		Complete(r)
+		Complete(r); err != nil {
+		return err
+	}
+	return ctrl.NewControllerManagedBy(mgr).
+		Named("aiperfsweep").
+		For(&v1alpha1.AIPerfSweep{}).
+		Owns(&batchv1.Job{}).
+		Complete(SweepReconciler{r})
+}
+
+// SweepReconciler reconciles AIPerfSweeps with the same logic: a sweep
+// is run by one controller pod (every variation, its workers rejoining
+// each run), as `kube sweep` does in direct mode.
+type SweepReconciler struct{ *Reconciler }
+
+// Reconcile brings one AIPerfSweep's objects and status up to date.
+func (r SweepReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	s := &v1alpha1.AIPerfSweep{}
+	if err := r.Client.Get(ctx, req.NamespacedName, s); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	return r.reconcile(ctx, req, newSweepWorkload(s))
 }
 
 func (r *Reconciler) now() metav1.Time {
@@ -78,21 +100,28 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if err := r.Client.Get(ctx, req.NamespacedName, job); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	if !job.DeletionTimestamp.IsZero() {
-		return ctrl.Result{}, r.finalize(ctx, job)
+	return r.reconcile(ctx, req, jobWorkload{job})
+}
+
+func (r *Reconciler) reconcile(ctx context.Context, req ctrl.Request, w workload) (ctrl.Result, error) {
+	obj := w.object()
+	if !obj.GetDeletionTimestamp().IsZero() {
+		return ctrl.Result{}, r.finalize(ctx, w)
 	}
-	if controllerutil.AddFinalizer(job, Finalizer) {
-		if err := r.Client.Update(ctx, job); err != nil {
+	if controllerutil.AddFinalizer(obj, Finalizer) {
+		if err := r.Client.Update(ctx, obj); err != nil {
 			return ctrl.Result{}, err
 		}
+		w.view().ObjectMeta = *obj.(metav1.ObjectMetaAccessor).GetObjectMeta().(*metav1.ObjectMeta)
 	}
-	opts, err := r.options(ctx, job)
+	job := w.view()
+	opts, err := r.options(ctx, job, w.sweep())
 	if err != nil {
-		return ctrl.Result{}, r.fail(ctx, job, err)
+		return ctrl.Result{}, r.fail(ctx, w, err)
 	}
 	now := r.now()
 	if !job.Status.Phase.Terminal() {
-		created, err := r.ensure(ctx, job, opts)
+		created, err := r.ensure(ctx, obj, job, opts)
 		if err != nil {
 			return ctrl.Result{}, err
 		}
@@ -140,7 +169,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		}
 	}
 	st := nextStatus(job, obs, now)
-	return ctrl.Result{RequeueAfter: requeue}, r.writeStatus(ctx, job, st)
+	return ctrl.Result{RequeueAfter: requeue}, r.writeStatus(ctx, w, st)
 }
 
 // pollInterval is how often a running job's controller pod is asked how
@@ -148,17 +177,22 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 const pollInterval = 10 * time.Second
 
 // options maps a job's spec onto internal/kube's Options.
-func (r *Reconciler) options(ctx context.Context, job *v1alpha1.AIPerfJob) (kube.Options, error) {
+func (r *Reconciler) options(ctx context.Context, job *v1alpha1.AIPerfJob, sweep bool) (kube.Options, error) {
 	s := &job.Spec
-	if s.Sweep != nil {
+	if s.Sweep != nil && !sweep {
 		return kube.Options{}, errors.New("spec.sweep is set: an AIPerfJob runs one benchmark; a sweep is an AIPerfSweep")
+	}
+	if s.Sweep == nil && sweep {
+		return kube.Options{}, errors.New("spec.sweep is required: an AIPerfSweep runs the variations of its sweep block")
 	}
 	cfg, err := s.ConfigFile()
 	if err != nil {
 		return kube.Options{}, err
 	}
 	o := kube.Options{Name: job.Name, Namespace: job.Namespace, Image: s.Image, Workers: s.Workers(), ConfigFile: cfg, ProfileArgs: s.ProfileArgs,
-		ImagePullPolicy: corev1.PullPolicy(s.ImagePullPolicy), TTLSecondsAfterFinished: s.TTLSecondsAfterFinished}
+		ImagePullPolicy: corev1.PullPolicy(s.ImagePullPolicy), TTLSecondsAfterFinished: s.TTLSecondsAfterFinished,
+		// A sweep's workers rejoin each of its runs.
+		Experiment: sweep}
 	if o.Image == "" {
 		o.Image = r.Image
 	}
@@ -177,7 +211,8 @@ func (r *Reconciler) options(ctx context.Context, job *v1alpha1.AIPerfJob) (kube
 }
 
 // fail records an invalid spec: ConfigValid and Failed, phase Failed, no objects.
-func (r *Reconciler) fail(ctx context.Context, job *v1alpha1.AIPerfJob, cause error) error {
+func (r *Reconciler) fail(ctx context.Context, w workload, cause error) error {
+	job := w.view()
 	if job.Status.Phase.Terminal() {
 		return nil
 	}
@@ -190,12 +225,12 @@ func (r *Reconciler) fail(ctx context.Context, job *v1alpha1.AIPerfJob, cause er
 	set(v1alpha1.ConditionConfigValid, metav1.ConditionFalse)
 	set(v1alpha1.ConditionFailed, metav1.ConditionTrue)
 	st.Phase, st.Error, st.ObservedGeneration, st.CompletionTime = v1alpha1.PhaseFailed, cause.Error(), job.Generation, &now
-	return r.writeStatus(ctx, job, st)
+	return r.writeStatus(ctx, w, st)
 }
 
 // ensure creates each missing object, owned by job; it returns how many
 // objects the job has.
-func (r *Reconciler) ensure(ctx context.Context, job *v1alpha1.AIPerfJob, o kube.Options) (int, error) {
+func (r *Reconciler) ensure(ctx context.Context, owner client.Object, job *v1alpha1.AIPerfJob, o kube.Options) (int, error) {
 	objs, err := kube.Objects(o)
 	if err != nil {
 		return 0, err
@@ -207,7 +242,7 @@ func (r *Reconciler) ensure(ctx context.Context, job *v1alpha1.AIPerfJob, o kube
 		if !ok {
 			return 0, fmt.Errorf("object %T is not a client.Object", obj)
 		}
-		if err := controllerutil.SetControllerReference(job, co, r.Scheme); err != nil {
+		if err := controllerutil.SetControllerReference(owner, co, r.Scheme); err != nil {
 			return 0, err
 		}
 		existing := co.DeepCopyObject().(client.Object)
@@ -215,7 +250,7 @@ func (r *Reconciler) ensure(ctx context.Context, job *v1alpha1.AIPerfJob, o kube
 		switch {
 		case err == nil:
 			if !metav1.IsControlledBy(existing, job) {
-				return 0, fmt.Errorf("%T %s/%s exists and is not owned by AIPerfJob %s", co, co.GetNamespace(), co.GetName(), job.Name)
+				return 0, fmt.Errorf("%T %s/%s exists and is not owned by %s", co, co.GetNamespace(), co.GetName(), job.Name)
 			}
 		case apierrors.IsNotFound(err):
 			if err := r.Client.Create(ctx, co); err != nil && !apierrors.IsAlreadyExists(err) {
@@ -252,40 +287,44 @@ func (r *Reconciler) suspend(ctx context.Context, w *batchv1.Job) error {
 }
 
 // writeStatus updates the status subresource when it changed.
-func (r *Reconciler) writeStatus(ctx context.Context, job *v1alpha1.AIPerfJob, st v1alpha1.AIPerfJobStatus) error {
-	latest := &v1alpha1.AIPerfJob{}
-	if err := r.Client.Get(ctx, client.ObjectKeyFromObject(job), latest); err != nil {
+func (r *Reconciler) writeStatus(ctx context.Context, w workload, st v1alpha1.AIPerfJobStatus) error {
+	latest := w.empty()
+	if err := r.Client.Get(ctx, client.ObjectKeyFromObject(w.object()), latest.object()); err != nil {
 		return client.IgnoreNotFound(err)
 	}
-	if reflect.DeepEqual(latest.Status, st) {
+	if sw, ok := latest.(sweepWorkload); ok {
+		latest = newSweepWorkload(sw.s) // its view from what was read
+	}
+	if reflect.DeepEqual(latest.view().Status, st) {
 		return nil
 	}
-	latest.Status = st
-	return r.Client.Status().Update(ctx, latest)
+	latest.setStatus(st)
+	return r.Client.Status().Update(ctx, latest.object())
 }
 
 // finalize deletes the job's objects (those it controls), then lets the
 // resource go.
-func (r *Reconciler) finalize(ctx context.Context, job *v1alpha1.AIPerfJob) error {
-	if !controllerutil.ContainsFinalizer(job, Finalizer) {
+func (r *Reconciler) finalize(ctx context.Context, w workload) error {
+	obj := w.object()
+	if !controllerutil.ContainsFinalizer(obj, Finalizer) {
 		return nil
 	}
-	if err := DeleteOwned(ctx, r.Client, job); err != nil {
+	if err := DeleteOwned(ctx, r.Client, obj); err != nil {
 		return err
 	}
-	controllerutil.RemoveFinalizer(job, Finalizer)
-	return r.Client.Update(ctx, job)
+	controllerutil.RemoveFinalizer(obj, Finalizer)
+	return r.Client.Update(ctx, obj)
 }
 
-// DeleteOwned deletes the objects job controls: its Jobs (with their pods),
-// Service, ConfigMap and ServiceAccount.
-func DeleteOwned(ctx context.Context, c client.Client, job *v1alpha1.AIPerfJob) error {
-	sel := client.MatchingLabels{kube.LabelJob: job.Name}
+// DeleteOwned deletes the objects job (an AIPerfJob or AIPerfSweep)
+// controls: its Jobs (with their pods), Service, ConfigMap and ServiceAccount.
+func DeleteOwned(ctx context.Context, c client.Client, job client.Object) error {
+	sel := client.MatchingLabels{kube.LabelJob: job.GetName()}
 	bg := client.PropagationPolicy(metav1.DeletePropagationBackground)
 	lists := []client.ObjectList{&batchv1.JobList{}, &corev1.ServiceList{}, &corev1.ConfigMapList{}, &corev1.ServiceAccountList{}}
 	var errs []error
 	for _, l := range lists {
-		if err := c.List(ctx, l, client.InNamespace(job.Namespace), sel); err != nil {
+		if err := c.List(ctx, l, client.InNamespace(job.GetNamespace()), sel); err != nil {
 			errs = append(errs, err)
 			continue
 		}

@@ -73,6 +73,11 @@ type harness struct {
 	ctx    context.Context
 	c      client.Client
 	settle func(name, what string, ok func(*v1alpha1.AIPerfJob) bool) *v1alpha1.AIPerfJob
+	// sweepSchema: the API server validates against the CRDs (it rejects
+	// an AIPerfSweep without spec.sweep before the operator sees it).
+	sweepSchema bool
+	// settleSweep is settle for an AIPerfSweep.
+	settleSweep func(name, what string, ok func(*v1alpha1.AIPerfSweep) bool) *v1alpha1.AIPerfSweep
 }
 
 func (h *harness) job(name string) *batchv1.Job {
@@ -365,4 +370,64 @@ func subset(a, b map[string]string) bool {
 		}
 	}
 	return true
+}
+
+// runSweep: an AIPerfSweep becomes the same objects, run by one controller
+// pod over every variation (the config file keeps the sweep block, the
+// workers rejoin each run), owned by the sweep; its status follows as a
+// job's; one without a sweep block fails; delete cleans up.
+func runSweep(h *harness) {
+	t := h.t
+	job := newJob(t, nil)
+	sw := &v1alpha1.AIPerfSweep{ObjectMeta: metav1.ObjectMeta{Name: "conc", Namespace: "perf"}, Spec: *job.Spec.DeepCopy()}
+	sw.Spec.Sweep = &runtime.RawExtension{Raw: []byte(`{"type":"grid","parameters":{"benchmark.phases.profiling.concurrency":[8,16,32]}}`)}
+	if err := h.c.Create(h.ctx, sw); err != nil {
+		t.Fatal(err)
+	}
+	got := h.settleSweep("conc", "objects created", func(s *v1alpha1.AIPerfSweep) bool {
+		return hasCond(s.Status.Conditions, v1alpha1.ConditionResourcesCreated, metav1.ConditionTrue)
+	})
+	if got.Status.Phase != v1alpha1.PhasePending || got.Status.Workers == nil || got.Status.Workers.Total != 4 || got.Status.ControllerJob != "conc-controller" {
+		t.Fatalf("sweep status: %+v", got.Status)
+	}
+	ctl, w := h.job("conc-controller"), h.job("conc-workers")
+	if !metav1.IsControlledBy(ctl, got) || !metav1.IsControlledBy(w, got) {
+		t.Fatal("the sweep's Jobs are not controlled by it")
+	}
+	if args := strings.Join(w.Spec.Template.Spec.Containers[0].Args, " "); !strings.Contains(args, "--next-run-timeout") {
+		t.Errorf("worker args %s: the workers do not rejoin each run", args)
+	}
+	cm := &corev1.ConfigMap{}
+	if err := h.c.Get(h.ctx, client.ObjectKey{Namespace: "perf", Name: "conc"}, cm); err != nil || !strings.Contains(cm.Data["benchmark.yaml"], "sweep:") {
+		t.Fatalf("the sweep's config file lost its sweep block: %v\n%s", err, cm.Data["benchmark.yaml"])
+	}
+	h.setJobStatus("conc-controller", finishedJob(batchv1.JobComplete, "CompletionsReached"))
+	got = h.settleSweep("conc", "completed", func(s *v1alpha1.AIPerfSweep) bool { return s.Status.Phase == v1alpha1.PhaseCompleted })
+	if !hasCond(got.Status.Conditions, v1alpha1.ConditionComplete, metav1.ConditionTrue) || got.Status.CompletionTime == nil {
+		t.Fatalf("completed sweep: %+v", got.Status)
+	}
+	if err := h.c.Delete(h.ctx, got); err != nil {
+		t.Fatal(err)
+	}
+	h.settleSweep("conc", "deleted", nil)
+	if err := h.c.Get(h.ctx, client.ObjectKey{Namespace: "perf", Name: "conc-controller"}, &batchv1.Job{}); !apierrors.IsNotFound(err) {
+		t.Errorf("the sweep's controller Job after delete: %v", err)
+	}
+
+	bad := &v1alpha1.AIPerfSweep{ObjectMeta: metav1.ObjectMeta{Name: "nosweep", Namespace: "perf"}, Spec: *job.Spec.DeepCopy()}
+	if h.sweepSchema {
+		return // the CRD itself requires spec.sweep
+	}
+	if err := h.c.Create(h.ctx, bad); err != nil {
+		t.Fatal(err)
+	}
+	got = h.settleSweep("nosweep", "invalid", func(s *v1alpha1.AIPerfSweep) bool { return s.Status.Phase == v1alpha1.PhaseFailed })
+	if !strings.Contains(got.Status.Error, "spec.sweep is required") {
+		t.Fatalf("sweep without a sweep block: %+v", got.Status)
+	}
+}
+
+func hasCond(cs []metav1.Condition, typ string, status metav1.ConditionStatus) bool {
+	c := meta.FindStatusCondition(cs, typ)
+	return c != nil && c.Status == status
 }

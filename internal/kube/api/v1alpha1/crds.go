@@ -142,11 +142,15 @@ func statusSchema(own map[string]apiextensionsv1.JSONSchemaProps) apiextensionsv
 	return apiextensionsv1.JSONSchemaProps{Type: "object", Properties: own}
 }
 
-func jobStatusSchema() apiextensionsv1.JSONSchemaProps {
+func jobStatusSchema() apiextensionsv1.JSONSchemaProps { return statusSchema(runProps()) }
+
+// runProps are the status fields of the run an AIPerfJob (or, here, an
+// AIPerfSweep) has.
+func runProps() map[string]apiextensionsv1.JSONSchemaProps {
 	count := func() apiextensionsv1.JSONSchemaProps {
 		return apiextensionsv1.JSONSchemaProps{Type: "integer", Format: "int32"}
 	}
-	return statusSchema(map[string]apiextensionsv1.JSONSchemaProps{
+	return map[string]apiextensionsv1.JSONSchemaProps{
 		"jobId":         str("The run's identity (the resource's UID)."),
 		"controllerJob": str("The controller batch/v1 Job."),
 		"workersJob":    str("The load workers' Indexed batch/v1 Job."),
@@ -155,12 +159,13 @@ func jobStatusSchema() apiextensionsv1.JSONSchemaProps {
 		"resultsPath": str("Path of the artifacts on the results endpoint (namespace/name)."),
 		"apiUrl":      str("URL of the results endpoint."),
 		"error":       str("Why the job failed."),
-	})
+	}
 }
 
 func sweepStatusSchema() apiextensionsv1.JSONSchemaProps {
 	count := apiextensionsv1.JSONSchemaProps{Type: "integer", Format: "int32"}
-	return statusSchema(map[string]apiextensionsv1.JSONSchemaProps{
+	props := runProps()
+	for k, v := range map[string]apiextensionsv1.JSONSchemaProps{
 		"totalVariations": count,
 		"completedRuns":   count,
 		"failedRuns":      count,
@@ -169,7 +174,10 @@ func sweepStatusSchema() apiextensionsv1.JSONSchemaProps {
 				"name": str("Child AIPerfJob."), "index": count, "label": str("Variation label."), "phase": phaseSchema()}}}},
 		"resultsPath": str("Path of the sweep's artifacts on the results endpoint."),
 		"error":       str("Why the sweep failed."),
-	})
+	} {
+		props[k] = v
+	}
+	return statusSchema(props)
 }
 
 func jobColumns() []apiextensionsv1.CustomResourceColumnDefinition {

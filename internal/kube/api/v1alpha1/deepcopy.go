@@ -61,6 +61,7 @@ func (s *AIPerfJobStatus) DeepCopyInto(out *AIPerfJobStatus) {
 func (s *AIPerfSweepStatus) DeepCopyInto(out *AIPerfSweepStatus) {
 	*out = *s
 	s.Lifecycle.DeepCopyInto(&out.Lifecycle)
+	out.Workers = copyPtr(s.Workers)
 	if s.Children != nil {
 		out.Children = append([]SweepChild(nil), s.Children...)
 	}

@@ -167,6 +167,13 @@ type AIPerfSweepList struct {
 // AIPerfSweepStatus is what is reported of a sweep.
 type AIPerfSweepStatus struct {
 	Lifecycle `json:",inline"`
+	// JobID, ControllerJob, WorkersJob, Workers, APIURL: as an
+	// AIPerfJob's (this implementation runs a sweep in one controller pod).
+	JobID         string        `json:"jobId,omitempty"`
+	ControllerJob string        `json:"controllerJob,omitempty"`
+	WorkersJob    string        `json:"workersJob,omitempty"`
+	Workers       *WorkerCounts `json:"workers,omitempty"`
+	APIURL        string        `json:"apiUrl,omitempty"`
 	// TotalVariations, CompletedRuns and FailedRuns count the children.
 	TotalVariations int32 `json:"totalVariations,omitempty"`
 	CompletedRuns   int32 `json:"completedRuns,omitempty"`
