@@ -6,6 +6,7 @@ import (
 	"hash/fnv"
 	"math"
 	"net/http"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -159,11 +160,37 @@ type dcgmExporter struct {
 	power  []float64 // W, per GPU, held since last
 	energy []float64 // mJ since "boot", per GPU
 	load   float64
+	// renders are the pages served, oldest first, at most maxRenders.
+	renders []DCGMRender
+}
+
+// DCGMRender is one page the DCGM exporter served, on the mock's own
+// clock: when it was rendered, and per GPU the power then set (W, held
+// until the next page, unrounded) and the energy counter shown (mJ). A
+// test integrates the power over the mock's own render times, which no
+// client-side stamp can give (a loaded machine delays the reply, not the
+// integration).
+type DCGMRender struct {
+	At       time.Time
+	PowerW   []float64
+	EnergyMJ []float64 // as the page shows it: whole millijoules
+}
+
+// maxRenders bounds the render log: a scrape every 333 ms for 6 hours.
+const maxRenders = 1 << 16
+
+// Renders returns a copy of the pages served so far, oldest first.
+func (d *dcgmExporter) Renders() []DCGMRender {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return slices.Clone(d.renders)
 }
 
 // NewDCGMHandler returns the DCGM-exporter handler for s: GET /metrics.
 // The GPUs start idle at the handler's creation.
-func NewDCGMHandler(s *Server, cfg DCGM) http.Handler {
+func NewDCGMHandler(s *Server, cfg DCGM) http.Handler { return newDCGMExporter(s, cfg) }
+
+func newDCGMExporter(s *Server, cfg DCGM) *dcgmExporter {
 	d := &dcgmExporter{srv: s, cfg: cfg, spec: gpuSpecs[cfg.GPUName], last: time.Now()}
 	if d.spec.name == "" {
 		d.spec = gpuSpecs["h200"]
@@ -226,6 +253,13 @@ func (d *dcgmExporter) page(now time.Time) string {
 	power := append([]float64(nil), d.power...)
 	energy := append([]float64(nil), d.energy...)
 	load := d.load
+	if len(d.renders) < maxRenders {
+		shown := make([]float64, len(energy))
+		for i, e := range energy {
+			shown[i] = math.Floor(e)
+		}
+		d.renders = append(d.renders, DCGMRender{At: now, PowerW: power, EnergyMJ: shown})
+	}
 	d.mu.Unlock()
 
 	w := promWriter{intPlain: true}

@@ -23,6 +23,7 @@ type Running struct {
 	served chan error  // Serve's result, once it returns
 	rec    *recordFile // --record-requests; nil when not recording
 	dcgm   *listening  // the DCGM exporter (--dcgm-port); nil when off
+	gpus   *dcgmExporter
 
 	closeOnce sync.Once
 	closeErr  error
@@ -58,7 +59,8 @@ func Start(cfg Config, addr string) (*Running, error) {
 	if cfg.DCGM.Enabled {
 		// On the server's own host; port 0 picks a free one.
 		daddr := net.JoinHostPort(cfg.Host, strconv.Itoa(cfg.DCGM.Port))
-		if r.dcgm, err = listen(daddr, NewDCGMHandler(r.srv, cfg.DCGM)); err != nil {
+		r.gpus = newDCGMExporter(r.srv, cfg.DCGM)
+		if r.dcgm, err = listen(daddr, r.gpus); err != nil {
 			_ = ln.Close()
 			_ = r.rec.close()
 			return nil, fmt.Errorf("mock server: DCGM exporter: %w", err)
@@ -104,6 +106,15 @@ func (r *Running) DCGMURL() string {
 		return ""
 	}
 	return "http://" + r.dcgm.ln.Addr().String() + "/metrics"
+}
+
+// DCGMRenders are the pages the DCGM exporter served so far, on the
+// mock's clock; nil when it is not running.
+func (r *Running) DCGMRenders() []DCGMRender {
+	if r.gpus == nil {
+		return nil
+	}
+	return r.gpus.Renders()
 }
 
 // URL is the server's base URL, e.g. "http://127.0.0.1:40123".
