@@ -8,6 +8,9 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/aiperf-go/aiperf/internal/tokenizer/hf"
 	"github.com/aiperf-go/aiperf/internal/tokenizer/testmodels"
 )
 
@@ -138,5 +141,51 @@ func TestHFFingerprint(t *testing.T) {
 	}
 	if len(fps) != 2 {
 		t.Errorf("%v share a fingerprint", names[:2])
+	}
+}
+
+// TestSyntheticSameWithCachedCounts checks, end to end with a real
+// HuggingFace tokenizer, that a synthetic dataset built from cached corpus
+// counts is the one built by tokenizing the whole corpus: same prompts,
+// same token counts. Two loads of the tokenizer stand for two runs (each
+// its own in-memory corpus); the second reads the first's cache file and
+// tokenizes only the chunks its prompts touch.
+func TestSyntheticSameWithCachedCounts(t *testing.T) {
+	dir, saved := t.TempDir(), countCache
+	countCache = func() string { return dir }
+	t.Cleanup(func() { countCache = saved })
+	path := testmodels.TokenizerJSON(t, "llama2")
+	opts := SyntheticOptions{ISLMean: 120, ISLStddev: 30, OSLMean: 10, Entries: 25, Seed: 11, SeedSet: true}
+	var datasets [2]*Dataset
+	var corpora [2]*corpus
+	for run := range datasets {
+		tok, err := hf.Load(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		datasets[run] = mustSynthetic(t, opts, tok)
+		if corpora[run], err = newCorpus(tok); err != nil {
+			t.Fatal(err)
+		}
+		if run == 0 {
+			if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+				t.Fatalf("%d files in the count cache after the first run, want 1", len(entries))
+			}
+		}
+	}
+	if diff := cmp.Diff(datasets[0], datasets[1]); diff != "" {
+		t.Fatalf("the dataset from cached counts differs (-computed +cached):\n%s", diff)
+	}
+	if !slices.Equal(corpora[0].starts, corpora[1].starts) {
+		t.Fatal("token positions differ between computed and cached counts")
+	}
+	touched := 0
+	for i := range corpora[1].tokens {
+		if corpora[1].tokens[i].ids != nil {
+			touched++
+		}
+	}
+	if touched == 0 || touched >= len(corpora[1].tokens)/2 {
+		t.Errorf("the run from cached counts tokenized %d of %d chunks, want only the few its prompts touch", touched, len(corpora[1].tokens))
 	}
 }
