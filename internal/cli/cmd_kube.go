@@ -198,6 +198,7 @@ func newKubeProfileCommand(env *Env, use string, client func() (kubernetes.Inter
 			if err := kube.Create(cmd.Context(), cs, dc, objs); err != nil {
 				return err
 			}
+			saveLastBenchmark(env, o.Name, o.Namespace)
 			fmt.Fprintf(env.Stdout, "benchmark %s created in namespace %s: %d load workers, controller at %s\n"+
 				"follow it with:    aiperf kube attach %s -n %s\n"+
 				"then fetch it with: aiperf kube results %s -n %s --shutdown\n",
@@ -276,10 +277,15 @@ func newKubeNamedCommand(env *Env, use string, client func() (kubernetes.Interfa
 		short = "Show a benchmark's state and the controller's command line"
 	}
 	cmd := &cobra.Command{
-		Use:   use + " NAME",
+		Use:   use + " [NAME]",
 		Short: short,
-		Args:  cobra.ExactArgs(1),
+		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			name, err := kubeTarget(env, cmd, args, &ns)
+			if err != nil {
+				return err
+			}
+			args = []string{name}
 			// An AIPerfJob of that name is the operator's: cancel and
 			// delete go through it (cmd_kube_operator.go).
 			if handled, err := aiperfJobNamed(cmd.Context(), env, dyn, use, ns, args[0]); handled || err != nil {
@@ -340,10 +346,15 @@ func newKubeLogsCommand(env *Env, client func() (kubernetes.Interface, error)) *
 	var ns string
 	var workers, follow bool
 	cmd := &cobra.Command{
-		Use:   "logs NAME",
+		Use:   "logs [NAME]",
 		Short: "Print the controller pod's log (--workers: every worker pod's)",
-		Args:  cobra.ExactArgs(1),
+		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			name, err := kubeTarget(env, cmd, args, &ns)
+			if err != nil {
+				return err
+			}
+			args = []string{name}
 			cs, err := client()
 			if err != nil {
 				return err

@@ -194,7 +194,11 @@ func newKubeDebugCommand(env *Env, client func() (kubernetes.Interface, error)) 
 				jobID = args[0]
 			}
 			if jobID == "" && !allNamespaces {
-				return kubeUsage("debug", errors.New("name the benchmark (NAME or -j/--job-id), or give -A for every one"))
+				name, err := kubeTarget(env, cmd, nil, &ns)
+				if err != nil {
+					return kubeUsage("debug", errors.New("name the benchmark (NAME or -j/--job-id; default the last deployed one), or give -A for every one"))
+				}
+				jobID = name
 			}
 			cs, err := client()
 			if err != nil {

@@ -28,20 +28,23 @@ func newKubeResultsCommand(env *Env, client func() (kubernetes.Interface, error)
 	var ns, output string
 	var fromPods, summaryOnly, all, shutdown bool
 	cmd := &cobra.Command{
-		Use:   "results NAME",
+		Use:   "results [NAME]",
 		Short: "Download a finished benchmark's artifacts from its controller pod",
 		Long: "The controller pod keeps serving its results after the run (--results-linger of kube profile,\n" +
 			"default 1h) until `aiperf kube shutdown`. results downloads them through the API server's pod\n" +
 			"proxy into --output (default ./artifacts/NAME). Direct mode has no results server, so the pod is\n" +
 			"the only source and --from-pods is implied.",
 		Example: "  aiperf kube results chat1 -n perf\n  aiperf kube results chat1 --summary-only -o ./out --shutdown",
-		Args:    cobra.ExactArgs(1),
+		Args:    cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			_ = fromPods
 			if cmd.Flags().Changed("all") && all {
 				summaryOnly = false
 			}
-			name := args[0]
+			name, err := kubeTarget(env, cmd, args, &ns)
+			if err != nil {
+				return err
+			}
 			if output == "" {
 				output = filepath.Join("artifacts", name)
 			}
@@ -113,19 +116,23 @@ func shutdownController(ctx context.Context, w io.Writer, c *kube.ControllerAPI,
 func newKubeShutdownCommand(env *Env, client func() (kubernetes.Interface, error)) *cobra.Command {
 	var ns string
 	cmd := &cobra.Command{
-		Use:   "shutdown NAME",
+		Use:   "shutdown [NAME]",
 		Short: "Retire a finished benchmark's controller pod (it stops serving its results and exits)",
-		Args:  cobra.ExactArgs(1),
+		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			name, err := kubeTarget(env, cmd, args, &ns)
+			if err != nil {
+				return err
+			}
 			cs, err := client()
 			if err != nil {
 				return err
 			}
-			c, err := kube.NewControllerAPI(cmd.Context(), cs, ns, args[0])
+			c, err := kube.NewControllerAPI(cmd.Context(), cs, ns, name)
 			if err != nil {
 				return &config.ExitError{Code: config.ExitFailure, Err: err}
 			}
-			return shutdownController(cmd.Context(), env.Stdout, c, args[0])
+			return shutdownController(cmd.Context(), env.Stdout, c, name)
 		},
 	}
 	kubeNamespaceFlag(cmd, &ns)
@@ -139,18 +146,22 @@ func newKubeAttachCommand(env *Env, client func() (kubernetes.Interface, error))
 	var interval time.Duration
 	var ignoreNotFound bool
 	cmd := &cobra.Command{
-		Use:   "attach NAME",
+		Use:   "attach [NAME]",
 		Short: "Follow a running benchmark's progress until it ends",
 		Long: "attach waits for the controller pod, then prints its progress (from its /api/progress, through\n" +
 			"the API server's pod proxy) whenever it changes, until the run ends: exit 0 when it completed,\n" +
 			"1 when it failed or was cancelled. An exited controller pod's last log lines are printed.",
-		Args: cobra.ExactArgs(1),
+		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			name, err := kubeTarget(env, cmd, args, &ns)
+			if err != nil {
+				return err
+			}
 			cs, err := client()
 			if err != nil {
 				return err
 			}
-			return attach(cmd.Context(), env.Stdout, cs, ns, args[0], interval, ignoreNotFound)
+			return attach(cmd.Context(), env.Stdout, cs, ns, name, interval, ignoreNotFound)
 		},
 	}
 	kubeNamespaceFlag(cmd, &ns)
