@@ -139,6 +139,9 @@ func newKubeProfileCommand(env *Env, use string, client func() (kubernetes.Inter
 				if o.ConfigFile, err = spec.ConfigFile(); err != nil {
 					return kubeUsage(use, fmt.Errorf("--config %s: %w", configFile, err))
 				}
+				if o.PodTemplate, err = kube.PodTemplateFrom(spec.Extra); err != nil {
+					return kubeUsage(use, fmt.Errorf("--config %s: %w", configFile, err))
+				}
 			}
 			if operator && cmd.Flags().Changed("no-operator") && noOperator {
 				return kubeUsage(use, errors.New("--operator and --no-operator: choose one"))

@@ -222,3 +222,24 @@ func TestOperatorFollowsTheControllerPodsRun(t *testing.T) {
 }
 
 func ptrTo[T any](v T) *T { return &v }
+
+// TestKubeProfileConfigAppliesThePodTemplate: a manifest's spec.podTemplate
+// reaches the pods in direct mode too; an unapplied key is a usage error.
+func TestKubeProfileConfigAppliesThePodTemplate(t *testing.T) {
+	dir := t.TempDir()
+	manifest := filepath.Join(dir, "bench.yaml")
+	if r := runMain(t, context.Background(), nil, "kube", "init", "--model", "llama", "--url", "http://vllm.perf.svc:8000", "-o", manifest); r.code != 0 {
+		t.Fatalf("kube init: %s", r.stderr)
+	}
+	body, _ := os.ReadFile(manifest)
+	withPT := append(body, []byte("\n  podTemplate:\n    nodeSelector:\n      pool: load\n    imagePullSecrets:\n      - my-registry-secret\n")...)
+	os.WriteFile(manifest, withPT, 0o600)
+	r := runMain(t, context.Background(), nil, "kube", "generate", "--config", manifest)
+	if r.code != 0 || strings.Count(r.stdout, "pool: load") != 2 || strings.Count(r.stdout, "name: my-registry-secret") != 2 {
+		t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	os.WriteFile(manifest, append(body, []byte("\n  podTemplate:\n    initContainers: []\n")...), 0o600)
+	if r := runMain(t, context.Background(), nil, "kube", "generate", "--config", manifest); r.code != 2 || !strings.Contains(r.stderr, "initContainers") {
+		t.Fatalf("unapplied key: exit %d\n%s", r.code, r.stderr)
+	}
+}

@@ -86,6 +86,8 @@ type Options struct {
 	// removes them that long after they finish (nil: neither).
 	ActiveDeadlineSeconds   *int64
 	TTLSecondsAfterFinished *int32
+	// PodTemplate is added to both pods (an AIPerfJob's spec.podTemplate).
+	PodTemplate *PodTemplate
 }
 
 // ConfigPath is where the controller pod reads Options.ConfigFile.
@@ -254,7 +256,12 @@ func Objects(o Options) ([]runtime.Object, error) {
 			}},
 		},
 	})
-	objs = append(objs, o.controllerJob(), o.workersJob())
+	ctl, workers := o.controllerJob(), o.workersJob()
+	if o.PodTemplate != nil {
+		o.PodTemplate.apply(&ctl.Spec.Template)
+		o.PodTemplate.apply(&workers.Spec.Template)
+	}
+	objs = append(objs, ctl, workers)
 	return objs, nil
 }
 

@@ -2,10 +2,13 @@ package operator
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	batchv1 "k8s.io/api/batch/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
@@ -66,5 +69,48 @@ func fakeSettle[T client.Object](h *harness, r reconcile.Reconciler, empty func(
 			t.Fatalf("%s: not reached: %+v", what, got)
 		}
 		return got
+	}
+}
+
+// TestPodTemplateIsApplied: AIPerf's spec.podTemplate (as its kube init
+// footer documents it) reaches both pods; a key this operator does not
+// apply fails the job naming it instead of being dropped.
+func TestPodTemplateIsApplied(t *testing.T) {
+	h := fakeHarness(t)
+	job := newJob(t, func(j *v1alpha1.AIPerfJob) {
+		j.Name = "pt"
+		j.Spec.Extra = map[string]runtime.RawExtension{"podTemplate": {Raw: []byte(`{"nodeSelector":{"nvidia.com/gpu.product":"A100"},
+			"tolerations":[{"key":"nvidia.com/gpu","operator":"Exists","effect":"NoSchedule"}],
+			"imagePullSecrets":["my-registry-secret",{"name":"other"}],
+			"env":[{"name":"AIPERF_HTTP_CONNECTION_LIMIT","value":"200"}],
+			"labels":{"team":"perf","aiperf.nvidia.com/role":"hijack"}}`)}}
+	})
+	if err := h.c.Create(h.ctx, job); err != nil {
+		t.Fatal(err)
+	}
+	h.settle("pt", "objects created", func(j *v1alpha1.AIPerfJob) bool {
+		return hasCondition(j, v1alpha1.ConditionResourcesCreated, metav1.ConditionTrue, "")
+	})
+	for _, name := range []string{"pt-controller", "pt-workers"} {
+		p := h.job(name).Spec.Template
+		c := p.Spec.Containers[0]
+		if p.Spec.NodeSelector["nvidia.com/gpu.product"] != "A100" || len(p.Spec.Tolerations) != 1 ||
+			len(p.Spec.ImagePullSecrets) != 2 || p.Spec.ImagePullSecrets[1].Name != "other" ||
+			len(c.Env) == 0 || c.Env[len(c.Env)-1].Name != "AIPERF_HTTP_CONNECTION_LIMIT" ||
+			p.Labels["team"] != "perf" || p.Labels["aiperf.nvidia.com/role"] == "hijack" {
+			t.Errorf("%s pod template: %+v", name, p)
+		}
+	}
+
+	bad := newJob(t, func(j *v1alpha1.AIPerfJob) {
+		j.Name = "ptbad"
+		j.Spec.Extra = map[string]runtime.RawExtension{"podTemplate": {Raw: []byte(`{"initContainers":[{"name":"x"}]}`)}}
+	})
+	if err := h.c.Create(h.ctx, bad); err != nil {
+		t.Fatal(err)
+	}
+	got := h.settle("ptbad", "invalid", phase(v1alpha1.PhaseFailed))
+	if !hasCondition(got, v1alpha1.ConditionConfigValid, metav1.ConditionFalse, "InvalidConfig") || !strings.Contains(got.Status.Error, "initContainers") {
+		t.Fatalf("unapplied podTemplate key: %+v", got.Status)
 	}
 }

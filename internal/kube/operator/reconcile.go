@@ -196,6 +196,9 @@ func (r *Reconciler) options(ctx context.Context, job *v1alpha1.AIPerfJob, sweep
 	if o.Image == "" {
 		o.Image = r.Image
 	}
+	if o.PodTemplate, err = kube.PodTemplateFrom(s.Extra); err != nil {
+		return o, err
+	}
 	if s.TimeoutSeconds != nil && *s.TimeoutSeconds > 0 {
 		o.ActiveDeadlineSeconds = ptr(int64(math.Ceil(*s.TimeoutSeconds)))
 	}
