@@ -233,3 +233,27 @@ func TestKubeProfileCreatesAJobSetWhenTheCRDIsServed(t *testing.T) {
 		t.Errorf("--jobset maybe: exit %d", r.code)
 	}
 }
+
+// TestKubeInitManifestsDeploy: every bundled template's kube init
+// manifest is accepted by kube profile --config in direct mode (its
+// controller command parses), those with a sweep by kube sweep too.
+func TestKubeInitManifestsDeploy(t *testing.T) {
+	dir := t.TempDir()
+	for _, tm := range configfile.Templates() {
+		f := filepath.Join(dir, tm.Name+".yaml")
+		if r := runMain(t, context.Background(), nil, "kube", "init", "-t", tm.Name, "--model", "m", "--url", "http://x:8000",
+			"--job-name", strings.ReplaceAll(tm.Name, "_", "-"), "-o", f); r.code != 0 {
+			t.Fatalf("%s: kube init: %s", tm.Name, r.stderr)
+		}
+		r := runMain(t, context.Background(), nil, "kube", "profile", "--dry-run", "-f", f)
+		if r.code != 0 || !strings.Contains(r.stdout, "kind: Job") {
+			t.Errorf("%s: kube profile --dry-run -f: exit %d\n%s", tm.Name, r.code, r.stderr)
+			continue
+		}
+		if strings.Contains(r.stdout, "--next-run-timeout") {
+			if r := runMain(t, context.Background(), nil, "kube", "sweep", "--dry-run", "-f", f); r.code != 0 {
+				t.Errorf("%s: kube sweep --dry-run -f: exit %d\n%s", tm.Name, r.code, r.stderr)
+			}
+		}
+	}
+}

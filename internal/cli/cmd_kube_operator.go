@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/go-logr/logr/funcr"
+	goyaml "github.com/goccy/go-yaml"
 	"github.com/spf13/cobra"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -186,7 +187,9 @@ func benchmarkSpec(path string) (spec v1alpha1.WorkloadSpec, name string, err er
 	if err != nil {
 		return spec, "", err
 	}
-	j, err := yaml.YAMLToJSON(b)
+	// YAML 1.2 (goccy), as the config loader reads it: sigs.k8s.io/yaml's
+	// YAML 1.1 would turn a key such as y: (a plot axis) into "true".
+	j, err := goyaml.YAMLToJSON(b)
 	if err != nil {
 		return spec, "", fmt.Errorf("%s: %w", path, err)
 	}
