@@ -18,6 +18,7 @@ import (
 func newKubePreflightCommand(env *Env, client func() (kubernetes.Interface, error)) *cobra.Command {
 	var o kube.PreflightOptions
 	var image, output string
+	var nodeSelector []string
 	cmd := &cobra.Command{
 		Use:   "preflight",
 		Short: "Check the cluster before deploying: API, namespace, RBAC, JobSet CRD, secrets, quota, nodes, endpoint",
@@ -27,6 +28,16 @@ func newKubePreflightCommand(env *Env, client func() (kubernetes.Interface, erro
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if output != "text" && output != "json" {
 				return kubeUsage("preflight", fmt.Errorf("--output %q: want text or json", output))
+			}
+			for _, kv := range nodeSelector {
+				k, v, ok := strings.Cut(kv, "=")
+				if !ok || k == "" {
+					return kubeUsage("preflight", fmt.Errorf("--node-selector %q: want key=value", kv))
+				}
+				if o.NodeSelector == nil {
+					o.NodeSelector = map[string]string{}
+				}
+				o.NodeSelector[k] = v
 			}
 			if o.Workers < 1 {
 				return kubeUsage("preflight", fmt.Errorf("--workers: must be at least 1, got %d", o.Workers))
@@ -76,6 +87,7 @@ func newKubePreflightCommand(env *Env, client func() (kubernetes.Interface, erro
 	fl.StringVar(&o.WorkerCPU, "worker-cpu", "", "planned CPU request of each worker pod")
 	fl.StringVar(&o.WorkerMemory, "worker-memory", "", "planned memory request of each worker pod")
 	fl.StringVarP(&output, "output", "o", "text", "output format: text or json")
+	fl.StringArrayVar(&nodeSelector, "node-selector", nil, "key=value label the pods' nodes must have (repeatable): the node check counts only those nodes")
 	return cmd
 }
 

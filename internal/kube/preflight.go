@@ -41,6 +41,9 @@ type PreflightOptions struct {
 	// EndpointURL is probed with an HTTP GET from this machine ("" = no
 	// probe).
 	EndpointURL string
+	// NodeSelector limits the node check to the nodes with these labels
+	// (where the pods would be scheduled).
+	NodeSelector map[string]string
 	// HTTPClient probes EndpointURL (nil: a client with a 5 s timeout).
 	HTTPClient *http.Client
 }
@@ -253,9 +256,13 @@ func nodeCheck(ctx context.Context, cs kubernetes.Interface, o PreflightOptions)
 	if err != nil {
 		return Check{Name: "nodes", Status: CheckWarn, Detail: fmt.Sprintf("cannot list nodes: %v", err)}
 	}
-	var ready int
+	var ready, selected int
 	var cpu, mem resource.Quantity
 	for _, n := range nodes.Items {
+		if !labelsMatch(n.Labels, o.NodeSelector) {
+			continue
+		}
+		selected++
 		for _, c := range n.Status.Conditions {
 			if c.Type == corev1.NodeReady && c.Status == corev1.ConditionTrue && !n.Spec.Unschedulable {
 				ready++
@@ -265,7 +272,7 @@ func nodeCheck(ctx context.Context, cs kubernetes.Interface, o PreflightOptions)
 		}
 	}
 	if ready == 0 {
-		return Check{Name: "nodes", Status: CheckFail, Detail: fmt.Sprintf("no ready, schedulable node (%d nodes)", len(nodes.Items))}
+		return Check{Name: "nodes", Status: CheckFail, Detail: fmt.Sprintf("no ready, schedulable node (%d nodes, %d matching the node selector)", len(nodes.Items), selected)}
 	}
 	_, wantCPU, wantMem := projected(o)
 	if wantCPU.Cmp(cpu) > 0 || wantMem.Cmp(mem) > 0 {
@@ -299,4 +306,13 @@ func endpointCheck(ctx context.Context, o PreflightOptions) Check {
 	}
 	resp.Body.Close()
 	return Check{Name: "endpoint", Status: CheckPass, Detail: fmt.Sprintf("%s answers (HTTP %d) from here", o.EndpointURL, resp.StatusCode)}
+}
+
+func labelsMatch(labels, selector map[string]string) bool {
+	for k, v := range selector {
+		if labels[k] != v {
+			return false
+		}
+	}
+	return true
 }

@@ -110,6 +110,13 @@ func TestPreflightReportsEveryCheck(t *testing.T) {
 	if d := got["quota q"].Detail; !strings.Contains(d, "pods: need 10, 8 left of 10") || !strings.Contains(d, "requests.cpu: need 9, 6 left of 10") {
 		t.Errorf("quota detail %q", d)
 	}
+	// A node selector no node matches leaves no node to schedule on.
+	cs = preflightCluster(t, nil, false, node, ns)
+	for _, c := range Preflight(ctx, cs, PreflightOptions{Namespace: "perf", Workers: 1, NodeSelector: map[string]string{"pool": "gpu"}}) {
+		if c.Name == "nodes" && (c.Status != CheckFail || !strings.Contains(c.Detail, "0 matching the node selector")) {
+			t.Errorf("nodes with a selector nothing matches: %+v", c)
+		}
+	}
 	if d := got["JobSet CRD"].Detail; !strings.Contains(d, "two Jobs") && !strings.Contains(d, "Indexed worker Job") {
 		t.Errorf("JobSet detail %q", d)
 	}
