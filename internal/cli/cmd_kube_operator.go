@@ -124,6 +124,8 @@ func newKubeOperatorCommand(env *Env, restConfig func() (*rest.Config, error)) *
 	f.StringVar(&o.Image, "image", kube.DefaultImage, "the benchmarks' image when spec.image is empty")
 	f.StringVar(&o.WatchNamespace, "watch-namespace", "", "reconcile AIPerfJobs of this namespace only (default: all)")
 	f.StringVar(&o.MetricsAddr, "metrics-bind-address", fmt.Sprintf(":%d", operator.MetricsPort), "metrics listen address (0: off)")
+	f.BoolVar(&o.LeaderElect, "leader-elect", false, "reconcile only while holding the operator's Lease (what kube install's Deployment runs)")
+	f.StringVar(&o.LeaderElectionNamespace, "leader-election-namespace", "", "namespace of the Lease (default: the pod's own; needed outside a cluster)")
 	f.StringVar(&o.ProbeAddr, "health-probe-bind-address", fmt.Sprintf(":%d", operator.ProbePort), "/healthz and /readyz listen address (0: off)")
 	return cmd
 }

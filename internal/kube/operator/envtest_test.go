@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -70,7 +71,9 @@ func TestOperatorAgainstARealAPIServer(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	mgr, err := NewManager(cfg, RunOptions{MetricsAddr: "0", ProbeAddr: "0", Validate: fakeValidate})
+	// With leader election, as the installed Deployment runs it.
+	mgr, err := NewManager(cfg, RunOptions{MetricsAddr: "0", ProbeAddr: "0", Validate: fakeValidate,
+		LeaderElect: true, LeaderElectionNamespace: DefaultOperatorNamespace})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,6 +87,13 @@ func TestOperatorAgainstARealAPIServer(t *testing.T) {
 		}
 	})
 
+	lease := &coordinationv1.Lease{}
+	if err := wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+		err := c.Get(ctx, client.ObjectKey{Namespace: DefaultOperatorNamespace, Name: LeaderElectionID}, lease)
+		return err == nil && lease.Spec.HolderIdentity != nil, client.IgnoreNotFound(err)
+	}); err != nil {
+		t.Fatalf("no leader-election Lease: %v", err)
+	}
 	for _, sc := range []struct {
 		name string
 		run  func(*harness)

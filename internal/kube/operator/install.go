@@ -75,7 +75,7 @@ func (o *InstallOptions) Validate() error {
 
 // OperatorArgs is the operator container's command line.
 func (o *InstallOptions) OperatorArgs() []string {
-	args := []string{"kube", "operator", "--image", o.Image,
+	args := []string{"kube", "operator", "--image", o.Image, "--leader-elect",
 		"--metrics-bind-address", fmt.Sprintf(":%d", MetricsPort), "--health-probe-bind-address", fmt.Sprintf(":%d", ProbePort)}
 	if o.WatchNamespace != "" {
 		args = append(args, "--watch-namespace", o.WatchNamespace)
@@ -85,7 +85,8 @@ func (o *InstallOptions) OperatorArgs() []string {
 
 // Rules are what the operator may do: its own resources, and what
 // direct mode creates (the objects of each benchmark), plus reading pods
-// and their proxy (the controller pod's results API) and writing events.
+// and their proxy (the controller pod's results API), writing events and
+// holding its leader-election Lease.
 func Rules() []rbacv1.PolicyRule {
 	all := []string{"get", "list", "watch", "create", "update", "patch", "delete"}
 	return []rbacv1.PolicyRule{
@@ -98,6 +99,7 @@ func Rules() []rbacv1.PolicyRule {
 		{APIGroups: []string{""}, Resources: []string{"pods/proxy"}, Verbs: []string{"get", "create"}},
 		{APIGroups: []string{""}, Resources: []string{"events"}, Verbs: []string{"create", "patch"}},
 		{APIGroups: []string{"events.k8s.io"}, Resources: []string{"events"}, Verbs: []string{"create", "patch"}},
+		{APIGroups: []string{"coordination.k8s.io"}, Resources: []string{"leases"}, Verbs: all},
 	}
 }
 

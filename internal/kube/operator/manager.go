@@ -31,7 +31,16 @@ type RunOptions struct {
 	Validate func(ctx context.Context, o kube.Options) error
 	// Runs watches the controller pods' runs (nil: from the Jobs only).
 	Runs RunObserver
+	// LeaderElect: only the holder of the Lease LeaderElectionID in
+	// LeaderElectionNamespace reconciles (several replicas, or an old and a
+	// new pod during a rollout). The namespace defaults to the pod's own
+	// when running in a cluster.
+	LeaderElect             bool
+	LeaderElectionNamespace string
 }
+
+// LeaderElectionID names the operator's leader-election Lease.
+const LeaderElectionID = "aiperf-operator." + v1alpha1.Group
 
 // Scheme is client-go's kinds, CustomResourceDefinition, AIPerfJob and AIPerfSweep.
 func Scheme() (*runtime.Scheme, error) {
@@ -61,6 +70,11 @@ func NewManager(cfg *rest.Config, o RunOptions) (ctrl.Manager, error) {
 		HealthProbeBindAddress: o.ProbeAddr,
 		// Cancel's effect must not wait for a resync.
 		GracefulShutdownTimeout: ptr(10 * time.Second),
+		LeaderElection:          o.LeaderElect,
+		LeaderElectionID:        LeaderElectionID,
+		LeaderElectionNamespace: o.LeaderElectionNamespace,
+		// Give the lease up at once on a clean stop, so a new pod takes over.
+		LeaderElectionReleaseOnCancel: true,
 	}
 	if o.WatchNamespace != "" {
 		opts.Cache = cache.Options{DefaultNamespaces: map[string]cache.Config{o.WatchNamespace: {}}}
