@@ -9,6 +9,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
@@ -23,8 +24,8 @@ import (
 func fakeHarness(t *testing.T) *harness {
 	s := testScheme(t)
 	c := fake.NewClientBuilder().WithScheme(s).WithStatusSubresource(&v1alpha1.AIPerfJob{}, &v1alpha1.AIPerfSweep{}, &batchv1.Job{}).Build()
-	r := &Reconciler{Client: c, Scheme: s, Validate: fakeValidate}
-	h := &harness{t: t, ctx: context.Background(), c: c}
+	r := &Reconciler{Client: c, Scheme: s, Validate: fakeValidate, Events: events.NewFakeRecorder(100)}
+	h := &harness{t: t, ctx: context.Background(), c: c, events: r.Events}
 	h.settle = fakeSettle(h, r, func() *v1alpha1.AIPerfJob { return &v1alpha1.AIPerfJob{} })
 	h.settleSweep = fakeSettle(h, SweepReconciler{r}, func() *v1alpha1.AIPerfSweep { return &v1alpha1.AIPerfSweep{} })
 	return h
@@ -33,6 +34,16 @@ func fakeHarness(t *testing.T) *harness {
 func TestReconcileLifecycleWithTheFakeClient(t *testing.T) {
 	h := fakeHarness(t)
 	runLifecycle(h)
+	// Each phase change is an Event on the AIPerfJob.
+	rec := h.events.(*events.FakeRecorder)
+	var got []string
+	for len(rec.Events) > 0 {
+		got = append(got, <-rec.Events)
+	}
+	want := []string{"Normal Pending phase Pending", "Normal Initializing phase Initializing", "Normal Running phase Running", "Normal Completed phase Completed"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Fatalf("events %q, want %q", got, want)
+	}
 }
 
 func TestReconcileCancelWithTheFakeClient(t *testing.T) { runCancel(fakeHarness(t)) }

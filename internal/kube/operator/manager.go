@@ -83,7 +83,8 @@ func NewManager(cfg *rest.Config, o RunOptions) (ctrl.Manager, error) {
 	if err != nil {
 		return nil, fmt.Errorf("operator manager: %w", err)
 	}
-	r := &Reconciler{Client: mgr.GetClient(), Scheme: s, Image: o.Image, Validate: o.Validate, Runs: o.Runs}
+	r := &Reconciler{Client: mgr.GetClient(), Scheme: s, Image: o.Image, Validate: o.Validate, Runs: o.Runs,
+		Events: mgr.GetEventRecorder("aiperf-operator")}
 	if err := r.SetupWithManager(mgr); err != nil {
 		return nil, err
 	}

@@ -24,6 +24,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
@@ -52,6 +53,9 @@ type Reconciler struct {
 	// (results.go): the phase follows the run itself, and the results
 	// location is reported once its artifacts are served.
 	Runs RunObserver
+	// Events, when set, records each phase change as a Kubernetes Event
+	// on the resource (kubectl describe shows them).
+	Events events.EventRecorder
 	// Now is the clock (time.Now when nil).
 	Now func() time.Time
 }
@@ -301,8 +305,19 @@ func (r *Reconciler) writeStatus(ctx context.Context, w workload, st v1alpha1.AI
 	if reflect.DeepEqual(latest.view().Status, st) {
 		return nil
 	}
+	from := latest.view().Status.Phase
 	latest.setStatus(st)
-	return r.Client.Status().Update(ctx, latest.object())
+	if err := r.Client.Status().Update(ctx, latest.object()); err != nil {
+		return err
+	}
+	if r.Events != nil && st.Phase != from {
+		kind, note := corev1.EventTypeNormal, fmt.Sprintf("phase %s", st.Phase)
+		if st.Phase == v1alpha1.PhaseFailed {
+			kind, note = corev1.EventTypeWarning, "phase Failed: "+st.Error
+		}
+		r.Events.Eventf(latest.object(), nil, kind, string(st.Phase), "Reconcile", note)
+	}
+	return nil
 }
 
 // finalize deletes the job's objects (those it controls), then lets the

@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/tools/events"
 	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
@@ -73,6 +74,8 @@ type harness struct {
 	ctx    context.Context
 	c      client.Client
 	settle func(name, what string, ok func(*v1alpha1.AIPerfJob) bool) *v1alpha1.AIPerfJob
+	// events is the reconciler's recorder (the fake harness's).
+	events events.EventRecorder
 	// sweepSchema: the API server validates against the CRDs (it rejects
 	// an AIPerfSweep without spec.sweep before the operator sees it).
 	sweepSchema bool
