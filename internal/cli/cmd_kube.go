@@ -240,25 +240,36 @@ func newKubeProfileCommand(env *Env, use string, client func() (kubernetes.Inter
 
 func newKubeListCommand(env *Env, client func() (kubernetes.Interface, error)) *cobra.Command {
 	var ns string
+	var all bool
 	cmd := &cobra.Command{
 		Use:   "list",
-		Short: "List the benchmarks in a namespace and their state",
+		Short: "List the benchmarks in a namespace (-A: every namespace) and their state",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cs, err := client()
 			if err != nil {
 				return err
 			}
+			if all {
+				ns = "" // every namespace
+			}
 			st, err := kube.List(cmd.Context(), cs, ns)
 			if err != nil {
 				return err
 			}
 			tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "NAME\tPHASE\tWORKERS ACTIVE\tSUCCEEDED\tFAILED")
+			head := "NAME\tPHASE\tWORKERS ACTIVE\tSUCCEEDED\tFAILED"
+			if all {
+				head = "NAMESPACE\t" + head
+			}
+			fmt.Fprintln(tw, head)
 			for _, s := range st {
 				phase := s.Phase
 				if s.Serving {
 					phase += " (serving results)"
+				}
+				if all {
+					fmt.Fprintf(tw, "%s\t", s.Namespace)
 				}
 				fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\n", s.Name, phase, s.WorkersActive, s.WorkersSucceeded, s.WorkersFailed)
 			}
@@ -266,6 +277,7 @@ func newKubeListCommand(env *Env, client func() (kubernetes.Interface, error)) *
 		},
 	}
 	kubeNamespaceFlag(cmd, &ns)
+	cmd.Flags().BoolVarP(&all, "all-namespaces", "A", false, "list the benchmarks of every namespace")
 	return cmd
 }
 

@@ -117,7 +117,15 @@ func TestKubeCleanupRemovesOnlyFinishedBenchmarks(t *testing.T) {
 	kubeObjects(t, cs, "perf", "done1", batchv1.JobComplete, 0)
 	kubeObjects(t, cs, "perf", "failed1", batchv1.JobFailed, 0)
 	kubeObjects(t, cs, "perf", "busy1", "", 1)
-	out, _, err := runKube(t, cleanupCmd(nil), cs, "", "-n", "perf", "--dry-run")
+	kubeObjects(t, cs, "ns2", "elsewhere1", "", 1)
+	out, _, err := runKube(t, newKubeListCommand, cs, "", "-A")
+	if err != nil || !strings.Contains(out, "NAMESPACE") || !strings.Contains(out, "ns2") || !strings.Contains(out, "elsewhere1") || !strings.Contains(out, "busy1") {
+		t.Errorf("list -A: %v\n%s", err, out)
+	}
+	if out, _, _ := runKube(t, newKubeListCommand, cs, "", "-n", "perf"); strings.Contains(out, "elsewhere1") || !strings.Contains(out, "done1") {
+		t.Errorf("list -n perf:\n%s", out)
+	}
+	out, _, err = runKube(t, cleanupCmd(nil), cs, "", "-n", "perf", "--dry-run")
 	if err != nil || !strings.Contains(out, "done1 (Succeeded)") || !strings.Contains(out, "failed1 (Failed)") ||
 		strings.Contains(out, "busy1") || !strings.Contains(out, "2 benchmark(s) would be removed") {
 		t.Fatalf("--dry-run: %v\n%s", err, out)
