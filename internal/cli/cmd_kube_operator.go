@@ -283,6 +283,7 @@ func submitAIPerfJob(cmd *cobra.Command, env *Env, restConfig func() (*rest.Conf
 		}
 		return fmt.Errorf("creating %s %s/%s: %w", kind, o.Namespace, o.Name, err)
 	}
+	saveLastBenchmark(env, o.Name, o.Namespace) // later commands may leave NAME out
 	fmt.Fprintf(env.Stdout, "%s %s/%s created: %d load workers; the operator creates its objects\n"+
 		"watch it with:      kubectl -n %s get %s %s -w\n"+
 		"then fetch it with: aiperf kube results %s -n %s --shutdown\n",
