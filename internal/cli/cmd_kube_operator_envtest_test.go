@@ -83,8 +83,12 @@ func TestKubeOperatorCommandsAgainstARealAPIServer(t *testing.T) {
 	}
 	key := ctrlclient.ObjectKey{Namespace: "perf", Name: "chat1"}
 	job := &v1alpha1.AIPerfJob{}
+	// waitFor polls every 50 ms and logs how long the operator took (the
+	// figures in BENCHMARKS.md, "Issue 20: the operator").
 	waitFor := func(what string, ok func() bool) {
 		t.Helper()
+		start := time.Now()
+		defer func() { t.Logf("operator: %s after %v", what, time.Since(start).Round(time.Millisecond)) }()
 		if err := wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
 			err := c.Get(ctx, key, job)
 			if apierrors.IsNotFound(err) {
