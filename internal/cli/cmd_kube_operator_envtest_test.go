@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -14,9 +13,9 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/util/wait"
 	ctrlclient "sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"github.com/aiperf-go/aiperf/internal/kube/api/v1alpha1"
+	"github.com/aiperf-go/aiperf/internal/kube/kubetest"
 	"github.com/aiperf-go/aiperf/internal/kube/operator"
 )
 
@@ -28,26 +27,8 @@ import (
 // never start; the objects and the status are what is checked. Needs
 // AIPERF_ENVTEST=1 and KUBEBUILDER_ASSETS=$(scripts/envtest-assets.sh).
 func TestKubeOperatorCommandsAgainstARealAPIServer(t *testing.T) {
-	assets := os.Getenv("KUBEBUILDER_ASSETS")
-	if os.Getenv("AIPERF_ENVTEST") == "" || assets == "" {
-		t.Skip("set AIPERF_ENVTEST=1 and KUBEBUILDER_ASSETS=$(scripts/envtest-assets.sh) to run against a real kube-apiserver")
-	}
-	env := &envtest.Environment{BinaryAssetsDirectory: assets}
-	cfg, err := env.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { env.Stop() })
-	user, err := env.AddUser(envtest.User{Name: "admin", Groups: []string{"system:masters"}}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	kc := filepath.Join(t.TempDir(), "kubeconfig")
-	b, err := user.KubeConfig()
-	if err != nil {
-		t.Fatal(err)
-	}
-	os.WriteFile(kc, b, 0o600)
+	cfg := kubetest.StartControlPlane(t)
+	kc := kubetest.Kubeconfig(t, cfg)
 	s, _ := operator.Scheme()
 	c, err := ctrlclient.New(cfg, ctrlclient.Options{Scheme: s})
 	if err != nil {

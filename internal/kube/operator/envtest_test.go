@@ -2,7 +2,6 @@ package operator
 
 import (
 	"context"
-	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -14,9 +13,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"github.com/aiperf-go/aiperf/internal/kube/api/v1alpha1"
+	"github.com/aiperf-go/aiperf/internal/kube/kubetest"
 )
 
 // TestOperatorAgainstARealAPIServer installs the operator's manifests
@@ -27,16 +26,7 @@ import (
 // failures and delete. Needs AIPERF_ENVTEST=1 and
 // KUBEBUILDER_ASSETS=$(scripts/envtest-assets.sh).
 func TestOperatorAgainstARealAPIServer(t *testing.T) {
-	assets := os.Getenv("KUBEBUILDER_ASSETS")
-	if os.Getenv("AIPERF_ENVTEST") == "" || assets == "" {
-		t.Skip("set AIPERF_ENVTEST=1 and KUBEBUILDER_ASSETS=$(scripts/envtest-assets.sh) to run against a real kube-apiserver")
-	}
-	env := &envtest.Environment{BinaryAssetsDirectory: assets}
-	cfg, err := env.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { env.Stop() })
+	cfg := kubetest.StartControlPlane(t)
 	s := testScheme(t)
 	c, err := client.New(cfg, client.Options{Scheme: s})
 	if err != nil {
