@@ -15,6 +15,13 @@
 # With wrk installed, the run first measures the ceiling: wrk (one thread,
 # 64 connections, on the client's core) against the same mock, the most
 # any client could get from it here (WRK=0 skips it).
+# After aiperf at each rate, the open-loop reference runs the same rate on
+# the same core against the same mock (pacer column "ref"; REF=0 skips it):
+# `benchtool openloop`, one OS thread with epoll and a timerfd writing
+# pre-built requests on REF_CONNS (64) pre-opened connections, the leanest
+# open-loop client this machine allows. Its lag and CPU per request are
+# the floor beside ours (its cpu_us/req is its own getrusage over the run,
+# no start-up to subtract; its late column is "-").
 source "$(dirname "$0")/lib.sh"
 
 RATES=${RATES:-"1000 2000 5000 7500 10000 12500 15000 20000 25000 30000"}
@@ -55,6 +62,21 @@ for rate in $RATES; do
 			'BEGIN { printf "%-8d %-6s %-10.1f %-9.3f %-9.3f %-9.3f %-8d %-9.2f %-10.1f %-8.0f %s\n", r, pc, a, p50, p99, m, l, c, (c - b) * 1e6 / (n > 10 ? n - 10 : 1), rss, ok }'
 		if [ "$ok" = yes ]; then rate_ok=yes; fi
 	done
+	if [ "${REF:-1}" != 0 ]; then
+		dir=$OUT/rate-$rate-ref
+		mkdir -p "$dir"
+		"$BIN/benchtool" run -o "$dir/run.json" -- "${pin[@]}" "$BIN/benchtool" openloop -url "$URL/v1/chat/completions" \
+			-rate "$rate" -duration "${DURATION}s" -conns "${REF_CONNS:-64}" -osl "$OSL" >"$dir/openloop.txt" 2>"$dir/openloop.log" || {
+			echo "benchtool openloop failed; see $dir/openloop.log" >&2
+			cat "$dir/openloop.log" >&2
+			exit 1
+		}
+		read -r _ achieved p50 p99 lmax cpureq _ _ okn errs waited <"$dir/openloop.txt"
+		read -r cpu rss < <(j "$dir/run.json" cpu_s peak_tree_rss_mb)
+		ok=$(awk -v a="$achieved" -v r="$rate" -v p="$p99" -v e="$errs" 'BEGIN { print (p < 1 && a >= 0.99 * r && e == 0) ? "yes" : "no" }')
+		awk -v r="$rate" -v a="$achieved" -v p50="$p50" -v p99="$p99" -v m="$lmax" -v c="$cpu" -v cr="$cpureq" -v rss="$rss" -v ok="$ok" -v w="$waited" -v e="$errs" \
+			'BEGIN { printf "%-8d %-6s %-10.1f %-9.3f %-9.3f %-9.3f %-8s %-9.2f %-10.1f %-8.0f %s (errors %d, waited for a connection %d)\n", r, "ref", a, p50, p99, m, "-", c, cr, rss, ok, e, w }'
+	fi
 	if [ "$rate_ok" = yes ]; then
 		best=$rate
 	elif [ -z "${KEEP_GOING:-}" ]; then

@@ -8,6 +8,7 @@
 //	benchtool run [-health URL] [-o stats.json] -- command args...
 //	benchtool json FILE key.path...
 //	benchtool wakefloor [-n 500] [-gap 20ms]
+//	benchtool openloop -url URL [-rate 1000] [-duration 5s] [-conns 64]
 //
 // It is not part of aiperf; it reads aiperf's files the way any user's
 // tool would.
@@ -26,7 +27,7 @@ func main() {
 // run dispatches a subcommand and returns the exit code.
 func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
-		fmt.Fprintln(stderr, "usage: benchtool groundtruth|run|json|wakefloor ...")
+		fmt.Fprintln(stderr, "usage: benchtool groundtruth|run|json|wakefloor|openloop ...")
 		return 2
 	}
 	var err error
@@ -40,8 +41,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = jsonMain(args[1:], stdout)
 	case "wakefloor":
 		err = wakeFloorMain(args[1:], stdout)
+	case "openloop":
+		err = openLoopMain(args[1:], stdout)
 	default:
-		err = fmt.Errorf("unknown subcommand %q (groundtruth, run, json, wakefloor)", args[0])
+		err = fmt.Errorf("unknown subcommand %q (groundtruth, run, json, wakefloor, openloop)", args[0])
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "benchtool:", err)
