@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -68,8 +69,11 @@ func FuzzParseResponse(f *testing.F) {
 }
 
 // runOpenLoop runs openLoopMain against url and returns its output fields.
+// The servers run in the test's own process, and the reference holds its
+// P while it waits (openLoop): give them one of their own.
 func runOpenLoop(t *testing.T, args ...string) []float64 {
 	t.Helper()
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(max(2, runtime.GOMAXPROCS(0))))
 	var out strings.Builder
 	if err := openLoopMain(args, &out); err != nil {
 		t.Fatalf("openloop %v: %v", args, err)
