@@ -8,6 +8,14 @@
 #
 #   bench/ceiling.sh                         # C=64, 5 s each
 #   CONCURRENCY=16 DURATION=3 bench/ceiling.sh
+#   ROUNDS=3 ENGINES="lean net/http" bench/ceiling.sh   # A B A B A B
+#   OLD_BIN=/tmp/old/aiperf ENGINES="lean old" bench/ceiling.sh
+#
+# ENGINES (default "lean") are the aiperf clients run in turn in each of
+# ROUNDS rounds (default 1), each round starting with wrk, so a comparison
+# is interleaved in one run: "lean" and "net/http" are this build with
+# AIPERF_HTTP_CLIENT set to them (the HTTP/1.1 transport, see README),
+# "old" is $OLD_BIN (an older build, e.g. main's before a change).
 #
 # wrk must be installed (Debian: apt-get install wrk). Both clients send
 # the same body (bench/wrk-chat.lua writes it for wrk); wrk does not read
@@ -17,25 +25,49 @@ source "$(dirname "$0")/lib.sh"
 CONCURRENCY=${CONCURRENCY:-64}
 DURATION=${DURATION:-5}
 OSL=${OSL:-16}
+ROUNDS=${ROUNDS:-1}
+ENGINES=${ENGINES:-lean}
 export OSL # bench/wrk-chat.lua reads it
 
 command -v wrk >/dev/null || { echo "wrk not installed (apt-get install wrk)" >&2; exit 1; }
 build
 machine
 raise_nofile 65536
+NEW_BIN=$BIN/aiperf.new
+cp -f "$BIN/aiperf" "$NEW_BIN"
+export MOCK_BIN=$NEW_BIN # the mock is this build's whatever the engine
 start_mock --fast
-read -r wrk_rps wrk_n wrk_cpu < <(wrk_ceiling "$OUT/wrk" "$CONCURRENCY" "$DURATION")
 
-base=$(baseline_cpu --isl 16 --osl "$OSL" --extra-inputs ignore_eos:true)
-dir=$OUT/closed
-profile "$dir" --concurrency "$CONCURRENCY" --benchmark-duration "$DURATION" --benchmark-grace-period 0 \
-	--isl 16 --osl "$OSL" --extra-inputs ignore_eos:true
-read -r ai_rps ai_n < <(j "$dir/profile_export_aiperf.json" request_throughput.avg request_count.avg)
-ai_cpu=$(j "$dir/run.json" cpu_s)
-
-echo "# non-streaming chat, concurrency $CONCURRENCY, $DURATION s each, mock --fast"
-printf '%-8s %-10s %-9s %-10s %s\n' client req/s requests cpu_s cpu_us/req
-awk -v r="$wrk_rps" -v n="$wrk_n" -v c="$wrk_cpu" 'BEGIN { printf "%-8s %-10.0f %-9d %-10.2f %.1f\n", "wrk", r, n, c, c * 1e6 / n }'
-awk -v r="$ai_rps" -v n="$ai_n" -v c="$ai_cpu" -v b="$base" 'BEGIN { printf "%-8s %-10.0f %-9d %-10.2f %.1f (start-up %.2f s subtracted)\n", "aiperf", r, n, c, (c - b) * 1e6 / n, b }'
-awk -v a="$ai_rps" -v w="$wrk_rps" 'BEGIN { printf "aiperf / wrk = %.2f\n", a / w }'
+# run_engine ENGINE DIR: one closed-loop run of ENGINE's client (profile,
+# in lib.sh, runs $BIN/aiperf); prints "req/s requests cpu_s start-up_cpu_s".
+run_engine() {
+	local engine=$1 dir=$2
+	case $engine in
+	lean | net/http) export AIPERF_HTTP_CLIENT=$engine && cp -f "$NEW_BIN" "$BIN/aiperf" ;;
+	old)
+		[ -x "${OLD_BIN:-}" ] || { echo "ENGINES has old but OLD_BIN is not an executable" >&2; exit 1; }
+		unset AIPERF_HTTP_CLIENT && cp -f "$OLD_BIN" "$BIN/aiperf" ;;
+	*) echo "unknown engine $engine (lean, net/http, old)" >&2; exit 1 ;;
+	esac
+	local base
+	base=$(baseline_cpu --isl 16 --osl "$OSL" --extra-inputs ignore_eos:true)
+	profile "$dir" --concurrency "$CONCURRENCY" --benchmark-duration "$DURATION" --benchmark-grace-period 0 \
+		--isl 16 --osl "$OSL" --extra-inputs ignore_eos:true
+	local rps n cpu
+	read -r rps n < <(j "$dir/profile_export_aiperf.json" request_throughput.avg request_count.avg)
+	cpu=$(j "$dir/run.json" cpu_s)
+	echo "$rps $n $cpu $base"
+}
+echo "# non-streaming chat, concurrency $CONCURRENCY, $DURATION s each, mock --fast, engines: $ENGINES, rounds: $ROUNDS"
+printf '%-6s %-9s %-10s %-9s %-10s %-12s %s\n' round client req/s requests cpu_s cpu_us/req "/wrk"
+for round in $(seq 1 "$ROUNDS"); do
+	read -r wrk_rps wrk_n wrk_cpu < <(wrk_ceiling "$OUT/wrk-$round" "$CONCURRENCY" "$DURATION")
+	awk -v k="$round" -v r="$wrk_rps" -v n="$wrk_n" -v c="$wrk_cpu" 'BEGIN { printf "%-6s %-9s %-10.0f %-9d %-10.2f %-12.1f\n", k, "wrk", r, n, c, c * 1e6 / n }'
+	for engine in $ENGINES; do
+		read -r rps n cpu base < <(run_engine "$engine" "$OUT/$round-${engine//\//}")
+		awk -v k="$round" -v e="$engine" -v r="$rps" -v n="$n" -v c="$cpu" -v b="$base" -v w="$wrk_rps" \
+			'BEGIN { printf "%-6s %-9s %-10.0f %-9d %-10.2f %-12.1f %.2f (load %s)\n", k, e, r, n, c, (c - b) * 1e6 / n, r / w, "'"$(cut -d' ' -f1 /proc/loadavg)"'" }'
+	done
+done
+echo "(cpu_us/req subtracts each client's start-up, a 10-request run; /wrk: req/s over the round's wrk)"
 echo "artifacts: $OUT"

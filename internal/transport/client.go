@@ -13,6 +13,7 @@ import (
 	"errors"
 	"net"
 	"net/http"
+	"os"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -64,7 +65,17 @@ type Options struct {
 	// streams spends 800 MB on them at the default; a smaller buffer only
 	// costs more copies of bodies larger than it.
 	ConnBufferSize int
+	// NetHTTP selects net/http's Transport instead of the lean HTTP/1.1
+	// transport (leanTransport), as the environment variable
+	// AIPERF_HTTP_CLIENT=net/http does: the fallback, and the reference
+	// the lean one is measured and tested against.
+	NetHTTP bool
 }
+
+// ClientEnv is the environment variable that selects the HTTP client
+// engine: "net/http" for net/http's Transport; unset or "lean" for the
+// lean transport.
+const ClientEnv = "AIPERF_HTTP_CLIENT"
 
 // Client sends requests over one shared, tuned http.Transport. It is safe
 // for concurrent use by any number of goroutines.
@@ -88,8 +99,10 @@ type Client struct {
 //
 // The transport speaks HTTP/1.1 only (one stream per connection, as AIPerf's
 // aiohttp connector), ignores proxy environment variables, never asks for
-// compression (a gzip body would be buffered and would blur every chunk
-// timestamp), and keeps connections alive with TCP keep-alive.
+// compression, and keeps connections alive with TCP keep-alive. It is the
+// lean transport (request and response on the caller's goroutine, see
+// leanTransport) unless Options.NetHTTP or AIPERF_HTTP_CLIENT=net/http
+// selects net/http's.
 func New(o Options) *Client {
 	idle := o.MaxIdleConnsPerHost
 	if idle <= 0 {
@@ -97,34 +110,30 @@ func New(o Options) *Client {
 	}
 	dial := sourceDialer(o.LocalAddrs)
 	pre := &preconnector{}
-	protocols := new(http.Protocols)
-	protocols.SetHTTP1(true)
-	t := &http.Transport{
-		Proxy:               nil,
-		DialContext:         pre.dialContext(dial),
-		MaxIdleConns:        0, // no global cap; the per-host cap below applies
-		MaxIdleConnsPerHost: idle,
-		MaxConnsPerHost:     max(o.MaxConnsPerHost, 0),
-		IdleConnTimeout:     90 * time.Second,
-		TLSHandshakeTimeout: 30 * time.Second,
-		DisableCompression:  true,
-		ForceAttemptHTTP2:   false,
-		Protocols:           protocols,
-		ReadBufferSize:      max(o.ConnBufferSize, 0),
-		WriteBufferSize:     max(o.ConnBufferSize, 0),
+	var pooled, once http.RoundTripper
+	var single func() http.RoundTripper
+	if o.NetHTTP || os.Getenv(ClientEnv) == "net/http" {
+		t := netHTTPTransport(pre.dialContext(dial), o, idle)
+		never := t.Clone()
+		never.DisableKeepAlives = true
+		never.DialContext = dial // a resend wants a connection dialed now, not one opened before the run
+		pooled, once = t, never
+		single = func() http.RoundTripper {
+			s := t.Clone()
+			s.MaxConnsPerHost, s.MaxIdleConnsPerHost = 1, 1
+			return s
+		}
+	} else {
+		t := newLeanTransport(pre.dialContext(dial), o, idle, true)
+		pooled, once = t, newLeanTransport(dial, o, idle, false)
+		single = func() http.RoundTripper { return t.single() }
 	}
-	if o.InsecureSkipVerify {
-		t.TLSClientConfig = &tls.Config{InsecureSkipVerify: true} //nolint:gosec // opt-in for self-signed servers
-	}
-	once := t.Clone()
-	once.DisableKeepAlives = true
-	once.DialContext = dial // a resend wants a connection dialed now, not one opened before the run
 	c := &Client{
-		hc:      &http.Client{Transport: t, CheckRedirect: checkRedirect},
+		hc:      &http.Client{Transport: pooled, CheckRedirect: checkRedirect},
 		fresh:   &http.Client{Transport: once, CheckRedirect: checkRedirect},
 		reuse:   o.Reuse,
 		backoff: o.BackoffRefused,
-		leases:  leases{base: t},
+		leases:  leases{single: single},
 		timeout: max(o.Timeout, 0),
 		pre:     pre,
 		dial:    dial,
@@ -135,6 +144,32 @@ func New(o Options) *Client {
 		c.hc = c.fresh
 	}
 	return c
+}
+
+// netHTTPTransport is net/http's Transport tuned as the lean one: HTTP/1.1
+// only, no proxy, no compression (a gzip body would be buffered and would
+// blur every chunk timestamp).
+func netHTTPTransport(dial dialFunc, o Options, idle int) *http.Transport {
+	protocols := new(http.Protocols)
+	protocols.SetHTTP1(true)
+	t := &http.Transport{
+		Proxy:               nil,
+		DialContext:         dial,
+		MaxIdleConns:        0, // no global cap; the per-host cap below applies
+		MaxIdleConnsPerHost: idle,
+		MaxConnsPerHost:     max(o.MaxConnsPerHost, 0),
+		IdleConnTimeout:     90 * time.Second,
+		TLSHandshakeTimeout: tlsHandshakeTimeout,
+		DisableCompression:  true,
+		ForceAttemptHTTP2:   false,
+		Protocols:           protocols,
+		ReadBufferSize:      max(o.ConnBufferSize, 0),
+		WriteBufferSize:     max(o.ConnBufferSize, 0),
+	}
+	if o.InsecureSkipVerify {
+		t.TLSClientConfig = &tls.Config{InsecureSkipVerify: true} //nolint:gosec // opt-in for self-signed servers
+	}
+	return t
 }
 
 // checkRedirect follows only the redirects that keep the method and body

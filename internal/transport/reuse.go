@@ -64,9 +64,9 @@ func staleConnection(ctx, reqCtx context.Context, reused bool, err error) bool {
 // client per live session. The map is touched once per request, and only
 // in sticky mode.
 type leases struct {
-	base *http.Transport
-	mu   sync.Mutex
-	m    map[string]*http.Client
+	single func() http.RoundTripper // a transport of at most one connection
+	mu     sync.Mutex
+	m      map[string]*http.Client
 }
 
 // get returns the session's client, creating it on the session's first
@@ -78,9 +78,7 @@ func (l *leases) get(session string) *http.Client {
 	if c, ok := l.m[session]; ok {
 		return c
 	}
-	t := l.base.Clone()
-	t.MaxConnsPerHost, t.MaxIdleConnsPerHost = 1, 1
-	c := &http.Client{Transport: t, CheckRedirect: checkRedirect}
+	c := &http.Client{Transport: l.single(), CheckRedirect: checkRedirect}
 	if l.m == nil {
 		l.m = make(map[string]*http.Client)
 	}

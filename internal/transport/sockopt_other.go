@@ -2,5 +2,11 @@
 
 package transport
 
-// setBindNoPort does nothing where IP_BIND_ADDRESS_NO_PORT does not exist.
+import "net"
+
+// setBindNoPort does nothing where IP_BIND_ADDRESS_NO_PORT is unknown.
 func setBindNoPort(int) error { return nil }
+
+// peerClosed cannot peek here: a connection the server closed while idle
+// is found by the request written on it, and resent (see roundTrip).
+func peerClosed(net.Conn) bool { return false }

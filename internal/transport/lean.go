@@ -1,0 +1,481 @@
+package transport
+
+import (
+	"bufio"
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptrace"
+	"slices"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// leanTransport is the client's HTTP/1.1 transport (the default; see
+// Options.NetHTTP): an http.RoundTripper that writes the request and reads
+// the response on the caller's goroutine. net/http's Transport runs two
+// goroutines per connection (a read loop and a write loop) and hands every
+// request through both and back over channels, which a load generator pays
+// on every request in CPU (about a third of net/http's share of a closed
+// loop) and on every open stream in memory (two goroutine stacks and a
+// write buffer per connection).
+//
+// What it keeps from net/http, so that records mean the same: the
+// httptrace hooks (GetConn, GotConn, DNS and connect through the dialer,
+// TLS, WroteHeaders, WroteRequest, GotFirstResponseByte) at the same
+// points; the resend of a request whose reused connection proved dead
+// before any response byte (net/http's rule for a replayable request,
+// which every request here is); response parsing (http.ReadResponse:
+// chunked, Content-Length and close-delimited bodies, trailers);
+// cancellation and timeouts of the request's context at any point,
+// including in the middle of a body (a past deadline on the connection);
+// a body closed before its end closes its connection. Redirects stay
+// http.Client's. What it leaves out: proxies (the client never used them)
+// and HTTP/2 (never negotiated: this client speaks HTTP/1.1 only).
+type leanTransport struct {
+	pool      *pool
+	dial      dialFunc
+	tlsConfig *tls.Config // nil: the default verification
+	keepAlive bool        // false: "Connection: close", one connection per request
+	bufSize   int         // each connection's read buffer
+}
+
+func newLeanTransport(dial dialFunc, o Options, idle int, keepAlive bool) *leanTransport {
+	t := &leanTransport{
+		pool:      newPool(idle, o.MaxConnsPerHost, 90*time.Second),
+		dial:      dial,
+		keepAlive: keepAlive,
+		bufSize:   4 << 10,
+	}
+	if o.ConnBufferSize > 0 {
+		t.bufSize = o.ConnBufferSize
+	}
+	if o.InsecureSkipVerify {
+		t.tlsConfig = &tls.Config{InsecureSkipVerify: true} //nolint:gosec // opt-in for self-signed servers
+	}
+	return t
+}
+
+// single returns a transport like t with a pool of its own holding at
+// most one connection: a sticky session's.
+func (t *leanTransport) single() *leanTransport {
+	c := *t
+	c.pool = newPool(1, 1, t.pool.idleTimeout)
+	return &c
+}
+
+// CloseIdleConnections closes the idle connections (http.Client calls it).
+func (t *leanTransport) CloseIdleConnections() { t.pool.closeIdle() }
+
+// RoundTrip sends req and returns its response with the headers read; the
+// body is read from the connection as the caller reads it, and the
+// connection goes back to the pool when the body has been read to its end.
+func (t *leanTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	ctx := req.Context()
+	key, err := requestHost(req)
+	if err != nil {
+		closeBody(req)
+		return nil, err
+	}
+	wire, err := t.encode(req)
+	closeBody(req)
+	if err != nil {
+		return nil, err
+	}
+	defer wire.free()
+	trace := httptrace.ContextClientTrace(ctx)
+	if trace == nil {
+		trace = &noTrace
+	}
+	for {
+		if trace.GetConn != nil {
+			trace.GetConn(key.addr)
+		}
+		c, reused, err := t.conn(ctx, key, trace)
+		if err != nil {
+			return nil, err
+		}
+		if trace.GotConn != nil {
+			info := httptrace.GotConnInfo{Conn: c.Conn, Reused: reused, WasIdle: reused}
+			if reused {
+				info.IdleTime = time.Since(c.idleAt)
+			}
+			trace.GotConn(info)
+		}
+		resp, answered, err := t.exchange(ctx, req, c, wire.b, trace)
+		if err == nil {
+			return resp, nil
+		}
+		t.pool.close(c)
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		if !reused || answered {
+			return nil, err
+		}
+		// The server closed the reused connection before answering: it
+		// cannot have processed the request. Send it again (net/http's
+		// rule); GetConn counts the resend.
+	}
+}
+
+// noTrace stands in for a request without httptrace hooks.
+var noTrace httptrace.ClientTrace
+
+// conn returns an idle connection to key or dials one.
+func (t *leanTransport) conn(ctx context.Context, key hostKey, trace *httptrace.ClientTrace) (*conn, bool, error) {
+	c, h, err := t.pool.get(ctx, key)
+	if err != nil || c != nil {
+		return c, c != nil, err
+	}
+	nc, err := t.dialConn(ctx, key, trace)
+	if err != nil {
+		t.pool.failed(h)
+		return nil, false, err
+	}
+	return &conn{Conn: nc, br: bufio.NewReaderSize(nc, t.bufSize), host: h}, false, nil
+}
+
+// dialConn opens a connection to key: TCP through the client's dialer
+// (source addresses, the pre-opened connections; the dialer calls the
+// DNS and connect hooks of ctx's trace), then TLS for https.
+func (t *leanTransport) dialConn(ctx context.Context, key hostKey, trace *httptrace.ClientTrace) (net.Conn, error) {
+	nc, err := t.dial(ctx, "tcp", key.addr)
+	if err != nil || !key.tls {
+		return nc, err
+	}
+	cfg := &tls.Config{}
+	if t.tlsConfig != nil {
+		cfg = t.tlsConfig.Clone()
+	}
+	if cfg.ServerName == "" {
+		host, _, _ := net.SplitHostPort(key.addr)
+		cfg.ServerName = host
+	}
+	cfg.NextProtos = []string{"http/1.1"}
+	tc := tls.Client(nc, cfg)
+	if trace.TLSHandshakeStart != nil {
+		trace.TLSHandshakeStart()
+	}
+	hctx, cancel := context.WithTimeout(ctx, tlsHandshakeTimeout)
+	err = tc.HandshakeContext(hctx)
+	cancel()
+	if trace.TLSHandshakeDone != nil {
+		trace.TLSHandshakeDone(tc.ConnectionState(), err)
+	}
+	if err != nil {
+		_ = nc.Close()
+		return nil, err
+	}
+	return tc, nil
+}
+
+// tlsHandshakeTimeout bounds a TLS handshake, as the net/http transport's
+// TLSHandshakeTimeout did.
+const tlsHandshakeTimeout = 30 * time.Second
+
+// aLongTimeAgo is a deadline in the past: set on a connection, it ends
+// every read and write in progress on it at once.
+var aLongTimeAgo = time.Unix(1, 0)
+
+// exchange writes the request on c and reads the response's headers.
+// answered reports whether any response byte arrived (a failure after it
+// is no stale connection). On success the response's body owns c.
+func (t *leanTransport) exchange(ctx context.Context, req *http.Request, c *conn, wire []byte, trace *httptrace.ClientTrace) (resp *http.Response, answered bool, err error) {
+	stop := context.AfterFunc(ctx, func() { _ = c.SetDeadline(aLongTimeAgo) })
+	defer func() {
+		if err != nil {
+			stop()
+		}
+	}()
+	_, err = c.Write(wire)
+	if trace.WroteHeaders != nil {
+		trace.WroteHeaders()
+	}
+	if trace.WroteRequest != nil {
+		trace.WroteRequest(httptrace.WroteRequestInfo{Err: err})
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	if _, err = c.br.Peek(1); err != nil {
+		return nil, false, err
+	}
+	if trace.GotFirstResponseByte != nil {
+		trace.GotFirstResponseByte()
+	}
+	for {
+		resp, err = http.ReadResponse(c.br, req)
+		if err != nil {
+			return nil, true, err
+		}
+		// An interim response (100 Continue, 103 Early Hints) comes before
+		// the real one; 101 would switch protocols, which was not asked.
+		if resp.StatusCode < 100 || resp.StatusCode > 199 || resp.StatusCode == http.StatusSwitchingProtocols {
+			break
+		}
+	}
+	b := &leanBody{rc: resp.Body, c: c, t: t, stop: stop, keep: t.keepAlive && !resp.Close && !req.Close}
+	if resp.Body == http.NoBody {
+		b.rc = nil
+	}
+	resp.Body = b
+	return resp, true, nil
+}
+
+// leanBody is a response body read straight from its connection. Read to
+// its end, it hands the connection back to the pool (unless either side
+// asked to close it); closed before its end, it closes the connection,
+// since the rest of the response would still be on it.
+type leanBody struct {
+	rc   io.ReadCloser // http.ReadResponse's body; nil for an empty one
+	c    *conn
+	t    *leanTransport
+	stop func() bool // unregisters the context's cancellation
+	keep bool        // the connection may carry another request
+	done bool
+	mu   sync.Mutex // Close may come from another goroutine than Read
+}
+
+func (b *leanBody) Read(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.done {
+		return 0, io.EOF
+	}
+	if b.rc == nil {
+		b.release(true)
+		return 0, io.EOF
+	}
+	n, err := b.rc.Read(p)
+	if err == io.EOF {
+		b.release(true)
+	} else if err != nil {
+		b.release(false)
+	}
+	return n, err
+}
+
+// Close ends the body; an empty body, or one read to its end, leaves the
+// connection to the pool.
+func (b *leanBody) Close() error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if !b.done {
+		b.release(b.rc == nil)
+	}
+	return nil
+}
+
+// release gives the connection back (complete: the response was read
+// whole) or closes it.
+func (b *leanBody) release(complete bool) {
+	b.done = true
+	// A cancellation that fired has set a past deadline on the connection:
+	// it can carry nothing more.
+	cancelled := !b.stop()
+	if complete && b.keep && !cancelled {
+		b.c.served++
+		b.t.pool.put(b.c)
+		return
+	}
+	b.t.pool.close(b.c)
+}
+
+// requestHost is the pool key of req's URL: its host and port (the
+// scheme's default port when it has none) and whether it is https.
+func requestHost(req *http.Request) (hostKey, error) {
+	u := req.URL
+	var key hostKey
+	switch u.Scheme {
+	case "http":
+	case "https":
+		key.tls = true
+	default:
+		return key, fmt.Errorf("unsupported protocol scheme %q", u.Scheme)
+	}
+	if u.Host == "" {
+		return key, errors.New("http: no Host in request URL")
+	}
+	key.addr = u.Host
+	if u.Port() == "" {
+		port := "80"
+		if key.tls {
+			port = "443"
+		}
+		key.addr = net.JoinHostPort(u.Hostname(), port)
+	}
+	return key, nil
+}
+
+func closeBody(req *http.Request) {
+	if req.Body != nil {
+		_ = req.Body.Close()
+	}
+}
+
+// wireBuf is a request as it goes on the wire, headers and body, in one
+// buffer from a pool: one write per request, and no buffer held by an
+// idle connection.
+type wireBuf struct{ b []byte }
+
+var wireBufs = sync.Pool{New: func() any { return &wireBuf{b: make([]byte, 0, 2<<10)} }}
+
+// free returns the buffer to its pool; a huge one (a request with a large
+// image or video) is left to the collector.
+func (w *wireBuf) free() {
+	if cap(w.b) <= 256<<10 {
+		w.b = w.b[:0]
+		wireBufs.Put(w)
+	}
+}
+
+// encode writes req in HTTP/1.1 wire format, as net/http would: request
+// line, Host, User-Agent (net/http's default when the header is absent),
+// Content-Length for a body or a POST, PUT or PATCH, "Connection: close"
+// when keep-alive is off, then the caller's headers (those net/http
+// writes itself, and those without a value, skipped) and the body. A
+// header name or value net/http would refuse is an error.
+func (t *leanTransport) encode(req *http.Request) (_ *wireBuf, err error) {
+	hasBody := req.Body != nil && req.Body != http.NoBody
+	size := req.ContentLength
+	var ahead []byte // a body of unknown length, read first
+	if hasBody && size <= 0 {
+		if ahead, err = io.ReadAll(req.Body); err != nil {
+			return nil, fmt.Errorf("reading the request body: %w", err)
+		}
+		size = int64(len(ahead))
+	}
+	buf := wireBufs.Get().(*wireBuf)
+	defer func() {
+		if err != nil {
+			buf.free()
+		}
+	}()
+	b := buf.b[:0]
+	method := req.Method
+	if method == "" {
+		method = http.MethodGet
+	}
+	b = append(b, method...)
+	b = append(b, ' ')
+	b = append(b, req.URL.RequestURI()...)
+	b = append(b, " HTTP/1.1\r\nHost: "...)
+	host := req.Host
+	if host == "" {
+		host = req.URL.Host
+	}
+	b = append(b, host...)
+	b = append(b, "\r\n"...)
+	if _, ok := req.Header["User-Agent"]; !ok {
+		b = append(b, "User-Agent: Go-http-client/1.1\r\n"...)
+	}
+	for k, vs := range req.Header {
+		if skipHeader(k) {
+			continue
+		}
+		if !validHeaderName(k) {
+			return nil, fmt.Errorf("net/http: invalid header field name %q", k)
+		}
+		for _, v := range vs {
+			if !validHeaderValue(v) {
+				return nil, fmt.Errorf("net/http: invalid header field value for %q", k)
+			}
+			if k == "User-Agent" && v == "" {
+				continue // an empty User-Agent asks for none
+			}
+			b = append(b, k...)
+			b = append(b, ": "...)
+			b = append(b, trimHeaderValue(v)...)
+			b = append(b, "\r\n"...)
+		}
+	}
+	if !t.keepAlive || req.Close {
+		b = append(b, "Connection: close\r\n"...)
+	}
+	if size > 0 || method == http.MethodPost || method == http.MethodPut || method == http.MethodPatch {
+		b = append(b, "Content-Length: "...)
+		b = strconv.AppendInt(b, size, 10)
+		b = append(b, "\r\n"...)
+	}
+	b = append(b, "\r\n"...)
+	switch {
+	case ahead != nil:
+		b = append(b, ahead...)
+	case hasBody:
+		start := len(b)
+		b = slices.Grow(b, int(size)+1) // +1: the read that meets EOF
+		if b, err = readAll(b, req.Body); err != nil {
+			buf.b = b
+			return nil, fmt.Errorf("reading the request body: %w", err)
+		}
+		if got := int64(len(b) - start); got != size {
+			buf.b = b
+			return nil, fmt.Errorf("net/http: ContentLength=%d with Body length %d", size, got)
+		}
+	}
+	buf.b = b
+	return buf, nil
+}
+
+// skipHeader reports the headers net/http writes itself from the request's
+// fields, whatever the header map says.
+func skipHeader(k string) bool {
+	switch k {
+	case "Host", "Content-Length", "Transfer-Encoding", "Trailer":
+		return true
+	}
+	return false
+}
+
+// validHeaderName reports whether k is an RFC 7230 token.
+func validHeaderName(k string) bool {
+	if k == "" {
+		return false
+	}
+	for i := 0; i < len(k); i++ {
+		if !isTokenByte(k[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func isTokenByte(c byte) bool {
+	switch {
+	case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
+		return true
+	}
+	switch c {
+	case '!', '#', '$', '%', '&', '\'', '*', '+', '-', '.', '^', '_', '`', '|', '~':
+		return true
+	}
+	return false
+}
+
+// validHeaderValue reports whether v holds no control byte but tab.
+func validHeaderValue(v string) bool {
+	for i := 0; i < len(v); i++ {
+		if c := v[i]; (c < ' ' && c != '\t') || c == 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
+// trimHeaderValue drops leading and trailing spaces and tabs, as
+// net/http's header writer does.
+func trimHeaderValue(v string) string {
+	for len(v) > 0 && (v[0] == ' ' || v[0] == '\t') {
+		v = v[1:]
+	}
+	for len(v) > 0 && (v[len(v)-1] == ' ' || v[len(v)-1] == '\t') {
+		v = v[:len(v)-1]
+	}
+	return v
+}
