@@ -71,7 +71,7 @@ for rate in $RATES; do
 			cat "$dir/openloop.log" >&2
 			exit 1
 		}
-		read -r _ achieved p50 p99 lmax cpureq _ _ okn errs waited <"$dir/openloop.txt"
+		read -r _ achieved p50 p99 lmax cpureq _ _ okn errs waited _ <"$dir/openloop.txt"
 		read -r cpu rss < <(j "$dir/run.json" cpu_s peak_tree_rss_mb)
 		ok=$(awk -v a="$achieved" -v r="$rate" -v p="$p99" -v e="$errs" 'BEGIN { print (p < 1 && a >= 0.99 * r && e == 0) ? "yes" : "no" }')
 		awk -v r="$rate" -v a="$achieved" -v p50="$p50" -v p99="$p99" -v m="$lmax" -v c="$cpu" -v cr="$cpureq" -v rss="$rss" -v ok="$ok" -v w="$waited" -v e="$errs" \

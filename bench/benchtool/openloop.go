@@ -29,11 +29,11 @@ import (
 // what sending, reading and pacing cost at the very least here.
 //
 // It prints one line: asked achieved lag_p50_ms lag_p99_ms lag_max_ms
-// cpu_us_per_req user_us_per_req sys_us_per_req ok errors waited, where
+// cpu_us_per_req user_us_per_req sys_us_per_req ok errors waited wakes, where
 // achieved is the ok responses per second from the start to the last
 // response, and waited counts the requests that found every connection
 // busy when due (they went out on the next free one, their wait in the
-// lag).
+// lag) and wakes the timer wake-ups.
 func openLoopMain(args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("openloop", flag.ContinueOnError)
 	target := fs.String("url", "", "request URL (http://host:port/path)")
@@ -43,12 +43,13 @@ func openLoopMain(args []string, stdout io.Writer) error {
 	osl := fs.Int("osl", 16, "max_tokens of the default body (bench/wrk-chat.lua's chat request)")
 	body := fs.String("body", "", "request body (JSON); default: the chat request with -osl")
 	grace := fs.Duration("grace", 5*time.Second, "how long to wait for the last responses")
+	quantum := fs.Duration("quantum", 0, "shortest time between two timer wake-ups: requests due in between go out together at the next (aiperf's pacer batching, timing.Options.Quantum); 0 wakes for every due time")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	n := int(*rate * dur.Seconds())
-	if *rate <= 0 || n < 1 || *conns < 1 || *target == "" {
-		return errors.New("openloop: need -url, -rate > 0, -conns >= 1 and rate*duration >= 1")
+	if *rate <= 0 || n < 1 || *conns < 1 || *target == "" || *quantum < 0 {
+		return errors.New("openloop: need -url, -rate > 0, -conns >= 1, -quantum >= 0 and rate*duration >= 1")
 	}
 	u, err := url.Parse(*target)
 	if err != nil || u.Scheme != "http" || u.Host == "" {
@@ -64,6 +65,7 @@ func openLoopMain(args []string, stdout io.Writer) error {
 		Gap:     time.Duration(float64(time.Second) / *rate),
 		Conns:   *conns,
 		Grace:   *grace,
+		Quantum: *quantum,
 	})
 	if err != nil {
 		return err
@@ -97,6 +99,7 @@ type openLoopConfig struct {
 	Gap     time.Duration
 	Conns   int
 	Grace   time.Duration // wait for responses after the last send
+	Quantum time.Duration // shortest time between timer wake-ups (batching)
 }
 
 // openLoopResult is what a reference run measured.
@@ -104,6 +107,7 @@ type openLoopResult struct {
 	Lags        []time.Duration // send - due, one per request sent, sorted
 	OK, Errors  int             // 2xx responses; other statuses, broken or missing responses
 	Waited      int             // requests that found no free connection when due
+	Wakes       int             // timer wake-ups
 	Elapsed     time.Duration   // start to the last response
 	User, Sys   time.Duration   // the process's CPU over the run
 	Connections int
@@ -130,8 +134,8 @@ func (r openLoopResult) line(asked float64) string {
 		}
 		return 0
 	}
-	return fmt.Sprintf("%.0f %.1f %.3f %.3f %.3f %.1f %.1f %.1f %d %d %d",
-		asked, achieved, p50, p99, mx, per(r.User+r.Sys), per(r.User), per(r.Sys), r.OK, r.Errors, r.Waited)
+	return fmt.Sprintf("%.0f %.1f %.3f %.3f %.3f %.1f %.1f %.1f %d %d %d %d",
+		asked, achieved, p50, p99, mx, per(r.User+r.Sys), per(r.User), per(r.Sys), r.OK, r.Errors, r.Waited, r.Wakes)
 }
 
 // errIncomplete: the buffer holds only part of a response.

@@ -79,8 +79,8 @@ func runOpenLoop(t *testing.T, args ...string) []float64 {
 		t.Fatalf("openloop %v: %v", args, err)
 	}
 	f := strings.Fields(out.String())
-	if len(f) != 11 {
-		t.Fatalf("output %q: want 11 fields", out.String())
+	if len(f) != 12 {
+		t.Fatalf("output %q: want 12 fields", out.String())
 	}
 	v := make([]float64, len(f))
 	for i := range f {
@@ -107,6 +107,27 @@ func TestOpenLoopAgainstTheMock(t *testing.T) {
 	}
 	if p50 < 0 || p99 < p50 || mx < p99 {
 		t.Errorf("lag p50 %v p99 %v max %v: want 0 <= p50 <= p99 <= max (never early)", p50, p99, mx)
+	}
+}
+
+// With a quantum the timer wakes at most once per quantum, however late
+// the machine runs it; everything is still sent and never early.
+func TestOpenLoopQuantumBatches(t *testing.T) {
+	cfg := mockserver.DefaultConfig()
+	cfg.Fast = true
+	ts := httptest.NewServer(mockserver.New(cfg))
+	defer ts.Close()
+	// 200 requests 50 µs apart (10 ms), a 1 ms quantum: at most 11 wake-ups.
+	v := runOpenLoop(t, "-url", ts.URL+"/v1/chat/completions", "-rate", "20000", "-duration", "10ms", "-conns", "8", "-quantum", "1ms")
+	p50, ok, bad, wakes := v[2], v[8], v[9], v[11]
+	if ok != 200 || bad != 0 {
+		t.Fatalf("ok %v errors %v; want 200 and 0 (output %v)", ok, bad, v)
+	}
+	if wakes > 11 {
+		t.Errorf("%v timer wake-ups in 10 ms with a 1 ms quantum; want at most 11", wakes)
+	}
+	if p50 < 0 {
+		t.Errorf("lag p50 %v < 0: a request went out early", p50)
 	}
 }
 
@@ -149,6 +170,7 @@ func TestOpenLoopFlags(t *testing.T) {
 		{"-url", "https://x/", "-rate", "100"},
 		{"-url", "http://127.0.0.1:1/", "-rate", "0"},
 		{"-url", "http://127.0.0.1:1/", "-conns", "0"},
+		{"-url", "http://127.0.0.1:1/", "-quantum", "-1ms"},
 	} {
 		if err := openLoopMain(args, new(strings.Builder)); err == nil {
 			t.Errorf("openloop %v: no error", args)

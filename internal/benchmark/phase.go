@@ -116,12 +116,20 @@ func rateSleeper(mean time.Duration) timing.Sleeper {
 // within timing.DefaultQuantum of its last wake-up go out together. A
 // trace replay (fixed) wakes for every timestamp instead: its fidelity to
 // each one is the point of that mode.
+// AIPERF_PACER_QUANTUM (a Go duration, e.g. 250us) replaces the default
+// for measurements (bench/rate.sh QUANTA).
 func pacerQuantum(fixed bool) time.Duration {
 	if fixed {
 		return 0
 	}
+	if q, err := time.ParseDuration(os.Getenv(pacerQuantumEnv)); err == nil && q >= 0 {
+		return q
+	}
 	return timing.DefaultQuantum
 }
+
+// pacerQuantumEnv overrides pacerQuantum's default (measurements only).
+const pacerQuantumEnv = "AIPERF_PACER_QUANTUM"
 
 // backlog bounds a rate schedule's credits issued and not yet sent
 // (timing.Options.Backlog): in this process only, where the pool reports
