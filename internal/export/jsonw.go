@@ -49,14 +49,56 @@ func (w *jsonw) close(c byte) {
 // key writes an object member name; the next call writes its value.
 func (w *jsonw) key(k string) {
 	w.sep()
-	w.b, _ = jsontext.AppendQuote(w.b, k)
+	w.b = appendQuoted(w.b, k)
 	w.b = append(w.b, ':')
 	w.afterKey = true
 }
 
 func (w *jsonw) str(s string) {
 	w.sep()
-	w.b, _ = jsontext.AppendQuote(w.b, s)
+	w.b = appendQuoted(w.b, s)
+}
+
+// appendQuoted appends s as a JSON string exactly as jsontext.AppendQuote
+// does. Every JSONL line quotes some fifty member names and ids, all plain
+// printable ASCII, which need no escape: those are copied between quotes;
+// anything else (a control character, '"', '\\', any byte >= 0x80, which
+// may be invalid UTF-8) goes to jsontext. FuzzAppendQuoted checks the two
+// agree.
+func appendQuoted(dst []byte, s string) []byte {
+	if !plainASCII(s) {
+		dst, _ = jsontext.AppendQuote(dst, s)
+		return dst
+	}
+	dst = append(dst, '"')
+	dst = append(dst, s...)
+	return append(dst, '"')
+}
+
+// plainASCII reports that every byte of s is in 0x20..0x7f and neither '"'
+// nor '\\', eight bytes at a time: with no high bit set (checked first),
+// a byte below 0x20 or equal to '"' or '\\' is found exactly by the
+// classic has-zero-byte test on x-0x20.., x^0x22.. and x^0x5c...
+func plainASCII(s string) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		x := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+		if x&highs != 0 {
+			return false
+		}
+		q, b := x^(ones*'"'), x^(ones*'\\')
+		if ((x-ones*' ')|(q-ones)&^q|(b-ones)&^b)&highs != 0 {
+			return false
+		}
+	}
+	for ; i < len(s); i++ {
+		if c := s[i]; c < ' ' || c == '"' || c == '\\' || c >= 0x80 {
+			return false
+		}
+	}
+	return true
 }
 
 // float writes a float the way AIPerf's orjson does ("10.0"). Callers

@@ -1,6 +1,7 @@
 package export
 
 import (
+	"math"
 	"strconv"
 )
 
@@ -28,8 +29,13 @@ func splitFloat(f float64, out *[32]byte) decimal {
 	e := 0
 	for i, c := range s {
 		if c == 'e' {
-			n, _ := strconv.Atoi(string(s[i+1:]))
-			e = n
+			neg := s[i+1] == '-'
+			for _, c := range s[i+2:] { // after the sign; always given
+				e = e*10 + int(c-'0')
+			}
+			if neg {
+				e = -e
+			}
 			s = s[:i]
 			break
 		}
@@ -50,7 +56,42 @@ func splitFloat(f float64, out *[32]byte) decimal {
 // least one fractional digit ("10.0", "0.0025") while the decimal exponent
 // is in [minExp, 16), scientific otherwise. expPad is the minimum number of
 // exponent digits ("1e-05" for Python's repr, "1e-7" for orjson).
+//
+// Every JSONL line formats a few dozen floats, so the positional case, by
+// far the common one, is one strconv call: its shortest 'f' digits are the
+// shortest round-trip digits Python picks, and the decimal exponent of those
+// digits is below 16 exactly when |f| < 1e16 and at least minExp exactly
+// when |f| >= float64(10^minExp) (both bounds are floats and rounding is
+// monotonic, so no shorter decimal crosses them). FuzzAppendPyFloat checks
+// it against the digit-by-digit spelling, appendPyFloatSplit.
 func appendPyFloat(dst []byte, f float64, minExp, expPad int) []byte {
+	if f == 0 {
+		if math.Signbit(f) {
+			return append(dst, "-0.0"...)
+		}
+		return append(dst, "0.0"...)
+	}
+	if a := math.Abs(f); a < 1e16 && minExp < 0 && minExp >= -len(pow10Neg) && a >= pow10Neg[-minExp-1] {
+		n := len(dst)
+		dst = strconv.AppendFloat(dst, f, 'f', -1, 64)
+		for _, c := range dst[n:] {
+			if c == '.' {
+				return dst
+			}
+		}
+		return append(dst, ".0"...)
+	}
+	return appendPyFloatSplit(dst, f, minExp, expPad)
+}
+
+// pow10Neg[i] is float64(10^-(i+1)), the smallest magnitude appendPyFloat
+// spells positionally for minExp -(i+1).
+var pow10Neg = [...]float64{1e-1, 1e-2, 1e-3, 1e-4, 1e-5, 1e-6, 1e-7, 1e-8}
+
+// appendPyFloatSplit is appendPyFloat from the digits and exponent of
+// splitFloat: the scientific spellings, and the reference the fast
+// positional path is fuzzed against.
+func appendPyFloatSplit(dst []byte, f float64, minExp, expPad int) []byte {
 	var digits [32]byte
 	d := splitFloat(f, &digits)
 	if d.neg {

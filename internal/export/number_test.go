@@ -2,6 +2,7 @@ package export
 
 import (
 	"math"
+	"math/rand/v2"
 	"strconv"
 	"testing"
 )
@@ -135,5 +136,97 @@ func BenchmarkAppendPyFloat(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		dst = appendPyFloat(dst[:0], 1234.5678e-3, -4, 2)
+	}
+}
+
+// pyFloatSeeds are spellings at every boundary of appendPyFloat's fast
+// positional path: the powers of ten around minExp and 1e16, their
+// neighbours, zeros, subnormals and the extremes.
+func pyFloatSeeds() []float64 {
+	seeds := []float64{0, math.Copysign(0, -1), 1, -1, 10, 0.1, 0.3, 1e16, 1e15, 9.999999999999998e15, 1e-4, 1e-5, 1e-6,
+		5e-324, math.MaxFloat64, math.SmallestNonzeroFloat64, 1234567890123456.8, 0.30000000000000004, 123456.789, -2.5e-300}
+	for _, p := range []float64{1e-8, 1e-7, 1e-6, 1e-5, 1e-4, 1e-3, 1e15, 1e16, 1e17} {
+		seeds = append(seeds, p, math.Nextafter(p, 0), math.Nextafter(p, math.Inf(1)), -p)
+	}
+	return seeds
+}
+
+// TestAppendPyFloatFastPathMatchesSplit: on the boundary seeds, the fast
+// positional path spells every float exactly as the digit-by-digit
+// spelling does, for both of Python's styles (repr and orjson).
+func TestAppendPyFloatFastPathMatchesSplit(t *testing.T) {
+	t.Parallel()
+	for _, x := range pyFloatSeeds() {
+		for _, style := range [][2]int{{-4, 2}, {-5, 1}} {
+			got := string(appendPyFloat(nil, x, style[0], style[1]))
+			want := string(appendPyFloatSplit(nil, x, style[0], style[1]))
+			if got != want {
+				t.Errorf("appendPyFloat(%v, %d, %d) = %s; the split spelling is %s", x, style[0], style[1], got, want)
+			}
+		}
+	}
+}
+
+// FuzzAppendPyFloat checks the fast path against the split spelling for
+// any float64 (by its bits, so NaN payloads and subnormals come up too).
+func FuzzAppendPyFloat(f *testing.F) {
+	for _, x := range pyFloatSeeds() {
+		f.Add(math.Float64bits(x))
+	}
+	f.Fuzz(func(t *testing.T, bits uint64) {
+		x := math.Float64frombits(bits)
+		if !finite(x) {
+			return
+		}
+		for _, style := range [][2]int{{-4, 2}, {-5, 1}} {
+			got := string(appendPyFloat(nil, x, style[0], style[1]))
+			want := string(appendPyFloatSplit(nil, x, style[0], style[1]))
+			if got != want {
+				t.Fatalf("appendPyFloat(%v, %d, %d) = %s; the split spelling is %s", x, style[0], style[1], got, want)
+			}
+		}
+	})
+}
+
+// TestAppendPyFloatRandomMatchesSplit runs the fuzz property on a million
+// random bit patterns and a million random magnitudes in the positional
+// range in the default test run (about 1 s), so a difference cannot wait
+// for someone to run the fuzzer.
+func TestAppendPyFloatRandomMatchesSplit(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(19, 2))
+	var got, want []byte
+	for i := range 2_000_000 {
+		x := math.Float64frombits(r.Uint64())
+		if i%2 == 1 { // magnitudes around the positional range, 1e-9 .. 1e17
+			x = math.Pow(10, -9+26*r.Float64())
+			if r.IntN(2) == 0 {
+				x = -x
+			}
+		}
+		if !finite(x) {
+			continue
+		}
+		style := [2]int{-4, 2}
+		if i%3 == 0 {
+			style = [2]int{-5, 1}
+		}
+		got = appendPyFloat(got[:0], x, style[0], style[1])
+		want = appendPyFloatSplit(want[:0], x, style[0], style[1])
+		if string(got) != string(want) {
+			t.Fatalf("appendPyFloat(%v (bits %#x), %d, %d) = %s; the split spelling is %s", x, math.Float64bits(x), style[0], style[1], got, want)
+		}
+	}
+}
+
+func BenchmarkAppendJSONFloat(b *testing.B) {
+	// Typical record values: ms latencies, throughputs, percentages, zero.
+	xs := []float64{1.2345678, 9166.666666666666, 81.25, 0, 0.087125, 1234.5, 0.2978515625, 12.0}
+	dst := make([]byte, 0, 64)
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, x := range xs {
+			dst = appendJSONFloat(dst[:0], x)
+		}
 	}
 }

@@ -59,7 +59,49 @@ type recordContext struct {
 
 	vals []float64 // base-unit values by metric index
 	has  []bool
+
+	// text and reasoning join the record's output and reasoning texts.
+	text, reasoning textJoin
 }
+
+// textJoin concatenates a record's texts. One piece (a non-streaming
+// answer) is kept as it is, with no copy; several are joined in a buffer
+// that is reused from record to record, so the joined text costs one
+// allocation, its string.
+type textJoin struct {
+	first string
+	buf   []byte
+	n     int // pieces added
+}
+
+func (t *textJoin) add(s string) {
+	if s == "" {
+		return
+	}
+	switch t.n {
+	case 0:
+		t.first = s
+	case 1:
+		t.buf = append(append(t.buf[:0], t.first...), s...)
+	default:
+		t.buf = append(t.buf, s...)
+	}
+	t.n++
+}
+
+// String returns the joined text.
+func (t *textJoin) String() string {
+	if t.n <= 1 {
+		return t.first
+	}
+	return string(t.buf)
+}
+
+// keep makes s, the String already taken, what later String calls return,
+// so that the text is not copied twice.
+func (t *textJoin) keep(s string) { t.first, t.n = s, 1 }
+
+func (t *textJoin) reset() { t.first, t.buf, t.n = "", t.buf[:0], 0 }
 
 // value returns the base-unit value already computed for tag on this record.
 func (c *recordContext) value(tag string) (float64, bool) {

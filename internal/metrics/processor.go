@@ -8,6 +8,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/aiperf-go/aiperf/internal/clock"
@@ -94,6 +95,14 @@ type Processor struct {
 	valid    []*Metric // for valid records: neither ERROR_ONLY nor derived
 	failed   []*Metric // for failed records: ERROR_ONLY or EveryRecord
 	nMetrics int
+	// toDisplay[i] is metric i's factor from base to display unit, and
+	// deps[i] the indices of its scalar Requires: resolved once here, so
+	// computing a record's metrics looks up no unit or tag by name.
+	toDisplay []float64
+	deps      [][]int
+	// scratch recycles the per-record working state (recordContext and
+	// its value table) between Process calls; nothing of it outlives one.
+	scratch sync.Pool
 }
 
 // NewProcessor checks opts against reg: a Parser is required, every metric
@@ -133,7 +142,18 @@ func NewProcessor(reg *Registry, opts ProcessorOptions) (*Processor, error) {
 	if opts.Thresholds != nil {
 		th = *opts.Thresholds
 	}
-	p := &Processor{reg: reg, opts: opts, th: th, slos: slos, nMetrics: len(reg.metrics)}
+	p := &Processor{reg: reg, opts: opts, th: th, slos: slos, nMetrics: len(reg.metrics),
+		toDisplay: make([]float64, len(reg.metrics)), deps: make([][]int, len(reg.metrics))}
+	p.scratch.New = func() any { return new(recordContext) }
+	for _, m := range opts.Metrics {
+		f, _ := scale(m.Unit, m.displayUnit()) // what ToDisplay multiplies by
+		p.toDisplay[m.idx] = f
+		for _, dep := range m.Requires {
+			if d := reg.byTag[dep]; d != nil && !d.List { // list metrics are never dependencies
+				p.deps[m.idx] = append(p.deps[m.idx], d.idx)
+			}
+		}
+	}
 	// Registry order is dependency order. good_request_count depends on the
 	// SLO metrics, which only the run knows, so it goes last.
 	ordered := slices.Clone(opts.Metrics)
@@ -176,25 +196,17 @@ func cmpBool(a, b bool) int {
 // one. Failed records get only ERROR_ONLY metrics and the EveryRecord ones.
 // Every value in the result is finite and in display units.
 func (p *Processor) Process(rec *record.Record) Processed {
-	c := &recordContext{
-		reg:        p.reg,
-		rec:        rec,
-		startNs:    p.wallNanos(rec.Sent),
-		slos:       p.slos,
-		thresholds: p.th,
-		log:        p.opts.Logger,
-		vals:       make([]float64, p.nMetrics),
-		has:        make([]bool, p.nMetrics),
-	}
+	c := p.newContext(rec)
+	defer p.scratch.Put(c)
 	out := Processed{
 		Record:      rec,
 		ProcessorID: p.opts.ID,
 		StartNs:     c.startNs,
 		EndNs:       p.wallNanos(rec.End),
 	}
-	var text, reasoning strings.Builder
+	text, reasoning := &c.text, &c.reasoning
 	if rec.Error == nil {
-		rec.Error = p.parse(c, &text, &reasoning)
+		rec.Error = p.parse(c, text, reasoning)
 	}
 	if rec.Error == nil && rec.Streaming && !c.done && !c.finished && reportsStreamEnd(p.opts.Parser) {
 		rec.StreamIncomplete = true
@@ -210,9 +222,10 @@ func (p *Processor) Process(rec *record.Record) Processed {
 		out.firstContent, out.lastContent = c.content[0].at, c.content[len(c.content)-1].at
 		if p.opts.KeepText {
 			out.OutputText = text.String()
+			text.keep(out.OutputText)
 		}
 	}
-	c.tokens = p.countTokens(c, out.Valid, text.String(), reasoning.String())
+	c.tokens = p.countTokens(c, out.Valid, text, reasoning)
 
 	metrics := p.failed
 	if out.Valid {
@@ -227,16 +240,48 @@ func (p *Processor) Process(rec *record.Record) Processed {
 	return out
 }
 
+// newContext returns a cleared recordContext for rec, recycled from an
+// earlier record when one is free.
+func (p *Processor) newContext(rec *record.Record) *recordContext {
+	c := p.scratch.Get().(*recordContext)
+	vals, has, content := c.vals, c.has, c.content[:0]
+	if len(vals) != p.nMetrics {
+		vals, has = make([]float64, p.nMetrics), make([]bool, p.nMetrics)
+	} else {
+		clear(vals)
+		clear(has)
+	}
+	text, reasoning := c.text, c.reasoning
+	text.reset()
+	reasoning.reset()
+	*c = recordContext{
+		reg:        p.reg,
+		rec:        rec,
+		content:    content,
+		startNs:    p.wallNanos(rec.Sent),
+		slos:       p.slos,
+		thresholds: p.th,
+		log:        p.opts.Logger,
+		vals:       vals,
+		has:        has,
+		text:       text,
+		reasoning:  reasoning,
+	}
+	return c
+}
+
 // compute evaluates one metric, records its base value for dependents and
-// returns it in display units. Non-finite results count as no value.
+// returns it in display units (the value times its factor, as
+// Metric.ToDisplay). Non-finite results count as no value.
 func (p *Processor) compute(c *recordContext, m *Metric) (Value, bool) {
 	// AIPerf's required-metrics check: a missing scalar dependency means no
 	// value. (List metrics are never dependencies.)
-	for _, dep := range m.Requires {
-		if d := p.reg.byTag[dep]; !d.List && !c.has[d.idx] {
+	for _, d := range p.deps[m.idx] {
+		if !c.has[d] {
 			return Value{}, false
 		}
 	}
+	f := p.toDisplay[m.idx]
 	if m.List {
 		vs, ok := m.list(c)
 		if !ok {
@@ -244,7 +289,7 @@ func (p *Processor) compute(c *recordContext, m *Metric) (Value, bool) {
 		}
 		disp := make([]float64, len(vs))
 		for i, v := range vs {
-			disp[i] = m.ToDisplay(v)
+			disp[i] = v * f
 			if !finite(disp[i]) {
 				return Value{}, false
 			}
@@ -252,11 +297,15 @@ func (p *Processor) compute(c *recordContext, m *Metric) (Value, bool) {
 		return Value{Metric: m, List: disp}, true
 	}
 	v, ok := m.record(c)
-	if !ok || !finite(v) || !finite(m.ToDisplay(v)) {
+	if !ok || !finite(v) {
+		return Value{}, false
+	}
+	d := v * f
+	if !finite(d) {
 		return Value{}, false
 	}
 	c.vals[m.idx], c.has[m.idx] = v, true
-	return Value{Metric: m, Scalar: m.ToDisplay(v)}, true
+	return Value{Metric: m, Scalar: d}, true
 }
 
 func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
@@ -271,7 +320,7 @@ func (p *Processor) wallNanos(offset time.Duration) int64 {
 // parse reads every chunk. It returns the error that makes the record a
 // failed one, or nil. Chunks with no data (SSE comments, keep-alives) carry
 // nothing to parse and are skipped, as AIPerf skips empty bodies.
-func (p *Processor) parse(c *recordContext, text, reasoning *strings.Builder) *record.ErrorDetails {
+func (p *Processor) parse(c *recordContext, text, reasoning *textJoin) *record.ErrorDetails {
 	var parser record.ChunkParser = p.opts.Parser
 	if s, ok := parser.(StreamParser); ok {
 		parser = s.NewStream()
@@ -305,8 +354,8 @@ func (p *Processor) parse(c *recordContext, text, reasoning *strings.Builder) *r
 		if parsed.HasContent() {
 			c.content = append(c.content, content{at: ch.At, output: parsed.Text != ""})
 			c.outputSeen = c.outputSeen || parsed.Text != "" || parsed.Output && p.opts.NonTextOutputTokens
-			text.WriteString(parsed.Text)
-			reasoning.WriteString(parsed.Reasoning)
+			text.add(parsed.Text)
+			reasoning.add(parsed.Reasoning)
 		}
 		if parsed.Usage != nil && !parsed.Usage.Empty() {
 			c.usage = parsed.Usage
@@ -366,7 +415,7 @@ func invalidResult(c *recordContext) *record.ErrorDetails {
 // output and reasoning texts; a kind of text that never appeared has no
 // count, except that with NonTextOutputTokens a non-text answer counts as
 // an output of 0 tokens, as in AIPerf.
-func (p *Processor) countTokens(c *recordContext, valid bool, text, reasoning string) tokenCounts {
+func (p *Processor) countTokens(c *recordContext, valid bool, text, reasoning *textJoin) tokenCounts {
 	var t tokenCounts
 	if p.opts.UseServerTokenCount {
 		if !valid || c.usage == nil {
@@ -399,10 +448,10 @@ func (p *Processor) countTokens(c *recordContext, valid bool, text, reasoning st
 		return t
 	}
 	if c.outputSeen {
-		t.output = count{int64(tok.Count(text)), true}
+		t.output = count{int64(tok.Count(text.String())), true}
 	}
-	if reasoning != "" {
-		t.reasoning = count{int64(tok.Count(reasoning)), true}
+	if r := reasoning.String(); r != "" {
+		t.reasoning = count{int64(tok.Count(r)), true}
 	}
 	return t
 }
