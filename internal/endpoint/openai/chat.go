@@ -98,35 +98,22 @@ func (Chat) ReportsStreamEnd() bool { return true }
 // body, is reported in Parsed.Error. Invalid JSON or a non-object is an
 // error; "[DONE]" is Done.
 func (Chat) ParseResponse(data []byte) (record.Parsed, error) {
+	var r chatResponse // on the stack: only the scanner sees it
+	if scanChat(data, &r) {
+		return parseChat(&r), nil
+	}
+	return decodeChat(data)
+}
+
+// decodeChat is ParseResponse through the full decoder.
+func decodeChat(data []byte) (record.Parsed, error) {
 	var r chatResponse
 	if done, err := endpoint.DecodeEvent(data, &r); err != nil {
 		return record.Parsed{}, fmt.Errorf("openai chat response: %w", err)
 	} else if done {
 		return record.Parsed{Done: true}, nil
 	}
-	p := r.common.parsed(r.Object)
-	p.Finished = r.Choices.first.FinishReason.S != ""
-	var msg *chatMessage
-	switch r.Object {
-	case objChatCompletion:
-		msg = &r.Choices.first.Message
-	case objChatChunk:
-		msg = &r.Choices.first.Delta
-	default:
-		return p, nil
-	}
-	content := msg.Content.S
-	switch {
-	case msg.ReasoningContent.S != "":
-		p.Reasoning, p.Text = msg.ReasoningContent.S, content
-	case msg.Reasoning.S != "":
-		p.Reasoning, p.Text = msg.Reasoning.S, content
-	case msg.ToolCalls.text != "":
-		p.Text = content + msg.ToolCalls.text
-	default:
-		p.Text = content
-	}
-	return p, nil
+	return parseChat(&r), nil
 }
 
 // chatResponse is the part of a chat response AIPerf reads. Unknown fields
