@@ -14,9 +14,15 @@ import (
 // token. Callers open and close containers in matching pairs; jsonw inserts
 // the commas. Strings with invalid UTF-8 get U+FFFD, as jsontext does.
 type jsonw struct {
-	b        []byte
-	fresh    []bool // per open container: no member written yet
-	afterKey bool   // a member name was written; its value comes next
+	b []byte
+	// fresh has bit i set while the container at depth i (0 outermost)
+	// has no member yet; deep holds the same for depths from 64, which no
+	// artifact reaches. Bits, not a slice, so that a line allocates
+	// nothing for its nesting.
+	fresh    uint64
+	deep     []bool
+	depth    int
+	afterKey bool // a member name was written; its value comes next
 }
 
 // sep writes the comma before a member or element when one is needed.
@@ -25,24 +31,39 @@ func (w *jsonw) sep() {
 		w.afterKey = false
 		return
 	}
-	if n := len(w.fresh); n > 0 {
-		if !w.fresh[n-1] {
+	switch i := w.depth - 1; {
+	case i < 0:
+	case i < 64:
+		if w.fresh&(1<<i) == 0 {
 			w.b = append(w.b, ',')
 		}
-		w.fresh[n-1] = false
+		w.fresh &^= 1 << i
+	default:
+		if !w.deep[i-64] {
+			w.b = append(w.b, ',')
+		}
+		w.deep[i-64] = false
 	}
 }
 
-// open starts an object ('{') or array ('[').
+// open starts a container with '{' or '['.
 func (w *jsonw) open(c byte) {
 	w.sep()
 	w.b = append(w.b, c)
-	w.fresh = append(w.fresh, true)
+	if w.depth < 64 {
+		w.fresh |= 1 << w.depth
+	} else {
+		w.deep = append(w.deep, true)
+	}
+	w.depth++
 }
 
 // close ends the innermost container with '}' or ']'.
 func (w *jsonw) close(c byte) {
-	w.fresh = w.fresh[:len(w.fresh)-1]
+	w.depth--
+	if w.depth >= 64 {
+		w.deep = w.deep[:w.depth-64]
+	}
 	w.b = append(w.b, c)
 }
 

@@ -66,3 +66,35 @@ func BenchmarkAppendQuoted(b *testing.B) {
 		}
 	}
 }
+
+// TestJSONWDeepNesting: commas stay right past the 64 depths jsonw keeps
+// in bits.
+func TestJSONWDeepNesting(t *testing.T) {
+	t.Parallel()
+	const depth = 70
+	var w jsonw
+	var want strings.Builder
+	for range depth {
+		w.open('[')
+		w.int(1)
+		want.WriteString("[1,")
+	}
+	w.open('{')
+	w.key("k")
+	w.str("v")
+	w.key("n")
+	w.bool(true)
+	w.close('}')
+	want.WriteString(`{"k":"v","n":true}`)
+	for range depth {
+		w.int(2)
+		w.close(']')
+		want.WriteString(",2]")
+	}
+	if got := string(w.b); got != want.String() {
+		t.Errorf("got  %s\nwant %s", got, want.String())
+	}
+	if !jsontext.Value(w.b).IsValid() {
+		t.Errorf("not valid JSON: %s", w.b)
+	}
+}
