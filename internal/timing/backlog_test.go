@@ -1,6 +1,7 @@
 package timing
 
 import (
+	"context"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -76,5 +77,27 @@ func TestSchedulerBacklogOffByDefault(t *testing.T) {
 		if st.Issued != 10 || st.Backlogged != 0 || st.End != 10*ms {
 			t.Errorf("stats %+v, want 10 issued on time, none backlogged", st)
 		}
+	})
+}
+
+// BenchmarkSchedulerRateCredit is the rate loop's own cost per credit
+// (schedule, stop checks, slot and backlog bookkeeping, Started and Done),
+// with every due time already past so nothing sleeps: what the pacer adds
+// to each open-loop request besides its wake-ups.
+func BenchmarkSchedulerRateCredit(b *testing.B) {
+	arr, err := Constant(1e9) // 1 ns apart: always catching up
+	if err != nil {
+		b.Fatal(err)
+	}
+	var s *Scheduler
+	s, err = New(Options{Arrivals: arr, Count: b.N, Concurrency: 2500, Backlog: DefaultBacklog, Quantum: DefaultQuantum})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	s.Run(context.Background(), clock.New(), func(c Credit) {
+		s.Started(c)
+		s.Done(c)
 	})
 }
