@@ -87,7 +87,7 @@ for rate in $RATES; do
 		dir=$OUT/rate-$rate-ref
 		mkdir -p "$dir"
 		"$BIN/benchtool" run -o "$dir/run.json" -- "${pin[@]}" "$BIN/benchtool" openloop -url "$URL/v1/chat/completions" \
-			-rate "$rate" -duration "${DURATION}s" -conns "${REF_CONNS:-64}" -osl "$OSL" -quantum "$QUANTUM" >"$dir/openloop.txt" 2>"$dir/openloop.log" || {
+			-rate "$rate" -duration "${DURATION}s" -conns "${REF_CONNS:-64}" -osl "$OSL" -quantum "$QUANTUM" -arrival "$ARRIVAL" >"$dir/openloop.txt" 2>"$dir/openloop.log" || {
 			echo "benchtool openloop failed; see $dir/openloop.log" >&2
 			cat "$dir/openloop.log" >&2
 			exit 1

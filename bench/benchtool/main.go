@@ -8,7 +8,7 @@
 //	benchtool run [-health URL] [-o stats.json] -- command args...
 //	benchtool json FILE key.path...
 //	benchtool wakefloor [-n 500] [-gap 20ms]
-//	benchtool openloop -url URL [-rate 1000] [-duration 5s] [-conns 64]
+//	benchtool openloop -url URL [-rate 1000] [-duration 5s] [-conns 64] [-quantum 0] [-arrival constant|poisson]
 //
 // It is not part of aiperf; it reads aiperf's files the way any user's
 // tool would.

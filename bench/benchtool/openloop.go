@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net/url"
 	"slices"
 	"strconv"
@@ -22,7 +23,8 @@ import (
 //
 // One OS thread does everything with raw system calls (Linux: epoll plus a
 // timerfd armed to each due time, see openloop_linux.go): request n is due
-// at start + n/rate; when due it is written, as pre-built HTTP/1.1 bytes,
+// at start + n/rate (or on a seeded Poisson schedule of that rate, as
+// aiperf's --arrival-pattern poisson); when due it is written, as pre-built HTTP/1.1 bytes,
 // on a free connection of -conns opened before the start; responses are
 // read and discarded. Its lag is send - due, and its CPU per request
 // (user + system of the whole process over the run, from getrusage) is
@@ -43,6 +45,8 @@ func openLoopMain(args []string, stdout io.Writer) error {
 	osl := fs.Int("osl", 16, "max_tokens of the default body (bench/wrk-chat.lua's chat request)")
 	body := fs.String("body", "", "request body (JSON); default: the chat request with -osl")
 	grace := fs.Duration("grace", 5*time.Second, "how long to wait for the last responses")
+	arrival := fs.String("arrival", "constant", "constant (1/rate apart) or poisson (exponential gaps of mean 1/rate, seeded)")
+	seed := fs.Uint64("seed", 1, "seed of the poisson schedule")
 	quantum := fs.Duration("quantum", 0, "shortest time between two timer wake-ups: requests due in between go out together at the next (aiperf's pacer batching, timing.Options.Quantum); 0 wakes for every due time")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -50,6 +54,9 @@ func openLoopMain(args []string, stdout io.Writer) error {
 	n := int(*rate * dur.Seconds())
 	if *rate <= 0 || n < 1 || *conns < 1 || *target == "" || *quantum < 0 {
 		return errors.New("openloop: need -url, -rate > 0, -conns >= 1, -quantum >= 0 and rate*duration >= 1")
+	}
+	if *arrival != "constant" && *arrival != "poisson" {
+		return fmt.Errorf("openloop: -arrival %q: want constant or poisson", *arrival)
 	}
 	u, err := url.Parse(*target)
 	if err != nil || u.Scheme != "http" || u.Host == "" {
@@ -62,7 +69,7 @@ func openLoopMain(args []string, stdout io.Writer) error {
 		Addr:    u.Host,
 		Request: rawRequest(u, []byte(*body)),
 		N:       n,
-		Gap:     time.Duration(float64(time.Second) / *rate),
+		Dues:    dueTimes(*arrival, *rate, n, *seed),
 		Conns:   *conns,
 		Grace:   *grace,
 		Quantum: *quantum,
@@ -72,6 +79,24 @@ func openLoopMain(args []string, stdout io.Writer) error {
 	}
 	fmt.Fprintln(stdout, res.line(*rate))
 	return nil
+}
+
+// dueTimes returns n due offsets for rate requests/s: 1/rate apart
+// (constant) or with exponential gaps of that mean from a seeded source
+// (poisson), the first at 0.
+func dueTimes(arrival string, rate float64, n int, seed uint64) []time.Duration {
+	dues := make([]time.Duration, n)
+	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
+	t := 0.0
+	for i := range dues {
+		dues[i] = time.Duration(t * float64(time.Second))
+		if arrival == "poisson" {
+			t += rng.ExpFloat64() / rate
+		} else {
+			t = float64(i+1) / rate
+		}
+	}
+	return dues
 }
 
 // chatBody is the non-streaming chat completion bench/wrk-chat.lua posts
@@ -93,10 +118,10 @@ func rawRequest(u *url.URL, body []byte) []byte {
 
 // openLoopConfig is one reference run.
 type openLoopConfig struct {
-	Addr    string // host:port
-	Request []byte // one complete request, sent as is
-	N       int    // requests, due Gap apart from the start
-	Gap     time.Duration
+	Addr    string          // host:port
+	Request []byte          // one complete request, sent as is
+	N       int             // requests
+	Dues    []time.Duration // request n is due at start + Dues[n]; len N, sorted
 	Conns   int
 	Grace   time.Duration // wait for responses after the last send
 	Quantum time.Duration // shortest time between timer wake-ups (batching)

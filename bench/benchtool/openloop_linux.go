@@ -99,11 +99,11 @@ func openLoop(c openLoopConfig) (openLoopResult, error) {
 	var lastResponse time.Duration
 	armed := time.Duration(-1) // the time the timerfd is armed for
 	lastWake := time.Duration(-c.Quantum)
-	deadline := time.Duration(c.N)*c.Gap + c.Grace
+	deadline := c.Dues[c.N-1] + c.Grace
 	for sent < c.N || outstanding > 0 {
 		now := time.Since(start)
 		for sent < c.N {
-			due := time.Duration(sent) * c.Gap
+			due := c.Dues[sent]
 			if due > now {
 				break
 			}
@@ -138,7 +138,7 @@ func openLoop(c openLoopConfig) (openLoopResult, error) {
 		if sent < c.N && !waiting {
 			// Never sooner than Quantum after the last timer wake-up:
 			// what falls due in between goes out together at the next.
-			next := max(time.Duration(sent)*c.Gap, lastWake+c.Quantum)
+			next := max(c.Dues[sent], lastWake+c.Quantum)
 			wait := next - time.Since(start)
 			if wait <= 0 {
 				continue

@@ -6,8 +6,10 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/aiperf-go/aiperf/internal/mockserver"
 )
@@ -96,8 +98,8 @@ func TestOpenLoopAgainstTheMock(t *testing.T) {
 	cfg.Fast = true
 	ts := httptest.NewServer(mockserver.New(cfg))
 	defer ts.Close()
-	// 400 requests at 4,000/s over 4 connections.
-	v := runOpenLoop(t, "-url", ts.URL+"/v1/chat/completions", "-rate", "4000", "-duration", "100ms", "-conns", "4")
+	// 400 requests at 4,000/s (Poisson) over 4 connections.
+	v := runOpenLoop(t, "-url", ts.URL+"/v1/chat/completions", "-rate", "4000", "-duration", "100ms", "-conns", "4", "-arrival", "poisson")
 	asked, achieved, p50, p99, mx, cpu, ok, bad := v[0], v[1], v[2], v[3], v[4], v[5], v[8], v[9]
 	if asked != 4000 || ok != 400 || bad != 0 {
 		t.Fatalf("asked %v ok %v errors %v; want 4000, 400, 0 (output %v)", asked, ok, bad, v)
@@ -128,6 +130,25 @@ func TestOpenLoopQuantumBatches(t *testing.T) {
 	}
 	if p50 < 0 {
 		t.Errorf("lag p50 %v < 0: a request went out early", p50)
+	}
+}
+
+func TestDueTimes(t *testing.T) {
+	c := dueTimes("constant", 4, 3, 1)
+	if !slices.Equal(c, []time.Duration{0, 250 * time.Millisecond, 500 * time.Millisecond}) {
+		t.Errorf("constant dues = %v", c)
+	}
+	p := dueTimes("poisson", 1000, 20000, 7)
+	if !slices.IsSorted(p) || p[0] != 0 {
+		t.Fatalf("poisson dues not sorted from 0: %v...", p[:5])
+	}
+	// 19,999 exponential gaps of mean 1 ms: the mean is within 3 %
+	// (about 4 standard errors), and the seed makes it one fixed draw.
+	if mean := p[len(p)-1] / time.Duration(len(p)-1); mean < 970*time.Microsecond || mean > 1030*time.Microsecond {
+		t.Errorf("poisson mean gap %v; want about 1 ms", mean)
+	}
+	if !slices.Equal(p, dueTimes("poisson", 1000, 20000, 7)) {
+		t.Error("the same seed gave another schedule")
 	}
 }
 
@@ -171,6 +192,7 @@ func TestOpenLoopFlags(t *testing.T) {
 		{"-url", "http://127.0.0.1:1/", "-rate", "0"},
 		{"-url", "http://127.0.0.1:1/", "-conns", "0"},
 		{"-url", "http://127.0.0.1:1/", "-quantum", "-1ms"},
+		{"-url", "http://127.0.0.1:1/", "-arrival", "gamma"},
 	} {
 		if err := openLoopMain(args, new(strings.Builder)); err == nil {
 			t.Errorf("openloop %v: no error", args)
