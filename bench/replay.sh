@@ -37,7 +37,7 @@ printf '%-9s %-9.3f %-9.3f %-9.3f %-9s %-10.2f %.0f\n' "$count" "$p50" "$p90" "$
 # only sleeps and spins to the same grid of deadlines.
 pin=()
 if can_pin; then pin=(taskset -c "$CLIENT_CPU"); fi
-read -r f50 f90 f99 fmax < <("${pin[@]}" "$BIN/benchtool" wakefloor -n "$RECORDS" -gap "$((SPAN_MS / (RECORDS > 1 ? RECORDS - 1 : 1)))ms")
+read -r f50 f90 f99 fmax _ < <("${pin[@]}" "$BIN/benchtool" wakefloor -n "$RECORDS" -gap "$((SPAN_MS / (RECORDS > 1 ? RECORDS - 1 : 1)))ms")
 echo "# machine floor (bare sleep+spin on the same core, same grid): p50 $f50 p90 $f90 p99 $f99 max $fmax ms"
 if awk -v p="$p99" -v l="$LIMIT_MS" 'BEGIN { exit !(p < l) }'; then
 	echo "replay send-time error p99 $p99 ms < $LIMIT_MS ms: ok (artifacts: $OUT)"

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"runtime"
+	"slices"
 	"syscall"
 	"time"
 	"unsafe"
@@ -312,4 +313,61 @@ func errnoErr(e syscall.Errno) error {
 		return nil
 	}
 	return e
+}
+
+// rawTimerLates returns, sorted, how late (ms) the reference's own way of
+// waiting woke for each of n deadlines gap apart: a timerfd in an epoll set
+// on a locked OS thread, raw system calls, the timer armed relative to each
+// deadline. Beside a timing.Sleeper at the same gap, with processCPU, it
+// separates what the Go runtime adds to each wake-up from the machine's own
+// cost of one.
+func rawTimerLates(n int, gap time.Duration) ([]float64, error) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	epfd, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
+	if err != nil {
+		return nil, fmt.Errorf("wakefloor: epoll_create1: %w", err)
+	}
+	defer unix.Close(epfd)
+	tfd, err := unix.TimerfdCreate(unix.CLOCK_MONOTONIC, unix.TFD_NONBLOCK|unix.TFD_CLOEXEC)
+	if err != nil {
+		return nil, fmt.Errorf("wakefloor: timerfd_create: %w", err)
+	}
+	defer unix.Close(tfd)
+	if err := unix.EpollCtl(epfd, unix.EPOLL_CTL_ADD, tfd, &unix.EpollEvent{Events: unix.EPOLLIN, Fd: int32(tfd)}); err != nil {
+		return nil, fmt.Errorf("wakefloor: epoll_ctl: %w", err)
+	}
+	events := make([]unix.EpollEvent, 1)
+	var buf [8]byte
+	lates := make([]float64, 0, n)
+	start := time.Now()
+	for i := 1; i <= n; i++ {
+		due := time.Duration(i) * gap
+		for {
+			wait := due - time.Since(start)
+			if wait <= 0 {
+				break
+			}
+			spec := unix.ItimerSpec{Value: unix.NsecToTimespec(int64(wait))}
+			if err := rawTimerfdSettime(tfd, &spec); err != nil {
+				return nil, fmt.Errorf("wakefloor: timerfd_settime: %w", err)
+			}
+			if _, err := rawEpollWait(epfd, events, -1); err != nil && !errors.Is(err, unix.EINTR) {
+				return nil, fmt.Errorf("wakefloor: epoll_wait: %w", err)
+			}
+			_, _ = rawRead(tfd, buf[:])
+		}
+		lates = append(lates, float64(time.Since(start)-due)/float64(time.Millisecond))
+	}
+	slices.Sort(lates)
+	return lates, nil
+}
+
+// processCPU is the process's CPU time so far (user + system).
+func processCPU() time.Duration {
+	var ru unix.Rusage
+	if unix.Getrusage(unix.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(unix.TimevalToNsec(ru.Utime) + unix.TimevalToNsec(ru.Stime))
 }

@@ -26,17 +26,26 @@ func wakeFloorMain(args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("wakefloor", flag.ContinueOnError)
 	n := fs.Int("n", 500, "number of deadlines")
 	gap := fs.Duration("gap", 20*time.Millisecond, "time between deadlines")
-	sleeper := fs.String("sleeper", "floor", "floor (sleep, then spin), wake, precise or coarse")
+	sleeper := fs.String("sleeper", "floor", "floor (sleep, then spin), wake, precise, coarse or raw (the open-loop reference's timerfd in epoll on a locked thread, raw system calls)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	var lates []float64
+	cpu0 := processCPU()
 	switch *sleeper {
 	case "floor":
 		if *n < 1 || *gap < 4*time.Millisecond {
 			return fmt.Errorf("wakefloor: need -n >= 1 and -gap >= 4ms")
 		}
 		lates = wakeLates(*n, *gap)
+	case "raw":
+		if *n < 1 || *gap <= 0 {
+			return fmt.Errorf("wakefloor: need -n >= 1 and -gap > 0")
+		}
+		var err error
+		if lates, err = rawTimerLates(*n, *gap); err != nil {
+			return err
+		}
 	case "wake", "precise", "coarse":
 		if *n < 1 || *gap <= 0 {
 			return fmt.Errorf("wakefloor: need -n >= 1 and -gap > 0")
@@ -58,10 +67,11 @@ func wakeFloorMain(args []string, stdout io.Writer) error {
 			return err
 		}
 	default:
-		return fmt.Errorf("wakefloor: -sleeper %q: want floor, wake, precise or coarse", *sleeper)
+		return fmt.Errorf("wakefloor: -sleeper %q: want floor, wake, precise, coarse or raw", *sleeper)
 	}
+	perWake := float64(processCPU()-cpu0) / float64(time.Microsecond) / float64(len(lates))
 	q := func(p float64) float64 { return lates[int(p*float64(len(lates)-1))] }
-	fmt.Fprintf(stdout, "%.3f %.3f %.3f %.3f\n", q(0.5), q(0.9), q(0.99), lates[len(lates)-1])
+	fmt.Fprintf(stdout, "%.3f %.3f %.3f %.3f %.1f\n", q(0.5), q(0.9), q(0.99), lates[len(lates)-1], perWake)
 	return nil
 }
 
