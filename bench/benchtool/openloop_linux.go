@@ -49,19 +49,12 @@ func openLoop(c openLoopConfig) (openLoopResult, error) {
 	sa := &unix.SockaddrInet4{Port: addr.Port}
 	copy(sa.Addr[:], addr.IP.To4())
 
-	epfd, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
+	epfd, tfd, err := timerEpoll()
 	if err != nil {
-		return res, fmt.Errorf("openloop: epoll_create1: %w", err)
+		return res, fmt.Errorf("openloop: %w", err)
 	}
 	defer unix.Close(epfd)
-	tfd, err := unix.TimerfdCreate(unix.CLOCK_MONOTONIC, unix.TFD_NONBLOCK|unix.TFD_CLOEXEC)
-	if err != nil {
-		return res, fmt.Errorf("openloop: timerfd_create: %w", err)
-	}
 	defer unix.Close(tfd)
-	if err := unix.EpollCtl(epfd, unix.EPOLL_CTL_ADD, tfd, &unix.EpollEvent{Events: unix.EPOLLIN, Fd: int32(tfd)}); err != nil {
-		return res, fmt.Errorf("openloop: epoll_ctl: %w", err)
-	}
 
 	var byFD []*refConn                  // indexed by descriptor
 	free := make([]*refConn, 0, c.Conns) // LIFO: the most recently used first
@@ -315,6 +308,26 @@ func errnoErr(e syscall.Errno) error {
 	return e
 }
 
+// timerEpoll opens an epoll set holding a non-blocking monotonic timerfd
+// (level-triggered, its descriptor as the event's Fd).
+func timerEpoll() (epfd, tfd int, err error) {
+	epfd, err = unix.EpollCreate1(unix.EPOLL_CLOEXEC)
+	if err != nil {
+		return -1, -1, fmt.Errorf("epoll_create1: %w", err)
+	}
+	tfd, err = unix.TimerfdCreate(unix.CLOCK_MONOTONIC, unix.TFD_NONBLOCK|unix.TFD_CLOEXEC)
+	if err != nil {
+		_ = unix.Close(epfd)
+		return -1, -1, fmt.Errorf("timerfd_create: %w", err)
+	}
+	if err := unix.EpollCtl(epfd, unix.EPOLL_CTL_ADD, tfd, &unix.EpollEvent{Events: unix.EPOLLIN, Fd: int32(tfd)}); err != nil {
+		_ = unix.Close(epfd)
+		_ = unix.Close(tfd)
+		return -1, -1, fmt.Errorf("epoll_ctl: %w", err)
+	}
+	return epfd, tfd, nil
+}
+
 // rawTimerLates returns, sorted, how late (ms) the reference's own way of
 // waiting woke for each of n deadlines gap apart: a timerfd in an epoll set
 // on a locked OS thread, raw system calls, the timer armed relative to each
@@ -324,19 +337,12 @@ func errnoErr(e syscall.Errno) error {
 func rawTimerLates(n int, gap time.Duration) ([]float64, error) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	epfd, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
+	epfd, tfd, err := timerEpoll()
 	if err != nil {
-		return nil, fmt.Errorf("wakefloor: epoll_create1: %w", err)
+		return nil, fmt.Errorf("wakefloor: %w", err)
 	}
 	defer unix.Close(epfd)
-	tfd, err := unix.TimerfdCreate(unix.CLOCK_MONOTONIC, unix.TFD_NONBLOCK|unix.TFD_CLOEXEC)
-	if err != nil {
-		return nil, fmt.Errorf("wakefloor: timerfd_create: %w", err)
-	}
 	defer unix.Close(tfd)
-	if err := unix.EpollCtl(epfd, unix.EPOLL_CTL_ADD, tfd, &unix.EpollEvent{Events: unix.EPOLLIN, Fd: int32(tfd)}); err != nil {
-		return nil, fmt.Errorf("wakefloor: epoll_ctl: %w", err)
-	}
 	events := make([]unix.EpollEvent, 1)
 	var buf [8]byte
 	lates := make([]float64, 0, n)
