@@ -75,6 +75,14 @@ func (w *jsonw) key(k string) {
 	w.afterKey = true
 }
 
+// rawKey is key for a name given already quoted with its colon
+// (`"value":`): the JSONL line's fixed names, which need no check.
+func (w *jsonw) rawKey(quoted string) {
+	w.sep()
+	w.b = append(w.b, quoted...)
+	w.afterKey = true
+}
+
 func (w *jsonw) str(s string) {
 	w.sep()
 	w.b = appendQuoted(w.b, s)

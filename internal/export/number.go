@@ -71,6 +71,11 @@ func appendPyFloat(dst []byte, f float64, minExp, expPad int) []byte {
 		}
 		return append(dst, "0.0"...)
 	}
+	if a := math.Abs(f); a < 1e15 && f == math.Trunc(f) {
+		// A whole number below 2^53 is its own shortest spelling: floats
+		// there are at most 1 apart, so no shorter decimal reads back as it.
+		return append(strconv.AppendInt(dst, int64(f), 10), ".0"...)
+	}
 	if a := math.Abs(f); a < 1e16 && minExp < 0 && minExp >= -len(pow10Neg) && a >= pow10Neg[-minExp-1] {
 		n := len(dst)
 		dst = strconv.AppendFloat(dst, f, 'f', -1, 64)

@@ -145,7 +145,7 @@ func BenchmarkAppendPyFloat(b *testing.B) {
 func pyFloatSeeds() []float64 {
 	seeds := []float64{0, math.Copysign(0, -1), 1, -1, 10, 0.1, 0.3, 1e16, 1e15, 9.999999999999998e15, 1e-4, 1e-5, 1e-6,
 		5e-324, math.MaxFloat64, math.SmallestNonzeroFloat64, 1234567890123456.8, 0.30000000000000004, 123456.789, -2.5e-300}
-	for _, p := range []float64{1e-8, 1e-7, 1e-6, 1e-5, 1e-4, 1e-3, 1e15, 1e16, 1e17} {
+	for _, p := range []float64{1e-8, 1e-7, 1e-6, 1e-5, 1e-4, 1e-3, 1e15, 1e16, 1e17, 1 << 53, 999999999999999, 12} {
 		seeds = append(seeds, p, math.Nextafter(p, 0), math.Nextafter(p, math.Inf(1)), -p)
 	}
 	return seeds
@@ -198,11 +198,17 @@ func TestAppendPyFloatRandomMatchesSplit(t *testing.T) {
 	var got, want []byte
 	for i := range 2_000_000 {
 		x := math.Float64frombits(r.Uint64())
-		if i%2 == 1 { // magnitudes around the positional range, 1e-9 .. 1e17
+		switch i % 4 {
+		case 1, 3: // magnitudes around the positional range, 1e-9 .. 1e17
 			x = math.Pow(10, -9+26*r.Float64())
-			if r.IntN(2) == 0 {
-				x = -x
+		case 2: // whole numbers up to 1e17 and their neighbours
+			x = math.Trunc(math.Pow(10, 17*r.Float64()))
+			if r.IntN(4) == 0 {
+				x = math.Nextafter(x, math.Inf(1))
 			}
+		}
+		if r.IntN(2) == 0 {
+			x = -x
 		}
 		if !finite(x) {
 			continue

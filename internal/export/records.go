@@ -79,20 +79,20 @@ func (w *RecordWriter) Close() error { return w.lw.close() }
 func AppendRecordLine(dst []byte, p *metrics.Processed, o LineOptions) []byte {
 	w := jsonw{b: dst}
 	w.open('{')
-	w.key("metadata")
+	w.rawKey(`"metadata":`)
 	writeMetadata(&w, p.Record, p.ProcessorID, o)
-	w.key("metrics")
+	w.rawKey(`"metrics":`)
 	w.open('{')
 	for _, v := range p.Values {
 		writeRecordValue(&w, v)
 	}
 	w.close('}')
 	if p.Record.Trace.Detail != nil {
-		w.key("trace_data")
+		w.rawKey(`"trace_data":`)
 		writeTraceData(&w, p.Record, o)
 	}
 	if e := p.Record.Error; e != nil {
-		w.key("error")
+		w.rawKey(`"error":`)
 		writeErrorDetails(&w, e)
 	}
 	w.close('}')
@@ -105,37 +105,37 @@ func AppendRecordLine(dst []byte, p *metrics.Processed, o LineOptions) []byte {
 func writeMetadata(w *jsonw, r *record.Record, processorID string, o LineOptions) {
 	wall := func(d time.Duration) int64 { return o.Clock.WallNanos(d) }
 	w.open('{')
-	w.key("session_num")
+	w.rawKey(`"session_num":`)
 	w.int(int64(r.Seq))
 	if r.XRequestID != "" {
-		w.key("x_request_id")
+		w.rawKey(`"x_request_id":`)
 		w.str(r.XRequestID)
 	}
 	if r.XCorrelationID != "" {
-		w.key("x_correlation_id")
+		w.rawKey(`"x_correlation_id":`)
 		w.str(r.XCorrelationID)
 	}
 	if r.ConversationID != "" {
-		w.key("conversation_id")
+		w.rawKey(`"conversation_id":`)
 		w.str(r.ConversationID)
 	}
-	w.key("turn_index")
+	w.rawKey(`"turn_index":`)
 	w.int(int64(r.TurnIndex))
-	w.key("credit_issued_ns")
+	w.rawKey(`"credit_issued_ns":`)
 	w.int(wall(r.Due))
-	w.key("request_start_ns")
+	w.rawKey(`"request_start_ns":`)
 	w.int(wall(r.Sent))
 	if r.Ack != 0 {
-		w.key("request_ack_ns")
+		w.rawKey(`"request_ack_ns":`)
 		w.int(wall(r.Ack))
 	}
-	w.key("request_end_ns")
+	w.rawKey(`"request_end_ns":`)
 	w.int(wall(r.End))
-	w.key("worker_id")
+	w.rawKey(`"worker_id":`)
 	w.str(r.WorkerID)
-	w.key("record_processor_id")
+	w.rawKey(`"record_processor_id":`)
 	w.str(processorID)
-	w.key("benchmark_phase")
+	w.rawKey(`"benchmark_phase":`)
 	w.str(r.Phase.String())
 	phaseIndex, profilingIndex, name := 0, 0, r.Phase.String()
 	if r.Phase == record.Profiling && o.WarmupFirst {
@@ -144,39 +144,39 @@ func writeMetadata(w *jsonw, r *record.Record, processorID string, o LineOptions
 	if r.PhaseName != "" { // a named phase of a multi-phase run
 		phaseIndex, profilingIndex, name = r.PhaseIndex, r.ProfilingIndex, r.PhaseName
 	}
-	w.key("phase_index")
+	w.rawKey(`"phase_index":`)
 	w.int(int64(phaseIndex))
 	if r.Phase == record.Profiling {
-		w.key("profiling_index")
+		w.rawKey(`"profiling_index":`)
 		w.int(int64(profilingIndex))
 	}
-	w.key("phase_name")
+	w.rawKey(`"phase_name":`)
 	w.str(name)
-	w.key("phase_kind")
+	w.rawKey(`"phase_kind":`)
 	w.str(r.Phase.String())
-	w.key("was_cancelled")
+	w.rawKey(`"was_cancelled":`)
 	w.bool(r.Cancelled)
 	if r.Cancelled {
-		w.key("cancellation_time_ns")
+		w.rawKey(`"cancellation_time_ns":`)
 		w.int(wall(r.CancelledAt))
 	}
 	if r.StreamIncomplete {
 		// Not an AIPerf key either; only on a flagged record.
-		w.key("stream_incomplete")
+		w.rawKey(`"stream_incomplete":`)
 		w.bool(true)
 	}
 	if r.ConnectionRetries > 0 {
 		// Not an AIPerf key: written only when a resend happened, so the
 		// lines of an ordinary run keep AIPerf's shape.
-		w.key("connection_retries")
+		w.rawKey(`"connection_retries":`)
 		w.int(int64(r.ConnectionRetries))
 	}
-	w.key("context_overflow_skip")
+	w.rawKey(`"context_overflow_skip":`)
 	w.bool(false)
-	w.key("agent_depth")
+	w.rawKey(`"agent_depth":`)
 	w.int(0)
 	if r.XCorrelationID != "" {
-		w.key("root_correlation_id")
+		w.rawKey(`"root_correlation_id":`)
 		w.str(r.XCorrelationID)
 	}
 	w.close('}')
@@ -195,7 +195,7 @@ func writeRecordValue(w *jsonw, v metrics.Value) {
 	}
 	w.key(m.Tag)
 	w.open('{')
-	w.key("value")
+	w.rawKey(`"value":`)
 	if m.List {
 		w.open('[')
 		for _, x := range v.List {
@@ -207,7 +207,7 @@ func writeRecordValue(w *jsonw, v metrics.Value) {
 	} else {
 		writeRecordNumber(w, m, v.Scalar)
 	}
-	w.key("unit")
+	w.rawKey(`"unit":`)
 	w.str(unitOf(m))
 	w.close('}')
 }
@@ -234,14 +234,14 @@ func writeRecordNumber(w *jsonw, m *metrics.Metric, x float64) {
 func writeErrorDetails(w *jsonw, e *record.ErrorDetails) {
 	w.open('{')
 	if e.Code != 0 {
-		w.key("code")
+		w.rawKey(`"code":`)
 		w.int(int64(e.Code))
 	}
 	if e.Type != "" {
-		w.key("type")
+		w.rawKey(`"type":`)
 		w.str(e.Type)
 	}
-	w.key("message")
+	w.rawKey(`"message":`)
 	w.str(e.Message)
 	w.close('}')
 }
