@@ -80,15 +80,17 @@ const ClientEnv = "AIPERF_HTTP_CLIENT"
 // Client sends requests over one shared, tuned http.Transport. It is safe
 // for concurrent use by any number of goroutines.
 type Client struct {
-	hc      *http.Client // the pool (ReusePooled), or one connection per request (ReuseNever)
-	fresh   *http.Client // never reuses a connection: the resend after a stale one
-	reuse   Reuse
-	leases  leases // ReuseSticky's per-session connections
-	backoff bool
-	refused atomic.Int64 // consecutive refused connections (BackoffRefused)
-	timeout time.Duration
-	readers sync.Pool // *SSEReader, reused across streams
-	traces  sync.Pool // *reqTrace whose request left nothing behind (reusable)
+	hc       *http.Client // the pool (ReusePooled), or one connection per request (ReuseNever)
+	fresh    *http.Client // never reuses a connection: the resend after a stale one
+	reuse    Reuse
+	leases   leases // ReuseSticky's per-session connections
+	backoff  bool
+	refused  atomic.Int64 // consecutive refused connections (BackoffRefused)
+	timeout  time.Duration
+	readers  sync.Pool    // *SSEReader, reused across streams
+	traces   sync.Pool    // *reqTrace whose request left nothing behind (reusable)
+	urls     sync.Map     // string -> *url.URL, the lean path's parsed URLs (see parseURL)
+	urlCount atomic.Int64 // entries stored in urls
 
 	pre         *preconnector // connections opened by Preconnect; nil until then
 	dial        dialFunc      // how the transports dial (source addresses applied)

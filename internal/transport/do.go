@@ -84,7 +84,6 @@ func (c *Client) Do(ctx context.Context, clk *clock.Clock, req *Request, rec *re
 		}()
 	}
 	rt := c.trace(clk, rec)
-	traced := httptrace.WithClientTrace(reqCtx, &rt.trace)
 	defer func() {
 		rec.ConnectionRetries = rt.retries
 		rt.finish()
@@ -94,7 +93,24 @@ func (c *Client) Do(ctx context.Context, clk *clock.Clock, req *Request, rec *re
 		}
 	}()
 
-	hreq, err := newHTTPRequest(traced, req, rt)
+	// The lean transport is called directly (no http.Request, no traced
+	// context) unless the caller traces the request itself: then
+	// http.Client's path composes both traces.
+	lt, direct := hc.Transport.(*leanTransport)
+	direct = direct && httptrace.ContextClientTrace(ctx) == nil
+	var (
+		m      *message
+		hreq   *http.Request
+		traced context.Context
+		err    error
+	)
+	if direct {
+		m, err = c.message(req)
+		rt.bodyLen = int64(len(req.Body))
+	} else {
+		traced = httptrace.WithClientTrace(reqCtx, &rt.trace)
+		hreq, err = newHTTPRequest(traced, req, rt)
+	}
 	if err != nil {
 		// A malformed URL is a configuration fault, but the contract is
 		// that Do records rather than returns; validation upstream should
@@ -113,7 +129,12 @@ func (c *Client) Do(ctx context.Context, clk *clock.Clock, req *Request, rec *re
 		defer func() { c.noteRefused(rec) }()
 	}
 	rec.Sent = clk.Now()
-	resp, err := hc.Do(hreq)
+	var resp *http.Response
+	if direct {
+		resp, err = lt.do(reqCtx, m, &rt.trace)
+	} else {
+		resp, err = hc.Do(hreq)
+	}
 	if err != nil && staleConnection(ctx, reqCtx, rec.Trace.Reused || rec.Trace.Preconnected, err) {
 		// Once more on a connection of its own: the pool may hold more
 		// connections the server has closed. A sticky session's client
@@ -123,7 +144,9 @@ func (c *Client) Do(ctx context.Context, clk *clock.Clock, req *Request, rec *re
 		if hc != c.hc {
 			retry = hc
 		}
-		if hreq, err = newHTTPRequest(traced, req, rt); err == nil {
+		if rlt, ok := retry.Transport.(*leanTransport); ok && direct {
+			resp, err = rlt.do(reqCtx, m, &rt.trace)
+		} else if hreq, err = newHTTPRequest(traced, req, rt); err == nil {
 			resp, err = retry.Do(hreq)
 		}
 	}
@@ -136,7 +159,12 @@ func (c *Client) Do(ctx context.Context, clk *clock.Clock, req *Request, rec *re
 	rec.Status = resp.StatusCode
 	rec.ContentType = resp.Header.Get("Content-Type")
 	if d := rt.detail; d != nil {
-		d.RequestHeader, d.ResponseHeader, d.Reason = hreq.Header, resp.Header, reasonPhrase(resp)
+		if hreq != nil {
+			d.RequestHeader = hreq.Header
+		} else {
+			d.RequestHeader = req.Header.Clone() // Do keeps nothing of the caller's
+		}
+		d.ResponseHeader, d.Reason = resp.Header, reasonPhrase(resp)
 	}
 	body := &tracedReader{r: resp.Body, t: rt}
 	defer func() {
@@ -165,6 +193,42 @@ func (c *Client) Do(ctx context.Context, clk *clock.Clock, req *Request, rec *re
 	}
 	c.readBody(ctx, reqCtx, clk, rec, body, resp.ContentLength)
 }
+
+// message is req as the lean transport sends it. Its URL is parsed once
+// per distinct URL (a run sends to a handful) and shared read-only.
+func (c *Client) message(req *Request) (*message, error) {
+	method := req.Method
+	if method == "" {
+		method = http.MethodPost
+	}
+	u, err := c.parseURL(req.URL)
+	if err != nil {
+		return nil, err
+	}
+	return &message{method: method, url: u, header: req.Header, body: req.Body}, nil
+}
+
+// parseURL parses raw as http.NewRequest does, remembering the result.
+func (c *Client) parseURL(raw string) (*url.URL, error) {
+	if u, ok := c.urls.Load(raw); ok {
+		return u.(*url.URL), nil
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		return nil, &url.Error{Op: "parse", URL: raw, Err: err}
+	}
+	if u.Host != "" && strings.HasSuffix(u.Host, ":") {
+		u.Host = strings.TrimSuffix(u.Host, ":") // an empty port, as http.NewRequest drops it
+	}
+	if c.urlCount.Add(1) <= maxParsedURLs {
+		c.urls.Store(raw, u)
+	}
+	return u, nil
+}
+
+// maxParsedURLs bounds the parsed URLs kept: a run with one URL per
+// request (video jobs polled by id) parses those each time.
+const maxParsedURLs = 256
 
 // trace returns a request trace for rec: a reused one when an earlier
 // request left one behind (reqTrace.reusable), else a new one.

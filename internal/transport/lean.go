@@ -10,8 +10,9 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptrace"
-	"slices"
+	"net/url"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 )
@@ -72,23 +73,60 @@ func (t *leanTransport) single() *leanTransport {
 // CloseIdleConnections closes the idle connections (http.Client calls it).
 func (t *leanTransport) CloseIdleConnections() { t.pool.closeIdle() }
 
+// message is one request as the lean transport sends it: what
+// http.Request holds, less what an HTTP/1.1 POST of bytes does not need.
+type message struct {
+	method string
+	url    *url.URL
+	host   string // the Host header; "" is url.Host
+	header http.Header
+	body   []byte
+	close  bool          // "Connection: close" (the request's, besides !keepAlive)
+	req    *http.Request // the request it came from under http.Client, or nil
+}
+
 // RoundTrip sends req and returns its response with the headers read; the
 // body is read from the connection as the caller reads it, and the
 // connection goes back to the pool when the body has been read to its end.
 func (t *leanTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	ctx := req.Context()
-	key, err := requestHost(req)
+	m, err := messageOf(req)
 	if err != nil {
-		closeBody(req)
 		return nil, err
 	}
-	wire, err := t.encode(req)
+	return t.send(req.Context(), m, httptrace.ContextClientTrace(req.Context()))
+}
+
+// messageOf is req as a message, its body read (and closed).
+func messageOf(req *http.Request) (*message, error) {
+	m := &message{method: req.Method, url: req.URL, host: req.Host, header: req.Header, close: req.Close, req: req}
+	if req.Body == nil || req.Body == http.NoBody {
+		return m, nil
+	}
+	body, err := io.ReadAll(req.Body)
 	closeBody(req)
+	if err != nil {
+		return nil, fmt.Errorf("reading the request body: %w", err)
+	}
+	if req.ContentLength > 0 && int64(len(body)) != req.ContentLength {
+		return nil, fmt.Errorf("net/http: ContentLength=%d with Body length %d", req.ContentLength, len(body))
+	}
+	m.body = body
+	return m, nil
+}
+
+// send is one request and its response's headers, without redirects. The
+// hooks of trace (nil: none) are called as net/http's Transport calls
+// them.
+func (t *leanTransport) send(ctx context.Context, m *message, trace *httptrace.ClientTrace) (*http.Response, error) {
+	key, err := urlHost(m.url)
+	if err != nil {
+		return nil, err
+	}
+	wire, err := t.encode(m)
 	if err != nil {
 		return nil, err
 	}
 	defer wire.free()
-	trace := httptrace.ContextClientTrace(ctx)
 	if trace == nil {
 		trace = &noTrace
 	}
@@ -107,7 +145,7 @@ func (t *leanTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 			}
 			trace.GotConn(info)
 		}
-		resp, answered, err := t.exchange(ctx, req, c, wire.b, trace)
+		resp, answered, err := t.exchange(ctx, m, c, wire.b, trace)
 		if err == nil {
 			return resp, nil
 		}
@@ -145,6 +183,11 @@ func (t *leanTransport) conn(ctx context.Context, key hostKey, trace *httptrace.
 // (source addresses, the pre-opened connections; the dialer calls the
 // DNS and connect hooks of ctx's trace), then TLS for https.
 func (t *leanTransport) dialConn(ctx context.Context, key hostKey, trace *httptrace.ClientTrace) (net.Conn, error) {
+	if trace != &noTrace && httptrace.ContextClientTrace(ctx) == nil {
+		// Do's direct path: the dialer calls the DNS and connect hooks of
+		// the context's trace, so the dial (and only the dial) gets one.
+		ctx = httptrace.WithClientTrace(ctx, trace)
+	}
 	nc, err := t.dial(ctx, "tcp", key.addr)
 	if err != nil || !key.tls {
 		return nc, err
@@ -186,7 +229,7 @@ var aLongTimeAgo = time.Unix(1, 0)
 // exchange writes the request on c and reads the response's headers.
 // answered reports whether any response byte arrived (a failure after it
 // is no stale connection). On success the response's body owns c.
-func (t *leanTransport) exchange(ctx context.Context, req *http.Request, c *conn, wire []byte, trace *httptrace.ClientTrace) (resp *http.Response, answered bool, err error) {
+func (t *leanTransport) exchange(ctx context.Context, m *message, c *conn, wire []byte, trace *httptrace.ClientTrace) (resp *http.Response, answered bool, err error) {
 	stop := context.AfterFunc(ctx, func() { _ = c.SetDeadline(aLongTimeAgo) })
 	defer func() {
 		if err != nil {
@@ -210,7 +253,7 @@ func (t *leanTransport) exchange(ctx context.Context, req *http.Request, c *conn
 		trace.GotFirstResponseByte()
 	}
 	for {
-		resp, err = http.ReadResponse(c.br, req)
+		resp, err = http.ReadResponse(c.br, m.req)
 		if err != nil {
 			return nil, true, err
 		}
@@ -220,7 +263,7 @@ func (t *leanTransport) exchange(ctx context.Context, req *http.Request, c *conn
 			break
 		}
 	}
-	b := &leanBody{rc: resp.Body, c: c, t: t, stop: stop, keep: t.keepAlive && !resp.Close && !req.Close}
+	b := &leanBody{rc: resp.Body, c: c, t: t, stop: stop, keep: t.keepAlive && !resp.Close && !m.close}
 	if resp.Body == http.NoBody {
 		b.rc = nil
 	}
@@ -287,10 +330,9 @@ func (b *leanBody) release(complete bool) {
 	b.t.pool.close(b.c)
 }
 
-// requestHost is the pool key of req's URL: its host and port (the
-// scheme's default port when it has none) and whether it is https.
-func requestHost(req *http.Request) (hostKey, error) {
-	u := req.URL
+// urlHost is the pool key of u: its host and port (the scheme's default
+// port when it has none) and whether it is https.
+func urlHost(u *url.URL) (hostKey, error) {
 	var key hostKey
 	switch u.Scheme {
 	case "http":
@@ -335,22 +377,13 @@ func (w *wireBuf) free() {
 	}
 }
 
-// encode writes req in HTTP/1.1 wire format, as net/http would: request
+// encode writes m in HTTP/1.1 wire format, as net/http would: request
 // line, Host, User-Agent (net/http's default when the header is absent),
 // Content-Length for a body or a POST, PUT or PATCH, "Connection: close"
 // when keep-alive is off, then the caller's headers (those net/http
 // writes itself, and those without a value, skipped) and the body. A
 // header name or value net/http would refuse is an error.
-func (t *leanTransport) encode(req *http.Request) (_ *wireBuf, err error) {
-	hasBody := req.Body != nil && req.Body != http.NoBody
-	size := req.ContentLength
-	var ahead []byte // a body of unknown length, read first
-	if hasBody && size <= 0 {
-		if ahead, err = io.ReadAll(req.Body); err != nil {
-			return nil, fmt.Errorf("reading the request body: %w", err)
-		}
-		size = int64(len(ahead))
-	}
+func (t *leanTransport) encode(m *message) (_ *wireBuf, err error) {
 	buf := wireBufs.Get().(*wireBuf)
 	defer func() {
 		if err != nil {
@@ -358,24 +391,24 @@ func (t *leanTransport) encode(req *http.Request) (_ *wireBuf, err error) {
 		}
 	}()
 	b := buf.b[:0]
-	method := req.Method
+	method := m.method
 	if method == "" {
 		method = http.MethodGet
 	}
 	b = append(b, method...)
 	b = append(b, ' ')
-	b = append(b, req.URL.RequestURI()...)
+	b = appendRequestURI(b, m.url)
 	b = append(b, " HTTP/1.1\r\nHost: "...)
-	host := req.Host
+	host := m.host
 	if host == "" {
-		host = req.URL.Host
+		host = m.url.Host
 	}
 	b = append(b, host...)
 	b = append(b, "\r\n"...)
-	if _, ok := req.Header["User-Agent"]; !ok {
+	if _, ok := m.header["User-Agent"]; !ok {
 		b = append(b, "User-Agent: Go-http-client/1.1\r\n"...)
 	}
-	for k, vs := range req.Header {
+	for k, vs := range m.header {
 		if skipHeader(k) {
 			continue
 		}
@@ -395,32 +428,106 @@ func (t *leanTransport) encode(req *http.Request) (_ *wireBuf, err error) {
 			b = append(b, "\r\n"...)
 		}
 	}
-	if !t.keepAlive || req.Close {
+	if !t.keepAlive || m.close {
 		b = append(b, "Connection: close\r\n"...)
 	}
-	if size > 0 || method == http.MethodPost || method == http.MethodPut || method == http.MethodPatch {
+	if len(m.body) > 0 || method == http.MethodPost || method == http.MethodPut || method == http.MethodPatch {
 		b = append(b, "Content-Length: "...)
-		b = strconv.AppendInt(b, size, 10)
+		b = strconv.AppendInt(b, int64(len(m.body)), 10)
 		b = append(b, "\r\n"...)
 	}
 	b = append(b, "\r\n"...)
-	switch {
-	case ahead != nil:
-		b = append(b, ahead...)
-	case hasBody:
-		start := len(b)
-		b = slices.Grow(b, int(size)+1) // +1: the read that meets EOF
-		if b, err = readAll(b, req.Body); err != nil {
-			buf.b = b
-			return nil, fmt.Errorf("reading the request body: %w", err)
-		}
-		if got := int64(len(b) - start); got != size {
-			buf.b = b
-			return nil, fmt.Errorf("net/http: ContentLength=%d with Body length %d", size, got)
-		}
-	}
+	b = append(b, m.body...)
 	buf.b = b
 	return buf, nil
+}
+
+// appendRequestURI appends u's request target (url.URL.RequestURI without
+// its allocation for the common absolute path without a query).
+func appendRequestURI(b []byte, u *url.URL) []byte {
+	if u.RawQuery == "" && u.Opaque == "" && u.RawPath == "" && !u.ForceQuery && plainPath(u.Path) {
+		return append(b, u.Path...)
+	}
+	return append(b, u.RequestURI()...)
+}
+
+// plainPath reports whether p is an absolute path that needs no escaping.
+func plainPath(p string) bool {
+	if p == "" || p[0] != '/' {
+		return false
+	}
+	for i := 0; i < len(p); i++ {
+		switch c := p[i]; {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '/', c == '-', c == '.', c == '_', c == '~':
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// maxRedirects is how many redirects a request follows, net/http's limit.
+const maxRedirects = 10
+
+// do sends m and follows its 307 and 308 redirects (the ones that keep the
+// method and body) as http.Client with checkRedirect does: up to
+// maxRedirects hops, each answer's body drained, a Referer naming the last
+// URL, and the credentials left out when the redirect leaves the host. Any
+// other status, a 301, 302 or 303 included, is the answer. It is Do's path
+// for a request whose context carries no httptrace of its own: no
+// http.Request and no traced context are built.
+func (t *leanTransport) do(ctx context.Context, m *message, trace *httptrace.ClientTrace) (*http.Response, error) {
+	first := m.url
+	for hops := 0; ; hops++ {
+		resp, err := t.send(ctx, m, trace)
+		if err != nil {
+			return nil, err
+		}
+		if resp.StatusCode != http.StatusTemporaryRedirect && resp.StatusCode != http.StatusPermanentRedirect {
+			return resp, nil
+		}
+		loc := resp.Header.Get("Location")
+		if loc == "" {
+			return resp, nil // nothing to follow: the answer, as net/http
+		}
+		drain(resp.Body)
+		if hops+1 >= maxRedirects {
+			return nil, errors.New("stopped after 10 redirects")
+		}
+		next, err := m.url.Parse(loc)
+		if err != nil {
+			return nil, fmt.Errorf("failed to parse Location header %q: %w", loc, err)
+		}
+		h := m.header.Clone()
+		if h == nil {
+			h = http.Header{}
+		}
+		if !sameHostOrSubdomain(next.Hostname(), first.Hostname()) {
+			for _, k := range []string{"Authorization", "Www-Authenticate", "Cookie", "Cookie2", "Proxy-Authorization"} {
+				delete(h, k)
+			}
+		}
+		if !(m.url.Scheme == "https" && next.Scheme == "http") {
+			ref := *m.url
+			ref.User, ref.Fragment = nil, ""
+			h.Set("Referer", ref.String())
+		}
+		m = &message{method: m.method, url: next, header: h, body: m.body, close: m.close}
+	}
+}
+
+// drain reads what is left of a redirect's body (a little: 2 KiB, as
+// http.Client) so its connection can carry the next hop, then closes it.
+func drain(body io.ReadCloser) {
+	_, _ = io.CopyN(io.Discard, body, 2<<10)
+	_ = body.Close()
+}
+
+// sameHostOrSubdomain reports whether host is parent or a subdomain of it:
+// where http.Client keeps sensitive headers on a redirect.
+func sameHostOrSubdomain(host, parent string) bool {
+	host, parent = strings.ToLower(host), strings.ToLower(parent)
+	return host == parent || strings.HasSuffix(host, "."+parent)
 }
 
 // skipHeader reports the headers net/http writes itself from the request's

@@ -48,6 +48,16 @@ func mustRequest(t testing.TB, method, rawURL, body string, h http.Header) *http
 	return req
 }
 
+// encodeRequest is req on the wire as tr writes it.
+func encodeRequest(t testing.TB, tr *leanTransport, req *http.Request) (*wireBuf, error) {
+	t.Helper()
+	m, err := messageOf(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tr.encode(m)
+}
+
 // TestLeanEncode: the request goes on the wire as net/http would write it
 // (what a server reads back), with the headers net/http owns taken from
 // the request's fields and valueless headers left out.
@@ -73,7 +83,7 @@ func TestLeanEncode(t *testing.T) {
 			map[string]string{"User-Agent": "", "Content-Length": "", "Connection": "close"}, ""},
 	} {
 		tr := &leanTransport{keepAlive: tc.keepAlive}
-		w, err := tr.encode(tc.req)
+		w, err := encodeRequest(t, tr, tc.req)
 		if err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
@@ -102,7 +112,7 @@ func TestLeanEncode(t *testing.T) {
 		}
 	}
 	for _, h := range []http.Header{{"Bad Name": {"v"}}, {"X": {"a\r\nInjected: 1"}}, {"": {"v"}}} {
-		if _, err := (&leanTransport{}).encode(mustRequest(t, "POST", "http://h/", "b", h)); err == nil {
+		if _, err := encodeRequest(t, &leanTransport{}, mustRequest(t, "POST", "http://h/", "b", h)); err == nil {
 			t.Errorf("header %q was accepted; want the error net/http gives", h)
 		}
 	}
@@ -124,7 +134,7 @@ func FuzzLeanEncode(f *testing.F) {
 			return
 		}
 		req := mustRequest(t, method, u.String(), body, http.Header{http.CanonicalHeaderKey(k): {v}})
-		w, err := (&leanTransport{keepAlive: true}).encode(req)
+		w, err := encodeRequest(t, &leanTransport{keepAlive: true}, req)
 		if err != nil {
 			return
 		}
@@ -516,4 +526,79 @@ func TestLeanNoGoroutinePerConnection(t *testing.T) {
 	}
 	close(release)
 	wg.Wait()
+}
+
+// TestDoRedirectAcrossHosts: a followed redirect names the last URL in
+// Referer and keeps the credentials only on the same host, as http.Client;
+// an endless chain stops after 10 hops.
+func TestDoRedirectAcrossHosts(t *testing.T) {
+	t.Parallel()
+	type seen struct{ auth, referer string }
+	var mu sync.Mutex
+	got := map[string]seen{}
+	handler := func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		mu.Lock()
+		got[r.Host+r.URL.Path] = seen{r.Header.Get("Authorization"), r.Header.Get("Referer")}
+		mu.Unlock()
+		switch {
+		case r.URL.Path == "/loop":
+			http.Redirect(w, r, "/loop", http.StatusTemporaryRedirect)
+		case strings.HasPrefix(r.URL.Path, "/to/"):
+			http.Redirect(w, r, "http://"+strings.TrimPrefix(r.URL.Path, "/to/")+"/end", http.StatusPermanentRedirect)
+		default:
+			io.WriteString(w, "{}")
+		}
+	}
+	other := httptest.NewServer(http.HandlerFunc(handler))
+	t.Cleanup(other.Close)
+	srv := httptest.NewServer(http.HandlerFunc(handler))
+	t.Cleanup(srv.Close)
+	c := New(Options{})
+	t.Cleanup(c.Close)
+	otherHost := strings.Replace(strings.TrimPrefix(other.URL, "http://"), "127.0.0.1", "localhost", 1)
+	for _, target := range []string{strings.TrimPrefix(srv.URL, "http://"), otherHost} {
+		rec := &record.Record{}
+		h := http.Header{"Authorization": {"Bearer k"}, "Content-Type": {"application/json"}}
+		c.Do(context.Background(), clock.New(), &Request{URL: srv.URL + "/to/" + target, Body: []byte("{}"), Header: h}, rec)
+		if rec.Error != nil || rec.Status != 200 {
+			t.Fatalf("to %s: %d %+v", target, rec.Status, rec.Error)
+		}
+		mu.Lock()
+		s := got[target+"/end"]
+		mu.Unlock()
+		wantAuth := "Bearer k"
+		if target == otherHost {
+			wantAuth = ""
+		}
+		if s.auth != wantAuth || s.referer != srv.URL+"/to/"+target {
+			t.Errorf("to %s: Authorization %q, Referer %q; want %q, %q", target, s.auth, s.referer, wantAuth, srv.URL+"/to/"+target)
+		}
+	}
+	rec := send(c, srv.URL+"/loop", "loop", "")
+	if rec.Error == nil || !strings.Contains(rec.Error.Message, "stopped after 10 redirects") {
+		t.Errorf("endless redirects gave %+v", rec.Error)
+	}
+}
+
+// TestDoCallerTraceComposes: a caller that traces the request itself (the
+// planned cancellation does) still gets its hooks, once per write, and the
+// record its own complete timeline.
+func TestDoCallerTraceComposes(t *testing.T) {
+	t.Parallel()
+	url, _, _ := connServer(t)
+	c := New(Options{})
+	t.Cleanup(c.Close)
+	for i := range 3 {
+		wrote := 0
+		ctx := httptrace.WithClientTrace(context.Background(), &httptrace.ClientTrace{
+			WroteRequest: func(httptrace.WroteRequestInfo) { wrote++ },
+		})
+		rec := &record.Record{}
+		c.Do(ctx, clock.New(), &Request{URL: url, Body: []byte("{}"), Header: jsonHeader()}, rec)
+		if rec.Error != nil || wrote != 1 {
+			t.Fatalf("request %d: %+v, WroteRequest called %d times; want once", i, rec.Error, wrote)
+		}
+		checkTimeline(t, fmt.Sprint("request ", i), rec)
+	}
 }
