@@ -46,7 +46,8 @@ if [ "${WRK:-1}" != 0 ] && command -v wrk >/dev/null; then
 	awk -v r="$wrk_rps" -v n="$wrk_n" -v c="$wrk_cpu" 'BEGIN { printf "# ceiling: wrk -t1 -c64 %.0f req/s, %.1f CPU-us per request\n", r, c * 1e6 / n }'
 fi
 pin_to "$CLIENT_CPU"
-echo "# wake floor on the client core (benchtool wakefloor -n 300 -gap 5ms; lateness p50 p90 p99 max ms, CPU µs per wake-up): $("${pin[@]}" "$BIN/benchtool" wakefloor -n 300 -gap 5ms)"
+echo "# wake floor on the client core (benchtool wakefloor -n 300 -gap 5ms; lateness p50 p90 p99 max, ms): $("${pin[@]}" "$BIN/benchtool" wakefloor -n 300 -gap 5ms | cut -d' ' -f1-4)"
+echo "# one idle wake-up every 1 ms (benchtool wakefloor -gap 1ms -n 2000; lateness p50 p90 p99 max ms, CPU µs per wake-up): pacer $("${pin[@]}" "$BIN/benchtool" wakefloor -sleeper wake -gap 1ms -n 2000), raw timerfd $("${pin[@]}" "$BIN/benchtool" wakefloor -sleeper raw -gap 1ms -n 2000)"
 base=$(baseline_cpu --isl "$ISL" --osl "$OSL" --extra-inputs ignore_eos:true)
 read -r base_user base_sys < <(j "$OUT/baseline/run.json" user_s sys_s)
 QUANTUM=${QUANTUM:-100us}
