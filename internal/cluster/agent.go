@@ -269,6 +269,13 @@ func (a *agent) startPhase(ps *clusterpb.PhaseStart) error {
 	h := Hooks{
 		Clock: clk,
 		Emit: func(rec *record.Record) {
+			if a.ctx.Err() != nil {
+				// This worker is going away (its own context ended, not a
+				// controller CANCEL): a request it cut off would read as
+				// the user's cancellation. Sent but never recorded, it is
+				// what the controller reports as lost with the worker.
+				return
+			}
 			rec.WorkerID = prefix + rec.WorkerID
 			a.up <- event(&clusterpb.Event{Body: &clusterpb.Event_Record{Record: RecordToWire(rec)}})
 		},
@@ -280,6 +287,9 @@ func (a *agent) startPhase(ps *clusterpb.PhaseStart) error {
 			}}})
 		},
 		Done: func(c timing.Credit) {
+			if a.ctx.Err() != nil {
+				return // its flight stays open for the controller to count as lost (see Emit)
+			}
 			a.up <- event(&clusterpb.Event{Body: &clusterpb.Event_Done{Done: &clusterpb.CreditDone{Epoch: epoch, Seq: c.Seq}}})
 		},
 		Prefill: a.gate,
