@@ -176,7 +176,7 @@ func (t *leanTransport) conn(ctx context.Context, key hostKey, trace *httptrace.
 		t.pool.failed(h)
 		return nil, false, err
 	}
-	return &conn{Conn: nc, br: bufio.NewReaderSize(nc, t.bufSize), host: h}, false, nil
+	return &conn{Conn: nc, br: bufio.NewReaderSize(nc, t.bufSize), peek: newPeeker(nc), host: h}, false, nil
 }
 
 // dialConn opens a connection to key: TCP through the client's dialer
@@ -252,6 +252,13 @@ func (t *leanTransport) exchange(ctx context.Context, m *message, c *conn, wire 
 	if trace.GotFirstResponseByte != nil {
 		trace.GotFirstResponseByte()
 	}
+	if m.method != http.MethodHead {
+		if resp, ok := readPlainHead(c.br); ok {
+			resp.Request = m.req
+			resp.Body = &leanBody{c: c, t: t, stop: stop, keep: t.keepAlive && !m.close, plain: true, remaining: resp.ContentLength}
+			return resp, true, nil
+		}
+	}
 	for {
 		resp, err = http.ReadResponse(c.br, m.req)
 		if err != nil {
@@ -276,13 +283,17 @@ func (t *leanTransport) exchange(ctx context.Context, m *message, c *conn, wire 
 // asked to close it); closed before its end, it closes the connection,
 // since the rest of the response would still be on it.
 type leanBody struct {
-	rc   io.ReadCloser // http.ReadResponse's body; nil for an empty one
-	c    *conn
-	t    *leanTransport
-	stop func() bool // unregisters the context's cancellation
-	keep bool        // the connection may carry another request
-	done bool
-	mu   sync.Mutex // Close may come from another goroutine than Read
+	rc io.ReadCloser // http.ReadResponse's body; nil for an empty or plain one
+	// plain: a Content-Length body after a plain head (readPlainHead),
+	// read straight from the connection's buffer.
+	plain     bool
+	remaining int64
+	c         *conn
+	t         *leanTransport
+	stop      func() bool // unregisters the context's cancellation
+	keep      bool        // the connection may carry another request
+	done      bool
+	mu        sync.Mutex // Close may come from another goroutine than Read
 }
 
 func (b *leanBody) Read(p []byte) (int, error) {
@@ -291,11 +302,16 @@ func (b *leanBody) Read(p []byte) (int, error) {
 	if b.done {
 		return 0, io.EOF
 	}
-	if b.rc == nil {
-		b.release(true)
-		return 0, io.EOF
+	var n int
+	var err error
+	switch {
+	case b.plain:
+		n, err = readRemaining(b.c.br, &b.remaining, p)
+	case b.rc == nil:
+		err = io.EOF
+	default:
+		n, err = b.rc.Read(p)
 	}
-	n, err := b.rc.Read(p)
 	if err == io.EOF {
 		b.release(true)
 	} else if err != nil {
@@ -310,7 +326,7 @@ func (b *leanBody) Close() error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if !b.done {
-		b.release(b.rc == nil)
+		b.release(b.rc == nil && (!b.plain || b.remaining == 0))
 	}
 	return nil
 }

@@ -181,6 +181,12 @@ func FuzzLeanResponse(f *testing.F) {
 	f.Add("HTTP/1.0 200 OK\r\n\r\nuntil the end")
 	f.Add("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n")
 	f.Add("garbage")
+	f.Add("HTTP/1.1 200\r\ncontent-type: a\r\nX-A: 1\r\nx-a:  2 \r\nConnection: keep-alive\r\nContent-Length: 3\r\n\r\nabc")
+	f.Add("HTTP/1.1 500 Oops\r\nContent-Length: 9\r\n\r\nshort")
+	f.Add("HTTP/1.1 200 OK\r\nContent-Length: 1\r\nContent-Length: 1\r\n\r\nx")
+	f.Add("HTTP/1.1 200 OK\r\nContent-Length: +1\r\n\r\nx")
+	f.Add("HTTP/1.1 204 No Content\r\nContent-Length: 0\r\n\r\n")
+	f.Add("HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
 	f.Fuzz(func(t *testing.T, raw string) {
 		req := mustRequest(t, "POST", "http://h:1/", "{}", nil)
 		var want *http.Response
@@ -208,8 +214,10 @@ func FuzzLeanResponse(f *testing.F) {
 		if (err == nil) != (wantErr == nil) && !(err != nil && raw == "") {
 			t.Fatalf("lean: %v, net/http's parser: %v", err, wantErr)
 		}
-		if err == nil && (resp.StatusCode != want.StatusCode || !bytes.Equal(body, wantBody) || fmt.Sprint(resp.Header) != fmt.Sprint(want.Header)) {
-			t.Errorf("lean read %d %v %q; net/http's parser %d %v %q", resp.StatusCode, resp.Header, body, want.StatusCode, want.Header, wantBody)
+		if err == nil && (resp.StatusCode != want.StatusCode || resp.Status != want.Status || resp.ContentLength != want.ContentLength ||
+			resp.Close != want.Close || !bytes.Equal(body, wantBody) || fmt.Sprint(resp.Header) != fmt.Sprint(want.Header)) {
+			t.Errorf("lean read %q %d %v %q (close %v); net/http's parser %q %d %v %q (close %v)", resp.Status, resp.ContentLength, resp.Header, body, resp.Close,
+				want.Status, want.ContentLength, want.Header, wantBody, want.Close)
 		}
 	})
 }
@@ -367,11 +375,12 @@ func TestPeerClosed(t *testing.T) {
 	}
 	c, s := pair()
 	defer c.Close()
-	if peerClosed(c) {
+	pc := newPeeker(c)
+	if pc.peerClosed() {
 		t.Fatal("an open idle connection reads as closed")
 	}
 	s.Close()
-	waitFor(t, func() bool { return peerClosed(c) })
+	waitFor(t, func() bool { return pc.peerClosed() })
 
 	c2, s2 := pair()
 	defer c2.Close()
@@ -379,7 +388,8 @@ func TestPeerClosed(t *testing.T) {
 	if _, err := s2.Write([]byte("HTTP/1.1 200 OK\r\n")); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, func() bool { return peerClosed(c2) })
+	pc2 := newPeeker(c2)
+	waitFor(t, func() bool { return pc2.peerClosed() })
 }
 
 // TestLeanCapsConnections: MaxConnsPerHost holds many concurrent requests
@@ -602,3 +612,47 @@ func TestDoCallerTraceComposes(t *testing.T) {
 		checkTimeline(t, fmt.Sprint("request ", i), rec)
 	}
 }
+
+// TestReadPlainHead: which heads the lean transport reads itself (the
+// rest go to http.ReadResponse, untouched).
+func TestReadPlainHead(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		raw   string
+		plain bool
+	}{
+		{"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}", true},
+		{"HTTP/1.1 429 Too Many Requests\r\nContent-Length: 0\r\nConnection: keep-alive\r\n\r\n", true},
+		{"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n", false},
+		{"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}", false},
+		{"HTTP/1.0 200 OK\r\nContent-Length: 2\r\n\r\n{}", false},
+		{"HTTP/1.1 200 OK\r\n\r\nuntil close", false},
+		{"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n", false},
+		{"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n folded\r\n\r\n{}", false},
+		{"HTTP/1.1 200 OK\r\nX: caf\xc3\xa9\r\nContent-Length: 2\r\n\r\n{}", false},
+		{"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n", false}, // head not complete
+	} {
+		br := bufio.NewReader(strings.NewReader(tc.raw))
+		br.Peek(1)
+		before := br.Buffered()
+		resp, ok := readPlainHead(br)
+		if ok != tc.plain {
+			t.Errorf("%q: plain %v; want %v", tc.raw, ok, tc.plain)
+			continue
+		}
+		if !ok && br.Buffered() != before {
+			t.Errorf("%q: the reader was consumed before the fallback", tc.raw)
+		}
+		if ok {
+			var remaining = resp.ContentLength
+			body, err := io.ReadAll(readerFunc(func(p []byte) (int, error) { return readRemaining(br, &remaining, p) }))
+			if err != nil || int64(len(body)) != resp.ContentLength {
+				t.Errorf("%q: body %q, %v", tc.raw, body, err)
+			}
+		}
+	}
+}
+
+type readerFunc func([]byte) (int, error)
+
+func (f readerFunc) Read(p []byte) (int, error) { return f(p) }

@@ -50,6 +50,7 @@ type hostConns struct {
 type conn struct {
 	net.Conn
 	br     *bufio.Reader
+	peek   *peeker // nil where the platform cannot peek
 	host   *hostConns
 	idleAt time.Time // when it was last returned
 	served int       // responses read on it
@@ -84,7 +85,7 @@ func (p *pool) get(ctx context.Context, key hostKey) (c *conn, h *hostConns, err
 			h.idle = h.idle[:0]
 			break
 		}
-		if top.br.Buffered() > 0 || peerClosed(top.Conn) {
+		if top.br.Buffered() > 0 || top.peek.peerClosed() {
 			// The server hung up (or sent something unasked) while the
 			// connection sat idle: a request written on it could only
 			// fail, so it is not tried.

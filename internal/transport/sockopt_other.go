@@ -7,6 +7,10 @@ import "net"
 // setBindNoPort does nothing where IP_BIND_ADDRESS_NO_PORT is unknown.
 func setBindNoPort(int) error { return nil }
 
-// peerClosed cannot peek here: a connection the server closed while idle
-// is found by the request written on it, and resent (see roundTrip).
-func peerClosed(net.Conn) bool { return false }
+// peeker cannot peek here: a connection the server closed while idle is
+// found by the request written on it, and resent (see leanTransport.send).
+type peeker struct{}
+
+func newPeeker(net.Conn) *peeker { return nil }
+
+func (*peeker) peerClosed() bool { return false }

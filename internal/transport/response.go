@@ -1,0 +1,145 @@
+package transport
+
+import (
+	"bufio"
+	"bytes"
+	"io"
+	"net/http"
+	"net/textproto"
+	"strings"
+)
+
+// readPlainHead parses a response head that is plain, the shape of nearly
+// every non-streamed inference answer: HTTP/1.1, a final status that has a
+// body (not 1xx, 204 or 304), one Content-Length, no Transfer-Encoding,
+// Trailer or "Connection: close", printable ASCII only, and the whole head
+// already in br's buffer. It reads it with one allocation for the head's
+// text and one for the header's values, and the body needs no reader of
+// its own (see leanBody.remaining). For anything else it returns ok false
+// and leaves br untouched, and the caller reads the response with
+// http.ReadResponse, so every other shape is read exactly as net/http
+// reads it (FuzzLeanResponse compares the two on any bytes).
+func readPlainHead(br *bufio.Reader) (resp *http.Response, ok bool) {
+	buf, _ := br.Peek(br.Buffered())
+	end := bytes.Index(buf, []byte("\r\n\r\n"))
+	if end < 0 {
+		return nil, false
+	}
+	raw := buf[:end+2] // every line with its CRLF
+	for _, c := range raw {
+		if (c < ' ' && c != '\r' && c != '\n' && c != '\t') || c >= 0x7f {
+			return nil, false
+		}
+	}
+	head := string(raw)
+	line, rest, _ := strings.Cut(head, "\r\n")
+	status, found := strings.CutPrefix(line, "HTTP/1.1 ")
+	if !found {
+		return nil, false
+	}
+	status = strings.TrimLeft(status, " ")
+	code, ok := statusCode(status)
+	if !ok || code < 200 || code == http.StatusNoContent || code == http.StatusNotModified {
+		return nil, false
+	}
+	lines := strings.Count(rest, "\r\n")
+	h := make(http.Header, lines)
+	values := make([]string, 0, lines)
+	size := int64(-1)
+	for rest != "" {
+		line, rest, _ = strings.Cut(rest, "\r\n")
+		if line == "" || line[0] == ' ' || line[0] == '\t' || strings.IndexByte(line, '\r') >= 0 || strings.IndexByte(line, '\n') >= 0 {
+			return nil, false // obsolete line folding, or a bare CR or LF
+		}
+		k, v, found := strings.Cut(line, ":")
+		if !found || !validHeaderName(k) {
+			return nil, false
+		}
+		k = textproto.CanonicalMIMEHeaderKey(k)
+		v = trimHeaderValue(v)
+		switch k {
+		case "Transfer-Encoding", "Trailer":
+			return nil, false
+		case "Connection":
+			if !strings.EqualFold(v, "keep-alive") {
+				return nil, false
+			}
+		case "Content-Length":
+			n, ok := parseLength(v)
+			if !ok || size >= 0 {
+				return nil, false // malformed, or more than one
+			}
+			size = n
+		}
+		values = append(values, v)
+		if vs, dup := h[k]; dup {
+			h[k] = append(vs, v)
+		} else {
+			h[k] = values[len(values)-1 : len(values) : len(values)]
+		}
+	}
+	if size < 0 {
+		return nil, false
+	}
+	if _, err := br.Discard(end + 4); err != nil {
+		return nil, false
+	}
+	return &http.Response{
+		Status: status, StatusCode: code,
+		Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+		Header: h, ContentLength: size,
+	}, true
+}
+
+// statusCode is the three-digit code that starts a status ("200 OK").
+func statusCode(status string) (int, bool) {
+	if len(status) < 3 || (len(status) > 3 && status[3] != ' ') {
+		return 0, false
+	}
+	code := 0
+	for _, c := range []byte(status[:3]) {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		code = code*10 + int(c-'0')
+	}
+	return code, code >= 100
+}
+
+// parseLength is a Content-Length value: decimal digits only, as net/http
+// accepts them.
+func parseLength(v string) (int64, bool) {
+	if v == "" || len(v) > 18 {
+		return 0, false
+	}
+	var n int64
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int64(c-'0')
+	}
+	return n, true
+}
+
+// readRemaining reads a Content-Length body from br: at most remaining
+// bytes, then io.EOF; a connection that ends before is
+// io.ErrUnexpectedEOF, as net/http reports it.
+func readRemaining(br *bufio.Reader, remaining *int64, p []byte) (int, error) {
+	if *remaining <= 0 {
+		return 0, io.EOF
+	}
+	if int64(len(p)) > *remaining {
+		p = p[:*remaining]
+	}
+	n, err := br.Read(p)
+	*remaining -= int64(n)
+	if *remaining == 0 {
+		return n, io.EOF
+	}
+	if err == io.EOF {
+		err = io.ErrUnexpectedEOF
+	}
+	return n, err
+}
