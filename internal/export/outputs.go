@@ -87,7 +87,8 @@ func appendOutputFragment(dst []byte, p *metrics.Processed, o LineOptions) []byt
 		for i := range p.Values {
 			if v := &p.Values[i]; v.Metric.Tag == tag && !v.Metric.List && finite(v.Scalar) {
 				w.key(tag)
-				writeRecordNumber(&w, v.Metric, v.Scalar)
+				w.sep()
+				w.b = appendRecordNumber(w.b, v.Metric, v.Scalar)
 			}
 		}
 	}

@@ -3,6 +3,7 @@ package export
 import (
 	"errors"
 	"math"
+	"strconv"
 	"time"
 
 	"github.com/aiperf-go/aiperf/internal/clock"
@@ -193,20 +194,29 @@ func writeRecordValue(w *jsonw, v metrics.Value) {
 	if !m.List && !finite(v.Scalar) {
 		return
 	}
+	if !m.List {
+		// The common case in one go: the member is complete and fixed in
+		// shape, so only its comma needs jsonw's bookkeeping.
+		w.sep()
+		w.b = appendQuoted(w.b, m.Tag)
+		w.b = append(w.b, `:{"value":`...)
+		w.b = appendRecordNumber(w.b, m, v.Scalar)
+		w.b = append(w.b, `,"unit":`...)
+		w.b = appendQuoted(w.b, unitOf(m))
+		w.b = append(w.b, '}')
+		return
+	}
 	w.key(m.Tag)
 	w.open('{')
 	w.rawKey(`"value":`)
-	if m.List {
-		w.open('[')
-		for _, x := range v.List {
-			if finite(x) {
-				writeRecordNumber(w, m, x)
-			}
+	w.open('[')
+	for _, x := range v.List {
+		if finite(x) {
+			w.sep()
+			w.b = appendRecordNumber(w.b, m, x)
 		}
-		w.close(']')
-	} else {
-		writeRecordNumber(w, m, v.Scalar)
 	}
+	w.close(']')
 	w.rawKey(`"unit":`)
 	w.str(unitOf(m))
 	w.close('}')
@@ -216,17 +226,16 @@ func writeRecordValue(w *jsonw, v metrics.Value) {
 // in a float64.
 const maxExactInt = 1 << 53
 
-// writeRecordNumber writes an integer-typed metric's whole value as an int
+// appendRecordNumber writes an integer-typed metric's whole value as an int
 // (AIPerf's "value":100 for token counts) and anything else as a float. A
 // value converted to another display unit is a float in AIPerf (80.0 ms
 // from integer nanoseconds), so only unconverted integer metrics qualify.
-func writeRecordNumber(w *jsonw, m *metrics.Metric, x float64) {
+func appendRecordNumber(dst []byte, m *metrics.Metric, x float64) []byte {
 	unconverted := m.DisplayUnit == "" || m.DisplayUnit == m.Unit
 	if m.Integer && unconverted && x == math.Trunc(x) && math.Abs(x) < maxExactInt {
-		w.int(int64(x))
-		return
+		return strconv.AppendInt(dst, int64(x), 10)
 	}
-	w.float(x)
+	return appendJSONNumber(dst, x)
 }
 
 // writeErrorDetails writes {code, type, message}, leaving out a zero code
