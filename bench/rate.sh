@@ -24,6 +24,8 @@
 # no start-up to subtract; its late column is "-").
 # QUANTUM (default 100us, aiperf's own) is the pacer's batching quantum for
 # both aiperf (AIPERF_PACER_QUANTUM) and the reference (-quantum).
+# mock_us is the mock's CPU µs per request over each row's run (its utime +
+# stime, 10 ms resolution): whether its core, not the client, is the limit.
 # CLOSED=64 adds, at each rate, the same request count in a closed loop at
 # that concurrency (pacer "closed"): the same work never idle, so open
 # loop's extra cost per request reads off user_us and sys_us.
@@ -53,7 +55,7 @@ read -r base_user base_sys < <(j "$OUT/baseline/run.json" user_s sys_s)
 QUANTUM=${QUANTUM:-100us}
 echo "# start-up CPU (10-request run) ${base} s (user ${base_user}, sys ${base_sys}), subtracted in cpu_us/req, user_us and sys_us"
 echo "# non-streaming, --arrival-pattern $ARRIVAL, isl $ISL, osl $OSL, $DURATION s per step, pacer quantum $QUANTUM"
-printf '%-8s %-6s %-10s %-9s %-9s %-9s %-8s %-9s %-10s %-8s %-8s %-8s %s\n' target pacer achieved lag_p50 lag_p99 lag_max late client_cpu cpu_us/req user_us sys_us rss_mb ok
+printf '%-8s %-6s %-10s %-9s %-9s %-9s %-8s %-9s %-10s %-8s %-8s %-8s %-8s %s\n' target pacer achieved lag_p50 lag_p99 lag_max late client_cpu cpu_us/req user_us sys_us mock_us rss_mb ok
 # row DIR RATE PACER N: one aiperf row from DIR's artifacts; sets ok.
 row() {
 	local dir=$1 rate=$2 pacer=$3 n=$4 achieved p50 p99 lmax late cpu user sys rss
@@ -63,9 +65,11 @@ row() {
 	ok=$(awk -v a="$achieved" -v r="$rate" -v p="$p99" 'BEGIN { print (p < 1 && a >= 0.99 * r) ? "yes" : "no" }')
 	if [ "$pacer" = closed ]; then ok=-; fi
 	awk -v r="$rate" -v pc="$pacer" -v a="$achieved" -v p50="$p50" -v p99="$p99" -v m="$lmax" -v l="$late" -v c="$cpu" -v n="$n" -v rss="$rss" -v ok="$ok" \
-		-v b="$base" -v u="$user" -v s="$sys" -v bu="$base_user" -v bs="$base_sys" \
-		'BEGIN { k = n > 10 ? n - 10 : 1; printf "%-8d %-6s %-10.1f %-9.3f %-9.3f %-9.3f %-8d %-9.2f %-10.1f %-8.1f %-8.1f %-8.0f %s\n", r, pc, a, p50, p99, m, l, c, (c - b) * 1e6 / k, (u - bu) * 1e6 / k, (s - bs) * 1e6 / k, rss, ok }'
+		-v b="$base" -v u="$user" -v s="$sys" -v bu="$base_user" -v bs="$base_sys" -v mu="$mock_us" \
+		'BEGIN { k = n > 10 ? n - 10 : 1; printf "%-8d %-6s %-10.1f %-9.3f %-9.3f %-9.3f %-8d %-9.2f %-10.1f %-8.1f %-8.1f %-8.1f %-8.0f %s\n", r, pc, a, p50, p99, m, l, c, (c - b) * 1e6 / k, (u - bu) * 1e6 / k, (s - bs) * 1e6 / k, mu, rss, ok }'
 }
+# mock_since M0 N: the mock's CPU µs per request since it had used M0 s (mock_cpu).
+mock_since() { awk -v a="$1" -v b="$(mock_cpu)" -v n="$2" 'BEGIN { printf "%.1f", (b - a) * 1e6 / n }'; }
 best=0
 ref_best=0
 for rate in $RATES; do
@@ -73,8 +77,10 @@ for rate in $RATES; do
 	rate_ok=no
 	for pacer in $PACERS; do
 		dir=$OUT/rate-$rate-$pacer
+		m0=$(mock_cpu)
 		AIPERF_PACER=$pacer AIPERF_PACER_QUANTUM=$QUANTUM profile "$dir" --request-rate "$rate" --arrival-pattern "$ARRIVAL" --request-count "$n" \
 			--isl "$ISL" --osl "$OSL" --extra-inputs ignore_eos:true
+		mock_us=$(mock_since "$m0" "$n")
 		row "$dir" "$rate" "$pacer" "$n"
 		if [ "$ok" = yes ]; then rate_ok=yes; fi
 	done
@@ -82,23 +88,27 @@ for rate in $RATES; do
 		# The same requests in a closed loop (--concurrency CLOSED): what
 		# the same work costs per request when it is never idle.
 		dir=$OUT/rate-$rate-closed
+		m0=$(mock_cpu)
 		profile "$dir" --concurrency "$CLOSED" --request-count "$n" --isl "$ISL" --osl "$OSL" --extra-inputs ignore_eos:true
+		mock_us=$(mock_since "$m0" "$n")
 		row "$dir" "$rate" closed "$n"
 	fi
 	if [ "${REF:-1}" != 0 ]; then
 		dir=$OUT/rate-$rate-ref
 		mkdir -p "$dir"
+		m0=$(mock_cpu)
 		"$BIN/benchtool" run -o "$dir/run.json" -- "${pin[@]}" "$BIN/benchtool" openloop -url "$URL/v1/chat/completions" \
 			-rate "$rate" -duration "${DURATION}s" -conns "${REF_CONNS:-64}" -osl "$OSL" -quantum "$QUANTUM" -arrival "$ARRIVAL" >"$dir/openloop.txt" 2>"$dir/openloop.log" || {
 			echo "benchtool openloop failed; see $dir/openloop.log" >&2
 			cat "$dir/openloop.log" >&2
 			exit 1
 		}
+		mock_us=$(mock_since "$m0" "$n")
 		read -r _ achieved p50 p99 lmax cpureq useq sysq okn errs waited _ <"$dir/openloop.txt"
 		read -r cpu rss < <(j "$dir/run.json" cpu_s peak_tree_rss_mb)
 		ok=$(awk -v a="$achieved" -v r="$rate" -v p="$p99" -v e="$errs" 'BEGIN { print (p < 1 && a >= 0.99 * r && e == 0) ? "yes" : "no" }')
-		awk -v r="$rate" -v a="$achieved" -v p50="$p50" -v p99="$p99" -v m="$lmax" -v c="$cpu" -v cr="$cpureq" -v uq="$useq" -v sq="$sysq" -v rss="$rss" -v ok="$ok" -v w="$waited" -v e="$errs" \
-			'BEGIN { printf "%-8d %-6s %-10.1f %-9.3f %-9.3f %-9.3f %-8s %-9.2f %-10.1f %-8.1f %-8.1f %-8.0f %s (errors %d, waited for a connection %d)\n", r, "ref", a, p50, p99, m, "-", c, cr, uq, sq, rss, ok, e, w }'
+		awk -v r="$rate" -v a="$achieved" -v p50="$p50" -v p99="$p99" -v m="$lmax" -v c="$cpu" -v cr="$cpureq" -v uq="$useq" -v sq="$sysq" -v mu="$mock_us" -v rss="$rss" -v ok="$ok" -v w="$waited" -v e="$errs" \
+			'BEGIN { printf "%-8d %-6s %-10.1f %-9.3f %-9.3f %-9.3f %-8s %-9.2f %-10.1f %-8.1f %-8.1f %-8.1f %-8.0f %s (errors %d, waited for a connection %d)\n", r, "ref", a, p50, p99, m, "-", c, cr, uq, sq, mu, rss, ok, e, w }'
 		if [ "$ok" = yes ]; then ref_best=$rate; fi
 	fi
 	if [ "$rate_ok" = yes ]; then
