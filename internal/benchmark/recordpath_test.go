@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/aiperf-go/aiperf/internal/clock"
+	"github.com/aiperf-go/aiperf/internal/endpoint"
 	"github.com/aiperf-go/aiperf/internal/endpoint/openai"
 	"github.com/aiperf-go/aiperf/internal/export"
 	"github.com/aiperf-go/aiperf/internal/metrics"
@@ -24,9 +25,10 @@ import (
 // without changing one output byte. TestRecordPathGolden pins its whole
 // output on a fixed set of records (the mock's real response bodies, odd
 // timings, escapes, reasoning, tool calls, usage, every failure kind),
-// through the real chat parser, registry and builtin tokenizer: the golden
-// was written by the code before the change, and every later change must
-// reproduce it byte for byte.
+// through the real chat and completions parsers, registry and builtin
+// tokenizer: the goldens were written by the code before the change
+// (7a91b44 for chat, 98bf99b for completions, with this file copied in),
+// and every later change must reproduce them byte for byte.
 
 // mockChatBody is what `mock-server --fast` answers to a non-streaming chat
 // request (captured with curl).
@@ -155,22 +157,64 @@ func streamingRecords() []*record.Record {
 	return recs
 }
 
+// completionRecords are text_completion answers (or streams) as the mock
+// and vLLM send them, and a few the scanner leaves to the decoder.
+func completionRecords(streaming bool) []*record.Record {
+	bodies := [][]string{
+		{`{"id":"cmpl-mock-1","object":"text_completion","created":1796187831,"model":"m","choices":[{"index":0,"text":" known period stone","finish_reason":"stop"}],"usage":{"prompt_tokens":3,"completion_tokens":3,"total_tokens":6}}`},
+		{`{"id":"cmpl-1","object":"text_completion","created":1,"model":"m","choices":[{"index":0,"text":" a \"b\"\n\u00e9","logprobs":null,"finish_reason":"length","stop_reason":null}],"usage":{"prompt_tokens":5,"total_tokens":21,"completion_tokens":16,"prompt_tokens_details":null}}`},
+		{`{"object":"text_completion","choices":[{"text":"one"},{"text":"two"}]}`},
+		{`{"object":"text_completion","choices":[{"text":""}]}`},
+		{`{"error":{"message":"bad prompt","type":"BadRequestError","code":400}}`},
+		{`{"object":"text_completion","choices":[{"text":"cut`},
+	}
+	if streaming {
+		chunk := func(text, finish string) string {
+			f := "null"
+			if finish != "" {
+				f = `"` + finish + `"`
+			}
+			return `{"id":"cmpl-2","object":"text_completion","created":1,"model":"m","choices":[{"index":0,"text":"` + text +
+				`","logprobs":null,"finish_reason":` + f + `,"stop_reason":null}],"usage":null}`
+		}
+		bodies = [][]string{
+			{chunk(" known", ""), chunk(" period", ""), chunk("", "stop"),
+				`{"id":"cmpl-2","object":"text_completion","created":1,"model":"m","choices":[],"usage":{"prompt_tokens":3,"completion_tokens":2,"total_tokens":5}}`, "[DONE]"},
+			{chunk("a", ""), chunk("b", "length"), "[DONE]"},
+			{chunk("x", ""), `{"broken":`},
+		}
+	}
+	var recs []*record.Record
+	for i, chunks := range bodies {
+		sent := us(40000 + 777.7*float64(i))
+		r := &record.Record{Seq: uint64(200 + i), Phase: record.Profiling, WorkerID: "worker_3", Due: sent, Sent: sent, Ack: sent + us(99),
+			Status: 200, Streaming: streaming, ContentType: "application/json", InputTokens: 24, RequestedOSL: 16}
+		at := sent + us(250)
+		for _, d := range chunks {
+			r.Chunks = append(r.Chunks, record.Chunk{At: at, Data: []byte(d)})
+			at += us(61.3)
+		}
+		r.End = at
+		recs = append(recs, r)
+	}
+	return recs
+}
+
 // recordPathProcessor is a processor over the chat endpoint's metrics
 // with the builtin tokenizer and the golden's fixed wall clock.
-func recordPathProcessor(t testing.TB, streaming, serverTokens bool, slos map[string]float64) (*metrics.Processor, *metrics.Accumulator, *clock.Clock) {
+func recordPathProcessor(t testing.TB, ep endpoint.Endpoint, streaming, serverTokens bool, slos map[string]float64) (*metrics.Processor, *metrics.Accumulator, *clock.Clock) {
 	t.Helper()
 	tok, err := tokenizer.Builtin()
 	if err != nil {
 		t.Fatal(err)
 	}
-	chat := openai.NewChat()
-	meta := chat.Metadata()
+	meta := ep.Metadata()
 	reg := metrics.Builtin()
 	sel := reg.Select(metrics.Selection{Streaming: streaming, ProducesTokens: meta.ProducesTokens, TokenizesInput: meta.TokenizesInput,
 		SupportsImages: meta.SupportsImages, SupportsAudio: meta.SupportsAudio, SupportsVideos: meta.SupportsVideos,
 		UseServerTokenCount: serverTokens, Goodput: len(slos) > 0})
 	clk := clock.Aligned(clock.New(), 0, recordPathWall)
-	proc, err := metrics.NewProcessor(reg, metrics.ProcessorOptions{ID: "record_processor_0", Parser: chat, Tokenizer: tok,
+	proc, err := metrics.NewProcessor(reg, metrics.ProcessorOptions{ID: "record_processor_0", Parser: ep, Tokenizer: tok,
 		UseServerTokenCount: serverTokens, NonTextOutputTokens: meta.ProducesTokens, Metrics: sel, Clock: clk, SLOs: slos})
 	if err != nil {
 		t.Fatal(err)
@@ -180,9 +224,9 @@ func recordPathProcessor(t testing.TB, streaming, serverTokens bool, slos map[st
 
 // recordPathRun processes recs with one processor over the chat endpoint's
 // metrics and returns the JSONL lines, the summary JSON and the CSV.
-func recordPathRun(t testing.TB, recs []*record.Record, streaming, serverTokens bool) []byte {
+func recordPathRun(t testing.TB, ep endpoint.Endpoint, recs []*record.Record, streaming, serverTokens bool) []byte {
 	t.Helper()
-	proc, acc, clk := recordPathProcessor(t, streaming, serverTokens, map[string]float64{"request_latency": 1.25})
+	proc, acc, clk := recordPathProcessor(t, ep, streaming, serverTokens, map[string]float64{"request_latency": 1.25})
 	var out []byte
 	for _, r := range recs {
 		p := proc.Process(r)
@@ -206,17 +250,24 @@ func TestRecordPathGolden(t *testing.T) {
 	for _, c := range []struct {
 		name                    string
 		streaming, serverTokens bool
+		completions             bool
 	}{
-		{"nonstreaming", false, false},
-		{"nonstreaming_server_tokens", false, true},
-		{"streaming", true, false},
-		{"streaming_server_tokens", true, true},
+		{"nonstreaming", false, false, false},
+		{"nonstreaming_server_tokens", false, true, false},
+		{"streaming", true, false, false},
+		{"streaming_server_tokens", true, true, false},
+		{"completions", false, false, true},
+		{"completions_streaming", true, false, true},
 	} {
+		var ep endpoint.Endpoint = openai.NewChat()
 		recs := nonStreamingRecords()
-		if c.streaming {
+		switch {
+		case c.completions:
+			ep, recs = openai.NewCompletions(), completionRecords(c.streaming)
+		case c.streaming:
 			recs = streamingRecords()
 		}
-		got := recordPathRun(t, recs, c.streaming, c.serverTokens)
+		got := recordPathRun(t, ep, recs, c.streaming, c.serverTokens)
 		path := filepath.Join("testdata", "recordpath", c.name+".golden")
 		if *updateRecordPath {
 			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
@@ -249,7 +300,7 @@ func BenchmarkRecordPath(b *testing.B) {
 		{"streaming", true, streamingRecords()[:1]},
 	} {
 		b.Run(c.name, func(b *testing.B) {
-			proc, acc, clk := recordPathProcessor(b, c.streaming, false, nil)
+			proc, acc, clk := recordPathProcessor(b, openai.NewChat(), c.streaming, false, nil)
 			rec := c.recs[0]
 			var line []byte
 			b.ReportAllocs()

@@ -5,7 +5,7 @@ import (
 	"github.com/aiperf-go/aiperf/internal/record"
 )
 
-// scanChat is ParseResponse's fast path for the plain shapes of a
+// scanChat is Chat.ParseResponse's fast path for the plain shapes of a
 // chat.completion body and a chat.completion.chunk event: an object whose
 // members are scalars, "choices" with at most one choice (its message or
 // delta, finish_reason, scalars) and an OpenAI "usage". It builds the
@@ -15,6 +15,21 @@ import (
 // decodes the bytes in full. FuzzScanChatMatchesDecoder holds the two
 // equal wherever scanChat answers.
 func scanChat(data []byte, r *chatResponse) bool {
+	return scanResponse(data, &r.common, &r.Object, &r.Choices.first, nil)
+}
+
+// scanCompletion is scanChat for a text_completion body or chunk: its one
+// choice holds text and finish_reason.
+func scanCompletion(data []byte, r *completionResponse) bool {
+	return scanResponse(data, &r.common, &r.Object, nil, &r.Choices.first)
+}
+
+// scanResponse reads the members every OpenAI response shares ("object",
+// "choices", "usage", scalars) into c and obj, and the first choice into
+// chat or completion, whichever is not nil (direct calls, not a func
+// value, so that the scanner stays on the stack); the error shapes, and
+// anything else the scanner does not read, are not ok.
+func scanResponse(data []byte, c *common, obj *objectType, chat *chatChoice, completion *completionChoice) bool {
 	s := endpoint.NewScanner(data)
 	if !s.Open('{') {
 		return false
@@ -24,13 +39,13 @@ func scanChat(data []byte, r *chatResponse) bool {
 		switch string(s.Key()) {
 		case "object":
 			s.Seen(&seen, 1<<0)
-			r.Object = scanObjectType(&s)
+			*obj = scanObjectType(&s)
 		case "choices":
 			s.Seen(&seen, 1<<1)
-			scanChatChoices(&s, &r.Choices.first)
+			scanFirstChoice(&s, chat, completion)
 		case "usage":
 			s.Seen(&seen, 1<<2)
-			s.ScanUsage(&r.Usage)
+			s.ScanUsage(&c.Usage)
 		case "error", "message", "type", "code":
 			return false // the error shapes: rare, and the decoder's
 		default: // id, created, model, system_fingerprint, service_tier, ...
@@ -63,13 +78,10 @@ func scanObjectType(s *endpoint.Scanner) objectType {
 	return objOther
 }
 
-// scanChatChoices reads "choices" as chatChoices does, for null, [] and a
-// single object; a second choice gives up.
-func scanChatChoices(s *endpoint.Scanner, first *chatChoice) {
-	if s.Null() {
-		return
-	}
-	if !s.Open('[') {
+// scanFirstChoice reads "choices" as endpoint.FirstElement does, for
+// null, [] and a single object; a second choice gives up.
+func scanFirstChoice(s *endpoint.Scanner, chat *chatChoice, completion *completionChoice) {
+	if s.Null() || !s.Open('[') {
 		return
 	}
 	for i := 0; s.More(']'); i++ {
@@ -77,7 +89,31 @@ func scanChatChoices(s *endpoint.Scanner, first *chatChoice) {
 			s.GiveUp() // a second choice
 			return
 		}
-		scanChatChoice(s, first)
+		if chat != nil {
+			scanChatChoice(s, chat)
+		} else {
+			scanCompletionChoice(s, completion)
+		}
+	}
+}
+
+// scanCompletionChoice reads a completionChoice.
+func scanCompletionChoice(s *endpoint.Scanner, c *completionChoice) {
+	if !s.Open('{') {
+		return
+	}
+	var seen uint32
+	for s.More('}') {
+		switch string(s.Key()) {
+		case "text":
+			s.Seen(&seen, 1<<0)
+			s.StringMember(&c.Text)
+		case "finish_reason":
+			s.Seen(&seen, 1<<1)
+			s.StringMember(&c.FinishReason)
+		default: // index, logprobs (null), stop_reason, prompt_logprobs, ...
+			s.SkipScalar()
+		}
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/aiperf-go/aiperf/internal/endpoint"
+	"github.com/aiperf-go/aiperf/internal/record"
 )
 
 // fastChatBodies are shapes the scanner must read itself: what the mock,
@@ -69,25 +70,80 @@ func TestScanChatTakesThePlainShapes(t *testing.T) {
 // same bytes without error into the same response and the same Parsed.
 func checkScanMatchesDecoder(t *testing.T, data []byte) {
 	t.Helper()
-	var fast chatResponse
-	if !scanChat(data, &fast) {
+	checkScan(t, data, scanChat, parseChat, Chat{}.ParseResponse, decodeChat)
+}
+
+// checkCompletionScan is checkScanMatchesDecoder for completions.
+func checkCompletionScan(t *testing.T, data []byte) {
+	t.Helper()
+	checkScan(t, data, scanCompletion, parseCompletion, Completions{}.ParseResponse, decodeCompletion)
+}
+
+func checkScan[T any](t *testing.T, data []byte, scan func([]byte, *T) bool, parse func(*T) record.Parsed,
+	parseResponse, decode func([]byte) (record.Parsed, error)) {
+	t.Helper()
+	var fast T
+	if !scan(data, &fast) {
 		return
 	}
-	var full chatResponse
+	var full T
 	done, err := endpoint.DecodeEvent(data, &full)
 	if err != nil || done {
-		t.Fatalf("scanChat read %q, which the decoder rejects: done %v, %v", data, done, err)
+		t.Fatalf("the scanner read %q, which the decoder rejects: done %v, %v", data, done, err)
 	}
 	if !reflect.DeepEqual(fast, full) {
-		t.Fatalf("scanChat(%q) = %+v; the decoder reads %+v", data, fast, full)
+		t.Fatalf("scan(%q) = %+v; the decoder reads %+v", data, fast, full)
 	}
-	if a, b := parseChat(&fast), parseChat(&full); !reflect.DeepEqual(a, b) {
-		t.Fatalf("scanChat(%q) parses to %+v; the decoder's to %+v", data, a, b)
+	if a, b := parse(&fast), parse(&full); !reflect.DeepEqual(a, b) {
+		t.Fatalf("scan(%q) parses to %+v; the decoder's to %+v", data, a, b)
 	}
-	p, err := Chat{}.ParseResponse(data)
-	if want, _ := decodeChat(data); err != nil || !reflect.DeepEqual(p, want) {
+	p, err := parseResponse(data)
+	if want, _ := decode(data); err != nil || !reflect.DeepEqual(p, want) {
 		t.Fatalf("ParseResponse(%q) = %+v, %v; want %+v", data, p, err, want)
 	}
+}
+
+// fastCompletionBodies are the completions shapes the scanner reads.
+var fastCompletionBodies = []string{
+	`{"id":"cmpl-mock-1","object":"text_completion","created":1796187831,"model":"m","choices":[{"index":0,"text":" known period stone","finish_reason":"stop"}],"usage":{"prompt_tokens":3,"completion_tokens":3,"total_tokens":6}}`,
+	`{"id":"cmpl-8f1c2d3e4b5a","object":"text_completion","created":1749678185,"model":"meta-llama/Llama-3.1-8B-Instruct","choices":[{"index":0,"text":" hello","logprobs":null,"finish_reason":null,"stop_reason":null}],"usage":null}`,
+	`{"id":"cmpl-1","object":"text_completion","created":1,"model":"m","choices":[{"index":0,"text":"a \"b\"\n\u00e9","logprobs":null,"finish_reason":"length","stop_reason":null,"prompt_logprobs":null}],"usage":{"prompt_tokens":5,"total_tokens":21,"completion_tokens":16,"prompt_tokens_details":null}}`,
+	`{"object":"completion","choices":[]}`,
+}
+
+// slowCompletionBodies go to the decoder.
+var slowCompletionBodies = []string{
+	`[DONE]`, `{"object":"text_completion","choices":[{"text":"a"},{"text":"b"}]}`,
+	`{"object":"text_completion","choices":[{"text":"a","text":"b"}]}`,
+	`{"object":"text_completion","choices":[{"text":"a","logprobs":{"tokens":["a"]}}]}`,
+	`{"error":{"message":"bad"}}`,
+}
+
+func TestScanCompletionTakesThePlainShapes(t *testing.T) {
+	t.Parallel()
+	for _, b := range fastCompletionBodies {
+		var r completionResponse
+		if !scanCompletion([]byte(b), &r) {
+			t.Errorf("scanCompletion gave up on a plain shape: %s", b)
+		}
+		checkCompletionScan(t, []byte(b))
+		for i := range len(b) { // every one-byte deletion
+			checkCompletionScan(t, []byte(b[:i]+b[i+1:]))
+		}
+	}
+	for _, b := range slowCompletionBodies {
+		var r completionResponse
+		if scanCompletion([]byte(b), &r) {
+			t.Errorf("scanCompletion read a shape it must leave to the decoder: %q", b)
+		}
+	}
+}
+
+func FuzzScanCompletionMatchesDecoder(f *testing.F) {
+	for _, b := range append(append([]string{}, fastCompletionBodies...), slowCompletionBodies...) {
+		f.Add([]byte(b))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) { checkCompletionScan(t, data) })
 }
 
 // FuzzScanChatMatchesDecoder: for any bytes, the fast path either gives

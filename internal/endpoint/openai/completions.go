@@ -65,18 +65,32 @@ func (Completions) ReportsStreamEnd() bool { return true }
 // (AIPerf ignores other object types). usage, errors, [DONE] and invalid
 // input are handled as for chat.
 func (Completions) ParseResponse(data []byte) (record.Parsed, error) {
+	var r completionResponse // on the stack: only the scanner sees it
+	if scanCompletion(data, &r) {
+		return parseCompletion(&r), nil
+	}
+	return decodeCompletion(data)
+}
+
+// decodeCompletion is ParseResponse through the full decoder.
+func decodeCompletion(data []byte) (record.Parsed, error) {
 	var r completionResponse
 	if done, err := endpoint.DecodeEvent(data, &r); err != nil {
 		return record.Parsed{}, fmt.Errorf("openai completions response: %w", err)
 	} else if done {
 		return record.Parsed{Done: true}, nil
 	}
+	return parseCompletion(&r), nil
+}
+
+// parseCompletion is ParseResponse on a decoded (or scanned) response.
+func parseCompletion(r *completionResponse) record.Parsed {
 	p := r.common.parsed(r.Object)
 	p.Finished = r.Choices.first.FinishReason.S != ""
 	if r.Object == objCompletion {
 		p.Text = r.Choices.first.Text.S
 	}
-	return p, nil
+	return p
 }
 
 // completionResponse is the part of a completions response AIPerf reads.
