@@ -15,7 +15,8 @@
 # ROUNDS rounds (default 1), each round starting with wrk, so a comparison
 # is interleaved in one run: "lean" and "net/http" are this build with
 # AIPERF_HTTP_CLIENT set to them (the HTTP/1.1 transport, see README),
-# "old" is $OLD_BIN (an older build, e.g. main's before a change).
+# "old" is $OLD_BIN (an older build, e.g. main's before a change). Each
+# run's profile_export.jsonl is deleted once read (KEEP_RECORDS=1 keeps it).
 #
 # wrk must be installed (Debian: apt-get install wrk). Both clients send
 # the same body (bench/wrk-chat.lua writes it for wrk); wrk does not read
@@ -56,6 +57,9 @@ run_engine() {
 	local rps n cpu
 	read -r rps n < <(j "$dir/profile_export_aiperf.json" request_throughput.avg request_count.avg)
 	cpu=$(j "$dir/run.json" cpu_s)
+	# Each run's per-record export is ~100 MB; with ROUNDS a run fills a
+	# shared disk. The summary files stay; KEEP_RECORDS=1 keeps them too.
+	[ -n "${KEEP_RECORDS:-}" ] || rm -f "$dir"/profile_export*.jsonl "$OUT"/baseline/profile_export*.jsonl
 	echo "$rps $n $cpu $base"
 }
 echo "# non-streaming chat, concurrency $CONCURRENCY, $DURATION s each, mock --fast, engines: $ENGINES, rounds: $ROUNDS"

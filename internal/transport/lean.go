@@ -156,6 +156,7 @@ func (t *leanTransport) send(ctx context.Context, m *message, trace *httptrace.C
 		if !reused || answered {
 			return nil, err
 		}
+		t.pool.markClosesIdle(c.host)
 		// The server closed the reused connection before answering: it
 		// cannot have processed the request. Send it again (net/http's
 		// rule); GetConn counts the resend.

@@ -656,3 +656,37 @@ func TestReadPlainHead(t *testing.T) {
 type readerFunc func([]byte) (int, error)
 
 func (f readerFunc) Read(p []byte) (int, error) { return f(p) }
+
+// TestLeanLearnsServerClosesIdle: the first connection the server closed
+// while idle is found by the request written on it (and that request is
+// resent); from then on idle connections to that server are peeked, and a
+// closed one is not tried.
+func TestLeanLearnsServerClosesIdle(t *testing.T) {
+	t.Parallel()
+	url := rawServer(t, func(conn net.Conn, _ *bufio.Reader) {
+		io.WriteString(conn, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}")
+		// rawServer closes the connection after the answer.
+	})
+	c := New(Options{})
+	t.Cleanup(c.Close)
+	lt := lean(t, c)
+	idleClosed := func() bool {
+		lt.pool.mu.Lock()
+		defer lt.pool.mu.Unlock()
+		for _, h := range lt.pool.hosts {
+			if len(h.idle) == 1 {
+				return h.idle[0].peek.peerClosed()
+			}
+		}
+		return false
+	}
+	for i, want := range []struct{ retries int }{{0}, {1}, {0}, {0}} {
+		if i > 0 {
+			waitFor(t, idleClosed) // the server's close has reached us
+		}
+		rec := send(c, url, fmt.Sprint(i), "")
+		if rec.Error != nil || rec.ConnectionRetries != want.retries || rec.Trace.Reused {
+			t.Errorf("request %d: error %+v, %d resends, reused %v; want %d resends on a new connection", i, rec.Error, rec.ConnectionRetries, rec.Trace.Reused, want.retries)
+		}
+	}
+}

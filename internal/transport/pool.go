@@ -42,6 +42,11 @@ type hostConns struct {
 	// waiting are the requests held by maxConns, oldest first. Each gets
 	// an idle connection, or nil: a slot to dial, counted in open already.
 	waiting []chan *conn
+	// closesIdle is set once a reused connection to the host proved
+	// closed (see markClosesIdle): from then on an idle connection is
+	// peeked before reuse. A server that keeps its connections open (the
+	// mock, vLLM, SGLang) never pays the peek's system call.
+	closesIdle bool
 }
 
 // conn is one pooled connection with its read buffer. The write side has
@@ -63,9 +68,10 @@ func newPool(maxIdle, maxConns int, idleTimeout time.Duration) *pool {
 // get returns an idle connection to key (reused true), or nil and a
 // reserved slot when the caller is to dial one (then it must call dialed
 // or failed). It waits while key's connections are at the cap, until a
-// connection or a slot is freed or ctx ends. An idle connection the server
-// has closed meanwhile, or one idle for longer than idleTimeout, is closed
-// and skipped.
+// connection or a slot is freed or ctx ends. An idle connection idle for
+// longer than idleTimeout, one holding bytes nobody asked for, or (once
+// the host is known to close idle connections) one the server has closed
+// meanwhile, is closed and skipped.
 func (p *pool) get(ctx context.Context, key hostKey) (c *conn, h *hostConns, err error) {
 	now := time.Now()
 	p.mu.Lock()
@@ -85,7 +91,7 @@ func (p *pool) get(ctx context.Context, key hostKey) (c *conn, h *hostConns, err
 			h.idle = h.idle[:0]
 			break
 		}
-		if top.br.Buffered() > 0 || top.peek.peerClosed() {
+		if top.br.Buffered() > 0 || (h.closesIdle && top.peek.peerClosed()) {
 			// The server hung up (or sent something unasked) while the
 			// connection sat idle: a request written on it could only
 			// fail, so it is not tried.
@@ -185,6 +191,14 @@ func (p *pool) handOff(h *hostConns, c *conn) bool {
 	p.mu.Unlock()
 	ch <- c
 	return true
+}
+
+// markClosesIdle records that the server of h closed a connection while
+// it sat idle (llama-server and many proxies do after some responses).
+func (p *pool) markClosesIdle(h *hostConns) {
+	p.mu.Lock()
+	h.closesIdle = true
+	p.mu.Unlock()
 }
 
 // closeIdle closes every idle connection. Connections in use are not
