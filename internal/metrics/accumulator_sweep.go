@@ -52,9 +52,8 @@ func (a *Accumulator) addSweep(p *Processed) {
 			a.sweep.iclOff, a.sweep.icl = true, nil
 		} else {
 			row.off, row.n = int32(len(a.sweep.icl)), int32(len(gaps))
-			msToNs, _ := scale(UnitMS, UnitNS)
 			for _, g := range gaps {
-				a.sweep.icl = append(a.sweep.icl, g*msToNs)
+				a.sweep.icl = append(a.sweep.icl, g*msToNS)
 			}
 		}
 	}

@@ -74,7 +74,12 @@ func Builtin() *Registry {
 }
 
 // seconds converts nanoseconds to seconds the way AIPerf does (ns * 1e-9).
-func seconds(ns float64) float64 {
-	f, _ := scale(UnitNS, UnitSec)
-	return ns * f
-}
+func seconds(ns float64) float64 { return ns * nsToSec }
+
+// nsToSec and nsToMS are scale's factors, computed once (scale looks its
+// units up by name, and every record converts a few times).
+var (
+	nsToSec, _ = scale(UnitNS, UnitSec)
+	nsToMS, _  = scale(UnitNS, UnitMS)
+	msToNS, _  = scale(UnitMS, UnitNS)
+)

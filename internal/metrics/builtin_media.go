@@ -54,7 +54,7 @@ func mediaMetrics() []*Metric {
 				if !ok || v[0] == 0 {
 					return 0, false
 				}
-				toMS, _ := scale(UnitNS, UnitMS) // v * 1e-6, as AIPerf converts
+				toMS := nsToMS // v * 1e-6, as AIPerf converts
 				return v[1] * toMS / v[0], true
 			},
 		},

@@ -62,6 +62,9 @@ type recordContext struct {
 
 	// text and reasoning join the record's output and reasoning texts.
 	text, reasoning textJoin
+	// gathered collects the record's metric values before they are
+	// copied into Processed.Values.
+	gathered []Value
 }
 
 // textJoin concatenates a record's texts. One piece (a non-streaming
@@ -184,8 +187,7 @@ func (c *deriveContext) observationSeconds() (float64, bool) {
 		}
 		ns = d
 	}
-	s, _ := scale(UnitNS, UnitSec)
-	sec := ns * s
+	sec := ns * nsToSec
 	if sec == 0 {
 		return 0, false
 	}

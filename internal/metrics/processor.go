@@ -231,11 +231,19 @@ func (p *Processor) Process(rec *record.Record) Processed {
 	if out.Valid {
 		metrics = p.valid
 	}
-	out.Values = make([]Value, 0, len(metrics))
+	// Values are gathered in the recycled buffer and copied out at their
+	// count: a record has values for about half its selected metrics.
+	vals := c.gathered[:0]
 	for _, m := range metrics {
 		if v, ok := p.compute(c, m); ok {
-			out.Values = append(out.Values, v)
+			vals = append(vals, v)
 		}
+	}
+	c.gathered = vals
+	out.Values = make([]Value, len(vals))
+	copy(out.Values, vals)
+	for i := range vals { // the buffer keeps no list alive between records
+		vals[i].List = nil
 	}
 	return out
 }
@@ -248,10 +256,9 @@ func (p *Processor) newContext(rec *record.Record) *recordContext {
 	if len(vals) != p.nMetrics {
 		vals, has = make([]float64, p.nMetrics), make([]bool, p.nMetrics)
 	} else {
-		clear(vals)
-		clear(has)
+		clear(has) // a value is read only where has says it was set
 	}
-	text, reasoning := c.text, c.reasoning
+	text, reasoning, gathered := c.text, c.reasoning, c.gathered
 	text.reset()
 	reasoning.reset()
 	*c = recordContext{
@@ -266,6 +273,7 @@ func (p *Processor) newContext(rec *record.Record) *recordContext {
 		has:        has,
 		text:       text,
 		reasoning:  reasoning,
+		gathered:   gathered,
 	}
 	return c
 }
