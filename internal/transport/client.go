@@ -1,8 +1,10 @@
 // Package transport sends benchmark requests over HTTP and reads their
 // responses, stamping every step on the run clock.
 //
-// One Client (one http.Transport) serves every worker of a run, so that
-// connections are pooled and reused across thousands of concurrent streams.
+// One Client (one keep-alive pool: the lean HTTP/1.1 transport's, or
+// net/http's Transport with AIPERF_HTTP_CLIENT=net/http) serves every
+// worker of a run, so that connections are pooled and reused across
+// thousands of concurrent streams.
 // Do never returns an error: every failure (refused connection, timeout,
 // cancellation, non-2xx status, broken stream) is recorded on the
 // record.Record it fills, because a failed request is a measurement too.
@@ -60,10 +62,12 @@ type Options struct {
 	// choose.
 	LocalAddrs []net.IP
 	// ConnBufferSize, when positive, is the size of each connection's read
-	// and write buffers (net/http's default is 4 KiB each). Every open
-	// connection holds both for its lifetime, so a run holding 100,000
-	// streams spends 800 MB on them at the default; a smaller buffer only
-	// costs more copies of bodies larger than it.
+	// buffer (and, with net/http's Transport, its write buffer; 4 KiB each
+	// by default). Every open connection holds them for its lifetime, so
+	// 100,000 streams spend 400 MB on read buffers at the default (800 MB
+	// with net/http's); a smaller buffer only costs more copies of bodies
+	// larger than it. The lean transport writes each request from a pooled
+	// buffer.
 	ConnBufferSize int
 	// NetHTTP selects net/http's Transport instead of the lean HTTP/1.1
 	// transport (leanTransport), as the environment variable
@@ -77,7 +81,7 @@ type Options struct {
 // lean transport.
 const ClientEnv = "AIPERF_HTTP_CLIENT"
 
-// Client sends requests over one shared, tuned http.Transport. It is safe
+// Client sends requests over one shared, tuned transport. It is safe
 // for concurrent use by any number of goroutines.
 type Client struct {
 	hc       *http.Client // the pool (ReusePooled), or one connection per request (ReuseNever)
