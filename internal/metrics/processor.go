@@ -83,8 +83,9 @@ type ProcessorOptions struct {
 // Processor turns records into per-record metric values: it parses every
 // chunk, decides validity, counts tokens and computes the selected record
 // and aggregate metrics in dependency order. It keeps no state between
-// records and is immutable after NewProcessor, so it is safe for concurrent
-// use given a concurrency-safe Parser and Tokenizer; the pipeline still runs
+// records (its scratch pool only recycles buffers) and is immutable after
+// NewProcessor, so it is safe for concurrent use given a concurrency-safe
+// Parser and Tokenizer; the pipeline still runs
 // one per goroutine, each with its own ID, as AIPerf runs one per record
 // processor service.
 type Processor struct {
