@@ -234,20 +234,15 @@ func (s *Scanner) Number() []byte {
 	case i < len(d) && d[i] == '0':
 		i++
 	case i < len(d) && d[i] >= '1' && d[i] <= '9':
-		for i < len(d) && d[i] >= '0' && d[i] <= '9' {
-			i++
-		}
+		i = digits(d, i)
 	default:
 		s.fail()
 		return nil
 	}
 	if i < len(d) && d[i] == '.' {
-		i++
-		j := i
-		for i < len(d) && d[i] >= '0' && d[i] <= '9' {
-			i++
-		}
-		if i == j {
+		if j := digits(d, i+1); j > i+1 {
+			i = j
+		} else {
 			s.fail()
 			return nil
 		}
@@ -257,17 +252,23 @@ func (s *Scanner) Number() []byte {
 		if i < len(d) && (d[i] == '+' || d[i] == '-') {
 			i++
 		}
-		j := i
-		for i < len(d) && d[i] >= '0' && d[i] <= '9' {
-			i++
-		}
-		if i == j {
+		if j := digits(d, i); j > i {
+			i = j
+		} else {
 			s.fail()
 			return nil
 		}
 	}
 	s.pos = i
 	return d[start:i]
+}
+
+// digits returns the index after the run of decimal digits at d[i:].
+func digits(d []byte, i int) int {
+	for i < len(d) && d[i] >= '0' && d[i] <= '9' {
+		i++
+	}
+	return i
 }
 
 // Null consumes null if it comes next and reports whether it did.

@@ -157,12 +157,19 @@ func pyFloatSeeds() []float64 {
 func TestAppendPyFloatFastPathMatchesSplit(t *testing.T) {
 	t.Parallel()
 	for _, x := range pyFloatSeeds() {
-		for _, style := range [][2]int{{-4, 2}, {-5, 1}} {
-			got := string(appendPyFloat(nil, x, style[0], style[1]))
-			want := string(appendPyFloatSplit(nil, x, style[0], style[1]))
-			if got != want {
-				t.Errorf("appendPyFloat(%v, %d, %d) = %s; the split spelling is %s", x, style[0], style[1], got, want)
-			}
+		checkPyFloat(t, x)
+	}
+}
+
+// checkPyFloat fails unless appendPyFloat spells x as appendPyFloatSplit
+// does, in both of Python's styles (repr and orjson).
+func checkPyFloat(t *testing.T, x float64) {
+	t.Helper()
+	for _, style := range [][2]int{{-4, 2}, {-5, 1}} {
+		got := string(appendPyFloat(nil, x, style[0], style[1]))
+		want := string(appendPyFloatSplit(nil, x, style[0], style[1]))
+		if got != want {
+			t.Fatalf("appendPyFloat(%v, %d, %d) = %s; the split spelling is %s", x, style[0], style[1], got, want)
 		}
 	}
 }
@@ -175,15 +182,8 @@ func FuzzAppendPyFloat(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, bits uint64) {
 		x := math.Float64frombits(bits)
-		if !finite(x) {
-			return
-		}
-		for _, style := range [][2]int{{-4, 2}, {-5, 1}} {
-			got := string(appendPyFloat(nil, x, style[0], style[1]))
-			want := string(appendPyFloatSplit(nil, x, style[0], style[1]))
-			if got != want {
-				t.Fatalf("appendPyFloat(%v, %d, %d) = %s; the split spelling is %s", x, style[0], style[1], got, want)
-			}
+		if finite(x) {
+			checkPyFloat(t, x)
 		}
 	})
 }
