@@ -12,7 +12,7 @@ package transport
 
 import (
 	"crypto/tls"
-	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"os"
@@ -191,8 +191,8 @@ func checkRedirect(req *http.Request, via []*http.Request) error {
 			return http.ErrUseLastResponse
 		}
 	}
-	if len(via) >= 10 {
-		return errors.New("stopped after 10 redirects")
+	if len(via) >= maxRedirects {
+		return fmt.Errorf("stopped after %d redirects", maxRedirects)
 	}
 	return nil
 }

@@ -10,11 +10,14 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptrace"
+	"net/textproto"
 	"net/url"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
+
+	"golang.org/x/net/http/httpguts"
 )
 
 // leanTransport is the client's HTTP/1.1 transport (the default; see
@@ -429,11 +432,11 @@ func (t *leanTransport) encode(m *message) (_ *wireBuf, err error) {
 		if skipHeader(k) {
 			continue
 		}
-		if !validHeaderName(k) {
+		if !httpguts.ValidHeaderFieldName(k) {
 			return nil, fmt.Errorf("net/http: invalid header field name %q", k)
 		}
 		for _, v := range vs {
-			if !validHeaderValue(v) {
+			if !httpguts.ValidHeaderFieldValue(v) {
 				return nil, fmt.Errorf("net/http: invalid header field value for %q", k)
 			}
 			if k == "User-Agent" && v == "" {
@@ -441,7 +444,7 @@ func (t *leanTransport) encode(m *message) (_ *wireBuf, err error) {
 			}
 			b = append(b, k...)
 			b = append(b, ": "...)
-			b = append(b, trimHeaderValue(v)...)
+			b = append(b, textproto.TrimString(v)...)
 			b = append(b, "\r\n"...)
 		}
 	}
@@ -509,7 +512,7 @@ func (t *leanTransport) do(ctx context.Context, m *message, trace *httptrace.Cli
 		}
 		drain(resp.Body)
 		if hops+1 >= maxRedirects {
-			return nil, errors.New("stopped after 10 redirects")
+			return nil, fmt.Errorf("stopped after %d redirects", maxRedirects)
 		}
 		next, err := m.url.Parse(loc)
 		if err != nil {
@@ -555,51 +558,4 @@ func skipHeader(k string) bool {
 		return true
 	}
 	return false
-}
-
-// validHeaderName reports whether k is an RFC 7230 token.
-func validHeaderName(k string) bool {
-	if k == "" {
-		return false
-	}
-	for i := 0; i < len(k); i++ {
-		if !isTokenByte(k[i]) {
-			return false
-		}
-	}
-	return true
-}
-
-func isTokenByte(c byte) bool {
-	switch {
-	case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
-		return true
-	}
-	switch c {
-	case '!', '#', '$', '%', '&', '\'', '*', '+', '-', '.', '^', '_', '`', '|', '~':
-		return true
-	}
-	return false
-}
-
-// validHeaderValue reports whether v holds no control byte but tab.
-func validHeaderValue(v string) bool {
-	for i := 0; i < len(v); i++ {
-		if c := v[i]; (c < ' ' && c != '\t') || c == 0x7f {
-			return false
-		}
-	}
-	return true
-}
-
-// trimHeaderValue drops leading and trailing spaces and tabs, as
-// net/http's header writer does.
-func trimHeaderValue(v string) string {
-	for len(v) > 0 && (v[0] == ' ' || v[0] == '\t') {
-		v = v[1:]
-	}
-	for len(v) > 0 && (v[len(v)-1] == ' ' || v[len(v)-1] == '\t') {
-		v = v[:len(v)-1]
-	}
-	return v
 }

@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"net/textproto"
 	"strings"
+
+	"golang.org/x/net/http/httpguts"
 )
 
 // readPlainHead parses a response head that is plain, the shape of nearly
@@ -52,11 +54,11 @@ func readPlainHead(br *bufio.Reader) (resp *http.Response, ok bool) {
 			return nil, false // obsolete line folding, or a bare CR or LF
 		}
 		k, v, found := strings.Cut(line, ":")
-		if !found || !validHeaderName(k) {
+		if !found || !httpguts.ValidHeaderFieldName(k) {
 			return nil, false
 		}
 		k = textproto.CanonicalMIMEHeaderKey(k)
-		v = trimHeaderValue(v)
+		v = textproto.TrimString(v)
 		switch k {
 		case "Transfer-Encoding", "Trailer":
 			return nil, false
