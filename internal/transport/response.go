@@ -36,7 +36,9 @@ func readPlainHead(br *bufio.Reader) (resp *http.Response, ok bool) {
 	head := string(raw)
 	line, rest, _ := strings.Cut(head, "\r\n")
 	status, found := strings.CutPrefix(line, "HTTP/1.1 ")
-	if !found {
+	if !found || strings.ContainsAny(status, "\r\n") {
+		// Not HTTP/1.1, or a bare CR or LF, where net/http's line reader
+		// would end the status line and read the rest differently.
 		return nil, false
 	}
 	status = strings.TrimLeft(status, " ")
