@@ -138,6 +138,8 @@ var isolated = []string{
 	"internal/tokenizer/hf", "internal/tokenizer/hub", "internal/tokenizer/hub/hubtest", "internal/dataset/sound", "internal/tokenizer/testmodels", "internal/chattemplate", "internal/mockserver", "internal/metrics/stats", "internal/userfile", "internal/sla", "internal/live", "internal/pyrand", "internal/metrics/sweep", "internal/fdlimit",
 	// results reads finished runs' artifacts back; it knows file shapes only.
 	"internal/results", "internal/cluster/clusterpb",
+	// testenv finds the system programs some tests drive (tmux, ffmpeg).
+	"internal/testenv",
 	// kube (issue 20) turns a benchmark into client-go objects; it knows
 	// the command lines of profile and cluster-worker, not their code.
 	// kube/api/v1alpha1: the AIPerfJob/AIPerfSweep types and CRDs;

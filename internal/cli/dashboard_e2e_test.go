@@ -10,22 +10,9 @@ import (
 	"strings"
 	"testing"
 	"time"
-)
 
-// requireTool finds a system program a test drives. Missing, the test is
-// skipped, unless the variable env is "1" (.ci/run sets it after
-// installing the program), which makes it a failure.
-func requireTool(t *testing.T, name, env string) string {
-	t.Helper()
-	path, err := exec.LookPath(name)
-	if err != nil {
-		if os.Getenv(env) == "1" {
-			t.Fatalf("%s is required (%s=1) but not installed: %v", name, env, err)
-		}
-		t.Skipf("%s not installed (set %s=1 to make this a failure; .ci/run installs it)", name, env)
-	}
-	return path
-}
+	"github.com/aiperf-go/aiperf/internal/testenv"
+)
 
 // tmuxPane runs one command in a detached tmux session on a private tmux
 // server, at a fixed size, and reads its screen back.
@@ -37,7 +24,7 @@ type tmuxPane struct {
 
 func newTmuxPane(t *testing.T, width, height int, env []string, argv ...string) *tmuxPane {
 	t.Helper()
-	p := &tmuxPane{t: t, tmux: requireTool(t, "tmux", "AIPERF_REQUIRE_TMUX"), socket: fmt.Sprintf("aiperf-test-%d-%d", os.Getpid(), time.Now().UnixNano())}
+	p := &tmuxPane{t: t, tmux: testenv.Tool(t, "AIPERF_REQUIRE_TMUX", "tmux"), socket: fmt.Sprintf("aiperf-test-%d-%d", os.Getpid(), time.Now().UnixNano())}
 	var cmd strings.Builder
 	for _, e := range env {
 		cmd.WriteString(shellQuote(e) + " ")

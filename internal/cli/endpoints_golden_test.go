@@ -24,6 +24,7 @@ import (
 
 	"github.com/aiperf-go/aiperf/internal/endpoint"
 	"github.com/aiperf-go/aiperf/internal/mockserver"
+	"github.com/aiperf-go/aiperf/internal/testenv"
 	"github.com/aiperf-go/aiperf/internal/tokenizer/testmodels"
 )
 
@@ -151,6 +152,9 @@ func TestEndpointsMatchAIPerf(t *testing.T) {
 		g := goldens[i]
 		t.Run(strings.TrimSuffix(filepath.Base(f), ".json"), func(t *testing.T) {
 			t.Parallel()
+			if tool := externalTool(g.Args); tool != "" {
+				testenv.Tool(t, testenv.FFmpeg, tool)
+			}
 			slots <- struct{}{}
 			defer func() { <-slots }()
 			dir := t.TempDir()
@@ -430,4 +434,50 @@ func metricDeviation(typ, tag string) string {
 		}
 	}
 	return ""
+}
+
+// externalTool names the program a case's arguments need beyond this
+// binary: synthetic video (any --video-* flag) is WebM unless
+// --video-format mjpeg asks for the pure-Go container, and mp3 audio is
+// encoded by ffmpeg as in AIPerf. "" when the case needs none.
+func externalTool(args []string) string {
+	video, mjpeg := false, false
+	for i, a := range args {
+		next := ""
+		if i+1 < len(args) {
+			next = args[i+1]
+		}
+		switch {
+		case a == "--video-format":
+			mjpeg = next == "mjpeg"
+		case strings.HasPrefix(a, "--video-"):
+			video = true
+		case a == "--audio-format" && next == "mp3":
+			return "ffmpeg"
+		}
+	}
+	if video && !mjpeg {
+		return "ffmpeg"
+	}
+	return ""
+}
+
+// TestExternalTool: the golden cases that encode WebM, MP4 or mp3 ask for
+// ffmpeg (and are skipped without it); the pure-Go ones do not.
+func TestExternalTool(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--video-width", "32", "--video-height", "32"}, "ffmpeg"},
+		{[]string{"--video-format", "mp4", "--video-codec", "mpeg4"}, "ffmpeg"},
+		{[]string{"--video-width", "32", "--video-format", "mjpeg"}, ""},
+		{[]string{"--audio-format", "mp3", "--audio-length-mean", "1"}, "ffmpeg"},
+		{[]string{"--audio-format", "wav"}, ""},
+		{[]string{"--endpoint-type", "video_generation", "--download-video-content"}, ""},
+	} {
+		if got := externalTool(c.args); got != c.want {
+			t.Errorf("externalTool(%q) = %q; want %q", c.args, got, c.want)
+		}
+	}
 }

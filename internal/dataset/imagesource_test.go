@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/aiperf-go/aiperf/internal/testenv"
 )
 
 // meanColor is the average RGB of an image, which tells the source
@@ -138,9 +140,7 @@ func TestImageSourceAssets(t *testing.T) {
 // stream (an ID3 tag or a frame sync) in AIPerf's "mp3,<base64>" form.
 func TestAudioMP3(t *testing.T) {
 	t.Parallel()
-	if _, err := FFmpegPath(); err != nil {
-		t.Skip("ffmpeg is not installed (.ci/run installs it)")
-	}
+	testenv.Tool(t, testenv.FFmpeg, "ffmpeg")
 	o := AudioOptions{BatchSize: 1, LengthMean: 0.2, Format: AudioMP3, SampleRatesKHz: []float64{16}, Depths: []int{16}, Channels: 1}
 	ds := mediaDataset(t, 1, MediaOptions{Audio: o}, 4)
 	clip := ds.Conversations[0].Turns[0].Audios[0]

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/aiperf-go/aiperf/internal/testenv"
 )
 
 func videoData(t *testing.T, url, mime string) []byte {
@@ -63,9 +65,7 @@ func TestVideoMJPEG(t *testing.T) {
 // does; skipped without ffmpeg, which .ci/run installs.
 func TestVideoFFmpeg(t *testing.T) {
 	t.Parallel()
-	if _, err := FFmpegPath(); err != nil {
-		t.Skip("ffmpeg is not installed")
-	}
+	testenv.Tool(t, testenv.FFmpeg, "ffmpeg")
 	webm := VideoOptions{BatchSize: 1, Duration: 1, FPS: 4, Width: 32, Height: 32, SynthType: VideoMovingShapes,
 		Format: VideoWebM, Codec: "libvpx-vp9", AudioSampleRateKHz: 16, AudioChannels: 1, AudioCodec: "libvorbis", AudioDepth: 16}
 	data := videoData(t, mediaDataset(t, 1, MediaOptions{Video: webm}, 6).Conversations[0].Turns[0].Videos[0], "video/webm")

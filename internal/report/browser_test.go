@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/aiperf-go/aiperf/internal/testenv"
 )
 
 // chromiumArgs are the flags that work headless here (see the machine
@@ -28,16 +30,7 @@ func chromiumArgs(profile string) []string {
 
 func chromium(t *testing.T) string {
 	t.Helper()
-	for _, name := range []string{"chromium", "chromium-browser"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	if os.Getenv("AIPERF_REQUIRE_CHROMIUM") == "1" {
-		t.Fatal("chromium is required (AIPERF_REQUIRE_CHROMIUM=1) but not installed")
-	}
-	t.Skip("chromium not installed (set AIPERF_REQUIRE_CHROMIUM=1 to make this a failure; .ci/run installs it)")
-	return ""
+	return testenv.Tool(t, "AIPERF_REQUIRE_CHROMIUM", "chromium", "chromium-browser")
 }
 
 var (
