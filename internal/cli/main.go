@@ -91,6 +91,10 @@ type Env struct {
 	// in flight cancelled, artifacts still written); see watchInterrupts.
 	// Only OSEnv sets it: tests cancel the context themselves.
 	NotifySignals bool
+	// Kube builds the `aiperf kube` command where this program has it
+	// (aiperf-kube, through internal/kubecli); nil hands `aiperf kube ...`
+	// to the aiperf-kube program (see runKubeBinary).
+	Kube func(*Env) *cobra.Command
 
 	// abort is closed by the second interrupt; nil (never closed) unless
 	// NotifySignals.
@@ -210,6 +214,11 @@ func (eofReader) Read([]byte) (int, error) { return 0, io.EOF }
 // Errors are printed to env.Stderr.
 func Main(ctx context.Context, args []string, env Env) int {
 	env = env.withDefaults()
+	if len(args) > 0 && args[0] == "kube" && env.Kube == nil {
+		// Before the profiles and signal handlers: the companion may
+		// replace this process.
+		return runKubeBinary(ctx, env, args[1:])
+	}
 	defer startCPUProfile(env.Getenv, env.Stderr)()
 	defer startHeapProfile(env.Getenv, env.Stderr)()
 	if env.NotifySignals {
@@ -269,7 +278,11 @@ func newRootCommand(env *Env) (*cobra.Command, *profileCommand) {
 	root.AddCommand(newPluginsCommand(env))                                              // issue 13
 	root.AddCommand(newChatCommand(env), newSpeedBenchCommand(env), newServiceCommand()) // issue 21
 	root.AddCommand(newSynthesizeCommand(env), newValidateCommand(env))                  // issue 15
-	root.AddCommand(newClusterWorkerCommand(env), newKubeCommand(env))                   // issue 20
+	kube := newKubeStubCommand
+	if env.Kube != nil {
+		kube = env.Kube
+	}
+	root.AddCommand(newClusterWorkerCommand(env), kube(env))
 	return root, profile
 }
 

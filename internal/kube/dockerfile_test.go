@@ -12,15 +12,18 @@ import (
 // TestDockerfileBuildsTheStaticBinaryTheManifestsRun: the image cannot be
 // built here (no container daemon), so this checks what can be: the
 // Dockerfile builds with CGO off onto a static base and puts the binary at
-// /aiperf as user 65532, which is what the generated pods run; and the
-// binary built that way is static (no dynamic section, no interpreter).
+// /aiperf as user 65532, which is what the generated pods run, with
+// aiperf-kube beside it (the operator Deployment runs /aiperf kube
+// operator, which runs /aiperf-kube); and the binary built that way is
+// static (no dynamic section, no interpreter).
 func TestDockerfileBuildsTheStaticBinaryTheManifestsRun(t *testing.T) {
 	b, err := os.ReadFile("../../Dockerfile")
 	if err != nil {
 		t.Fatal(err)
 	}
 	df := string(b)
-	for _, want := range []string{"CGO_ENABLED=0", "-o /aiperf ./cmd/aiperf", "distroless/static", "COPY --from=build /aiperf /aiperf", "USER 65532"} {
+	for _, want := range []string{"CGO_ENABLED=0", "-o /out/ ./cmd/aiperf ./cmd/aiperf-kube", "distroless/static",
+		"COPY --from=build /out/aiperf /aiperf", "COPY --from=build /out/aiperf-kube /aiperf-kube", "USER 65532"} {
 		if !strings.Contains(df, want) {
 			t.Errorf("Dockerfile lacks %q", want)
 		}

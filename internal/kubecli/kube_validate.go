@@ -1,4 +1,4 @@
-package cli
+package kubecli
 
 import (
 	"errors"
@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/util/validation"
 
+	"github.com/aiperf-go/aiperf/internal/cli"
 	"github.com/aiperf-go/aiperf/internal/kube/api/v1alpha1"
 )
 
@@ -34,18 +35,18 @@ func newKubeValidateCommand(env *Env) *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			body, kind, name, err := unwrapAIPerfJob(args[0])
 			if err != nil {
-				return &usageError{command: "aiperf kube validate", problems: unjoin(err)}
+				return cli.UsageError("aiperf kube validate", cli.Problems(err)...)
 			}
 			tmp := filepath.Join(os.TempDir(), fmt.Sprintf("aiperf-kube-%d-%s.yaml", os.Getpid(), name))
 			if err := os.WriteFile(tmp, body, 0o600); err != nil {
 				return err
 			}
 			defer os.Remove(tmp)
-			f, vars, err := loadForCommand(env, tmp)
+			summary, err := cli.CheckConfigFile(env, tmp)
 			if err != nil {
 				return fmt.Errorf("%s %s (%s): spec: %w", kind, name, args[0], err)
 			}
-			_, err = fmt.Fprintf(cmd.OutOrStdout(), "%s: %s %s valid (%s)\n", args[0], kind, name, sweepSummary(f, vars))
+			_, err = fmt.Fprintf(cmd.OutOrStdout(), "%s: %s %s valid (%s)\n", args[0], kind, name, summary)
 			return err
 		},
 	}

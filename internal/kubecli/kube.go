@@ -1,4 +1,4 @@
-package cli
+package kubecli
 
 import (
 	"bytes"
@@ -16,6 +16,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
+	"github.com/aiperf-go/aiperf/internal/cli"
 	"github.com/aiperf-go/aiperf/internal/config"
 	"github.com/aiperf-go/aiperf/internal/kube"
 	"github.com/aiperf-go/aiperf/internal/kube/api/v1alpha1"
@@ -97,7 +98,7 @@ func (s sweepFlags) profileArgs() []string {
 }
 
 func kubeUsage(sub string, err error) error {
-	return &usageError{command: "aiperf kube " + sub, problems: []error{err}}
+	return cli.UsageError("aiperf kube "+sub, err)
 }
 
 // newKubeProfileCommand builds `kube generate` (print the manifests) and
@@ -347,11 +348,11 @@ func newKubeNamedCommand(env *Env, use string, client func() (kubernetes.Interfa
 func checkProfileArgs(ctx context.Context, args []string) (experiment bool, err error) {
 	var errOut bytes.Buffer
 	env := Env{Stdout: io.Discard, Stderr: &errOut,
-		Runner: func(_ context.Context, cfg *config.Config, rio RunIO) error {
+		Runner: func(_ context.Context, cfg *config.Config, rio cli.RunIO) error {
 			experiment = rio.Search != nil || len(rio.Variations) > 1 || cfg.Experiment.NumProfileRuns > 1
 			return nil
 		}}
-	if code := Main(ctx, args, env); code != 0 {
+	if code := cli.Main(ctx, args, env); code != 0 {
 		return false, fmt.Errorf("the profile arguments do not parse (exit %d):\n%s", code, strings.TrimSpace(errOut.String()))
 	}
 	return experiment, nil

@@ -1,4 +1,4 @@
-package cli
+package kubecli
 
 import (
 	"bufio"
@@ -13,15 +13,23 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/aiperf-go/aiperf/internal/cli"
 	"github.com/aiperf-go/aiperf/internal/config"
 	"github.com/aiperf-go/aiperf/internal/configfile"
 	"github.com/aiperf-go/aiperf/internal/kube"
 )
 
+// initFlags are `kube init`'s flags (`aiperf config init`'s, less the
+// starter-file ones).
+type initFlags struct {
+	template, search, category, model, url, output string
+	list, verbose                                  bool
+}
+
 // newKubeInitCommand builds `aiperf kube init`: one of the bundled config
 // templates (AIPerf 0.13's), wrapped in an AIPerfJob, as AIPerf's.
 func newKubeInitCommand(env *Env) *cobra.Command {
-	o := initOptions{command: "aiperf kube init"}
+	var o initFlags
 	var jobName string
 	cmd := &cobra.Command{
 		Use:   "init",
@@ -35,7 +43,7 @@ func newKubeInitCommand(env *Env) *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			w := cmd.OutOrStdout()
 			if o.list || o.search != "" {
-				return runConfigInit(w, &o)
+				return cli.TemplateQuery{List: o.list, Search: o.search, Category: o.category, Verbose: o.verbose, Command: "aiperf kube init"}.Write(w)
 			}
 			if ms := validation.IsDNS1123Subdomain(jobName); len(ms) > 0 {
 				return kubeUsage("init", fmt.Errorf("--job-name %q: %s", jobName, strings.Join(ms, "; ")))

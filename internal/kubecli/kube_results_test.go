@@ -1,4 +1,4 @@
-package cli
+package kubecli
 
 import (
 	"context"
@@ -193,7 +193,7 @@ func TestKubeResultsOfARealControllerRun(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end run")
 	}
-	mock := startRecordingMock(t, 5*time.Millisecond, time.Millisecond)
+	mock := startMock(t, 5*time.Millisecond, time.Millisecond)
 	common := []string{"-m", "mock-model", "-u", mock.URL, "--tokenizer", "builtin", "--isl", "16", "--osl", "4"}
 	t.Run("one run", func(t *testing.T) {
 		out, dir := runControllerPods(t, append(common, "--concurrency", "2", "--request-count", "10"), false)
