@@ -16,6 +16,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -74,6 +75,30 @@ type Options struct {
 	// AIPERF_HTTP_CLIENT=net/http does: the fallback, and the reference
 	// the lean one is measured and tested against.
 	NetHTTP bool
+	// MaxResponseHeaderBytes caps the bytes of a response's head (its
+	// status line and headers, interim 1xx heads included). 0 means
+	// DefaultMaxResponseHeaderBytes, or MaxHeaderEnv when set. A server
+	// that goes past it fails its request with an error naming the
+	// limit, instead of growing the client without end.
+	MaxResponseHeaderBytes int64
+}
+
+// DefaultMaxResponseHeaderBytes is the default cap of a response head:
+// net/http's (10 MiB).
+const DefaultMaxResponseHeaderBytes = 10 << 20
+
+// MaxHeaderEnv sets Options.MaxResponseHeaderBytes when the option is 0.
+const MaxHeaderEnv = "AIPERF_HTTP_MAX_RESPONSE_HEADER_BYTES"
+
+// maxResponseHeaderBytes is o's response head cap.
+func maxResponseHeaderBytes(o Options) int64 {
+	if o.MaxResponseHeaderBytes > 0 {
+		return o.MaxResponseHeaderBytes
+	}
+	if n, err := strconv.ParseInt(os.Getenv(MaxHeaderEnv), 10, 64); err == nil && n > 0 {
+		return n
+	}
+	return DefaultMaxResponseHeaderBytes
 }
 
 // ClientEnv is the environment variable that selects the HTTP client
@@ -96,6 +121,8 @@ type Client struct {
 	urls     sync.Map     // string -> *url.URL, the lean path's parsed URLs (see parseURL)
 	urlCount atomic.Int64 // entries stored in urls
 
+	stats       *connStats    // the lean transports' connection events
+	learn       *closeLearner // servers that close every connection
 	pre         *preconnector // connections opened by Preconnect; nil until then
 	dial        dialFunc      // how the transports dial (source addresses applied)
 	traceDetail bool
@@ -116,6 +143,8 @@ func New(o Options) *Client {
 	}
 	dial := sourceDialer(o.LocalAddrs)
 	pre := &preconnector{}
+	learn := &closeLearner{}
+	stats := &connStats{learn: learn}
 	var pooled, once http.RoundTripper
 	var single func() http.RoundTripper
 	if o.NetHTTP || os.Getenv(ClientEnv) == "net/http" {
@@ -130,8 +159,8 @@ func New(o Options) *Client {
 			return s
 		}
 	} else {
-		t := newLeanTransport(pre.dialContext(dial), o, idle, true)
-		pooled, once = t, newLeanTransport(dial, o, idle, false)
+		t := newLeanTransport(pre.dialContext(dial), o, idle, true, stats)
+		pooled, once = t, newLeanTransport(dial, o, idle, false, stats)
 		single = func() http.RoundTripper { return t.single() }
 	}
 	c := &Client{
@@ -142,6 +171,8 @@ func New(o Options) *Client {
 		leases:  leases{single: single},
 		timeout: max(o.Timeout, 0),
 		pre:     pre,
+		stats:   stats,
+		learn:   learn,
 		dial:    dial,
 
 		traceDetail: o.TraceDetail,
@@ -171,6 +202,8 @@ func netHTTPTransport(dial dialFunc, o Options, idle int) *http.Transport {
 		Protocols:           protocols,
 		ReadBufferSize:      max(o.ConnBufferSize, 0),
 		WriteBufferSize:     max(o.ConnBufferSize, 0),
+
+		MaxResponseHeaderBytes: maxResponseHeaderBytes(o),
 	}
 	if o.InsecureSkipVerify {
 		t.TLSClientConfig = &tls.Config{InsecureSkipVerify: true} //nolint:gosec // opt-in for self-signed servers

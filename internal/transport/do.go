@@ -55,7 +55,13 @@ const drainLimit = 64 << 10
 // request on another connection (see idempotencyKey), and once more by Do
 // on a new connection when net/http would not. Each resend counts in
 // ConnectionRetries; Sent stays the time of the first send, and a request
-// that fails on a new connection fails for real.
+// that fails on a new connection fails for real. Only a close before any
+// response byte is resent (staleConnection): an answer, however malformed,
+// is the request's record. A server found to close every connection after
+// one response gets a new connection per request (closeLearner).
+//
+// A 101 Switching Protocols (never asked for) is an HTTPError with code
+// 101; its connection is closed unread.
 //
 // Classification, in order of precedence:
 //   - the per-request Options.Timeout elapsed: record.TypeTimeout, code 0;
@@ -82,6 +88,8 @@ func (c *Client) Do(ctx context.Context, clk *clock.Clock, req *Request, rec *re
 				c.leases.release(req.Session)
 			}
 		}()
+	} else if c.learn.anyOff.Load() && c.learn.noReuse(c.hostAddr(req.URL)) {
+		hc = c.fresh // a server that closes every connection (closeLearner)
 	}
 	rt := c.trace(clk, rec)
 	defer func() {
@@ -135,7 +143,7 @@ func (c *Client) Do(ctx context.Context, clk *clock.Clock, req *Request, rec *re
 	} else {
 		resp, err = hc.Do(hreq)
 	}
-	if err != nil && staleConnection(ctx, reqCtx, rec.Trace.Reused || rec.Trace.Preconnected, err) {
+	if err != nil && staleConnection(ctx, reqCtx, rec.Trace.Reused || rec.Trace.Preconnected, rt.responded, err) {
 		// Once more on a connection of its own: the pool may hold more
 		// connections the server has closed. A sticky session's client
 		// dials anew, its one connection being gone. Sent stays the
@@ -149,6 +157,11 @@ func (c *Client) Do(ctx context.Context, clk *clock.Clock, req *Request, rec *re
 		} else if hreq, err = newHTTPRequest(traced, req, rt); err == nil {
 			resp, err = retry.Do(hreq)
 		}
+	}
+	if rt.retries > 0 {
+		c.learn.closed(c.hostAddr(req.URL))
+	} else if err == nil && rec.Trace.Reused && c.learn.counting.Load() != 0 {
+		c.learn.kept(c.hostAddr(req.URL))
 	}
 	if err != nil {
 		rt.failed(clk.Now())
@@ -165,6 +178,17 @@ func (c *Client) Do(ctx context.Context, clk *clock.Clock, req *Request, rec *re
 			d.RequestHeader = req.Header.Clone() // Do keeps nothing of the caller's
 		}
 		d.ResponseHeader, d.Reason = resp.Header, reasonPhrase(resp)
+	}
+	if resp.StatusCode == http.StatusSwitchingProtocols {
+		// Not asked for: the connection now speaks another protocol, and
+		// its body is the raw connection, which no deadline bounds. It is
+		// closed unread.
+		_ = resp.Body.Close()
+		rec.End = clk.Now()
+		rec.Error = record.HTTPError(resp.StatusCode, reasonPhrase(resp), fmt.Sprintf(
+			"the server switched protocols (Upgrade: %q), which the request did not ask for; its connection was closed", resp.Header.Get("Upgrade")))
+		rt.failed(rec.End)
+		return
 	}
 	body := &tracedReader{r: resp.Body, t: rt}
 	defer func() {
@@ -192,6 +216,20 @@ func (c *Client) Do(ctx context.Context, clk *clock.Clock, req *Request, rec *re
 		return
 	}
 	c.readBody(ctx, reqCtx, clk, rec, body, resp.ContentLength)
+}
+
+// hostAddr is the pool address (host:port) of a request URL, "" when it
+// does not parse.
+func (c *Client) hostAddr(raw string) string {
+	u, err := c.parseURL(raw)
+	if err != nil {
+		return ""
+	}
+	key, err := urlHost(u)
+	if err != nil {
+		return ""
+	}
+	return key.addr
 }
 
 // message is req as the lean transport sends it. Its URL is parsed once
@@ -434,7 +472,11 @@ func (c *Client) fail(ctx, reqCtx context.Context, clk *clock.Clock, rec *record
 		if errors.As(err, &uerr) {
 			err = uerr.Err // drop the repeated `Post "URL":` prefix
 		}
-		rec.Error = &record.ErrorDetails{Type: fallback, Message: stableMessage(err)}
+		msg := stableMessage(err)
+		if strings.Contains(msg, "server response headers exceeded") {
+			msg += " (" + MaxHeaderEnv + " sets the limit)"
+		}
+		rec.Error = &record.ErrorDetails{Type: fallback, Message: msg}
 	}
 }
 

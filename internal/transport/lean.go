@@ -47,14 +47,16 @@ type leanTransport struct {
 	tlsConfig *tls.Config // nil: the default verification
 	keepAlive bool        // false: "Connection: close", one connection per request
 	bufSize   int         // each connection's read buffer
+	maxHead   int64       // the most response head bytes read (1xx heads included)
 }
 
-func newLeanTransport(dial dialFunc, o Options, idle int, keepAlive bool) *leanTransport {
+func newLeanTransport(dial dialFunc, o Options, idle int, keepAlive bool, stats *connStats) *leanTransport {
 	t := &leanTransport{
-		pool:      newPool(idle, o.MaxConnsPerHost, 90*time.Second),
+		pool:      newPool(idle, o.MaxConnsPerHost, 90*time.Second, stats),
 		dial:      dial,
 		keepAlive: keepAlive,
 		bufSize:   4 << 10,
+		maxHead:   maxResponseHeaderBytes(o),
 	}
 	if o.ConnBufferSize > 0 {
 		t.bufSize = o.ConnBufferSize
@@ -69,7 +71,7 @@ func newLeanTransport(dial dialFunc, o Options, idle int, keepAlive bool) *leanT
 // most one connection: a sticky session's.
 func (t *leanTransport) single() *leanTransport {
 	c := *t
-	c.pool = newPool(1, 1, t.pool.idleTimeout)
+	c.pool = newPool(1, 1, t.pool.idleTimeout, t.pool.stats)
 	return &c
 }
 
@@ -156,13 +158,12 @@ func (t *leanTransport) send(ctx context.Context, m *message, trace *httptrace.C
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		if !reused || answered {
+		if !reused || answered || !closedBeforeResponse(err) {
 			return nil, err
 		}
-		t.pool.markClosesIdle(c.host)
-		// The server closed the reused connection before answering: it
-		// cannot have processed the request. Send it again (net/http's
-		// rule); GetConn counts the resend.
+		// The server closed the reused connection before any byte of an
+		// answer: it cannot have acted on the request. Send it again
+		// (net/http's rule); GetConn counts the resend.
 	}
 }
 
@@ -180,7 +181,10 @@ func (t *leanTransport) conn(ctx context.Context, key hostKey, trace *httptrace.
 		t.pool.failed(h)
 		return nil, false, err
 	}
-	return &conn{Conn: nc, br: bufio.NewReaderSize(nc, t.bufSize), peek: newPeeker(nc), host: h}, false, nil
+	nc2 := &conn{Conn: nc, peek: newPeeker(nc), host: h}
+	nc2.src = headLimit{Conn: nc, left: -1}
+	nc2.br = bufio.NewReaderSize(&nc2.src, t.bufSize)
+	return nc2, false, nil
 }
 
 // dialConn opens a connection to key: TCP through the client's dialer
@@ -232,7 +236,15 @@ var aLongTimeAgo = time.Unix(1, 0)
 
 // exchange writes the request on c and reads the response's headers.
 // answered reports whether any response byte arrived (a failure after it
-// is no stale connection). On success the response's body owns c.
+// is no stale connection, and the request is not sent again). On success
+// the response's body owns c.
+//
+// A large request is written on a goroutine of its own while the response
+// is awaited, so a server that answers before it has read the whole body
+// (413 Content Too Large, 401) is heard: its answer is the request's, the
+// rest of the body is not written, and the connection is closed after the
+// answer. A small one is written on the caller's goroutine; if the write
+// fails, whatever the server answered before it closed is still read.
 func (t *leanTransport) exchange(ctx context.Context, m *message, c *conn, wire []byte, trace *httptrace.ClientTrace) (resp *http.Response, answered bool, err error) {
 	stop := context.AfterFunc(ctx, func() { _ = c.SetDeadline(aLongTimeAgo) })
 	defer func() {
@@ -240,47 +252,112 @@ func (t *leanTransport) exchange(ctx context.Context, m *message, c *conn, wire 
 			stop()
 		}
 	}()
-	_, err = c.Write(wire)
-	if trace.WroteHeaders != nil {
-		trace.WroteHeaders()
-	}
-	if trace.WroteRequest != nil {
-		trace.WroteRequest(httptrace.WroteRequestInfo{Err: err})
+	c.src.left = t.maxHead
+	var werr error
+	var unfinished bool // the response began before the request was written whole
+	if len(wire) <= syncWriteMax {
+		_, werr = c.Write(wire)
+		wrote(trace, werr)
+		_, err = c.br.Peek(1)
+	} else {
+		done := make(chan error, 1)
+		go func() {
+			_, e := c.Write(wire)
+			wrote(trace, e)
+			done <- e
+		}()
+		_, err = c.br.Peek(1)
+		select {
+		case werr = <-done:
+		default:
+			unfinished = true
+			_ = c.SetWriteDeadline(aLongTimeAgo) // stop writing
+			<-done
+		}
 	}
 	if err != nil {
+		if werr != nil {
+			err = werr // the first failure: the write's
+		}
 		return nil, false, err
 	}
-	if _, err = c.br.Peek(1); err != nil {
-		return nil, false, err
-	}
+	unfinished = unfinished || werr != nil
 	if trace.GotFirstResponseByte != nil {
 		trace.GotFirstResponseByte()
 	}
 	if m.method != http.MethodHead {
 		if resp, ok := readPlainHead(c.br); ok {
+			c.src.left = -1
 			resp.Request = m.req
-			resp.Body = &leanBody{c: c, t: t, stop: stop, keep: t.keepAlive && !m.close, plain: true, remaining: resp.ContentLength}
+			resp.Body = &leanBody{c: c, t: t, stop: stop, keep: t.keepAlive && !m.close && !unfinished, plain: true, remaining: resp.ContentLength}
 			return resp, true, nil
 		}
 	}
 	for {
 		resp, err = http.ReadResponse(c.br, m.req)
 		if err != nil {
+			if c.src.left == 0 {
+				err = fmt.Errorf("net/http: server response headers exceeded %d bytes; aborted", t.maxHead)
+			}
 			return nil, true, err
 		}
-		// An interim response (100 Continue, 103 Early Hints) comes before
-		// the real one; 101 would switch protocols, which was not asked.
+		// An interim response (100 Continue, 102 Processing, 103 Early
+		// Hints) comes before the real one, and counts towards the head
+		// limit as in net/http; 101 would switch protocols, which was not
+		// asked: it ends the exchange and its connection (see Do).
 		if resp.StatusCode < 100 || resp.StatusCode > 199 || resp.StatusCode == http.StatusSwitchingProtocols {
 			break
 		}
 	}
-	b := &leanBody{rc: resp.Body, c: c, t: t, stop: stop, keep: t.keepAlive && !resp.Close && !m.close}
-	if resp.Body == http.NoBody {
-		b.rc = nil
+	c.src.left = -1
+	b := &leanBody{rc: resp.Body, c: c, t: t, stop: stop, keep: t.keepAlive && !resp.Close && !m.close && !unfinished}
+	if resp.Body == http.NoBody || resp.StatusCode == http.StatusSwitchingProtocols {
+		b.rc, b.keep = nil, b.keep && resp.StatusCode != http.StatusSwitchingProtocols
 	}
 	resp.Body = b
 	return resp, true, nil
 }
+
+// syncWriteMax is the largest request written on the caller's goroutine:
+// one the socket's send buffer takes at once, so the write returns
+// without waiting on the server.
+const syncWriteMax = 64 << 10
+
+// wrote calls trace's hooks for a request written (or not: err).
+func wrote(trace *httptrace.ClientTrace, err error) {
+	if trace.WroteHeaders != nil {
+		trace.WroteHeaders()
+	}
+	if trace.WroteRequest != nil {
+		trace.WroteRequest(httptrace.WroteRequestInfo{Err: err})
+	}
+}
+
+// headLimit is a connection as its read buffer sees it: while left is not
+// negative, at most left more bytes are read (the response head's limit,
+// as net/http's Transport.MaxResponseHeaderBytes: a server streaming
+// headers forever fails its request instead of growing the client).
+type headLimit struct {
+	net.Conn
+	left int64 // -1: no limit (the body)
+}
+
+func (h *headLimit) Read(p []byte) (int, error) {
+	if h.left < 0 {
+		return h.Conn.Read(p)
+	}
+	if h.left == 0 {
+		return 0, errHeadLimit
+	}
+	if int64(len(p)) > h.left {
+		p = p[:h.left]
+	}
+	n, err := h.Conn.Read(p)
+	h.left -= int64(n)
+	return n, err
+}
+
+var errHeadLimit = errors.New("response head limit reached")
 
 // leanBody is a response body read straight from its connection. Read to
 // its end, it hands the connection back to the pool (unless either side
@@ -344,6 +421,9 @@ func (b *leanBody) release(complete bool) {
 	cancelled := !b.stop()
 	if complete && b.keep && !cancelled {
 		b.c.served++
+		if b.c.served > 1 {
+			b.t.pool.stats.learn.kept(b.c.host.key.addr)
+		}
 		b.t.pool.put(b.c)
 		return
 	}

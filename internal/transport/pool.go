@@ -30,6 +30,8 @@ type pool struct {
 	maxConns    int           // open connections per host; 0 = no cap
 	idleTimeout time.Duration // an idle connection older than this is closed when met
 
+	stats *connStats // never nil; shared by a transport's pools
+
 	mu    sync.Mutex
 	hosts map[hostKey]*hostConns
 }
@@ -42,37 +44,56 @@ type hostConns struct {
 	// waiting are the requests held by maxConns, oldest first. Each gets
 	// an idle connection, or nil: a slot to dial, counted in open already.
 	waiting []chan *conn
-	// closesIdle is set once a reused connection to the host proved
-	// closed (see markClosesIdle): from then on an idle connection is
-	// peeked before reuse. A server that keeps its connections open (the
-	// mock, vLLM, SGLang) never pays the peek's system call.
-	closesIdle bool
 }
+
+// idleState is what an idle connection's check found.
+type idleState uint8
+
+const (
+	idleOpen   idleState = iota // usable
+	idleClosed                  // the server closed or reset it
+	idleData                    // bytes arrived that no request asked for
+)
 
 // conn is one pooled connection with its read buffer. The write side has
 // no buffer of its own: each request is written with one Write from a
 // pooled buffer (see wireBuf), so an idle connection holds only br.
 type conn struct {
 	net.Conn
-	br     *bufio.Reader
+	br     *bufio.Reader // reads src
+	src    headLimit
 	peek   *peeker // nil where the platform cannot peek
 	host   *hostConns
 	idleAt time.Time // when it was last returned
 	served int       // responses read on it
 }
 
-func newPool(maxIdle, maxConns int, idleTimeout time.Duration) *pool {
-	return &pool{maxIdle: maxIdle, maxConns: max(maxConns, 0), idleTimeout: idleTimeout, hosts: map[hostKey]*hostConns{}}
+func newPool(maxIdle, maxConns int, idleTimeout time.Duration, stats *connStats) *pool {
+	if stats == nil {
+		stats = &connStats{}
+	}
+	return &pool{maxIdle: maxIdle, maxConns: max(maxConns, 0), idleTimeout: idleTimeout, stats: stats, hosts: map[hostKey]*hostConns{}}
 }
 
 // get returns an idle connection to key (reused true), or nil and a
 // reserved slot when the caller is to dial one (then it must call dialed
 // or failed). It waits while key's connections are at the cap, until a
 // connection or a slot is freed or ctx ends. An idle connection idle for
-// longer than idleTimeout, one holding bytes nobody asked for, or (once
-// the host is known to close idle connections) one the server has closed
-// meanwhile, is closed and skipped.
+// longer than idleTimeout, or one the server closed or sent bytes on while
+// it sat idle (see usable), is closed and skipped.
 func (p *pool) get(ctx context.Context, key hostKey) (c *conn, h *hostConns, err error) {
+	for {
+		c, h, err = p.pop(ctx, key)
+		if c == nil || err != nil || p.usable(c) {
+			return c, h, err
+		}
+		p.close(c)
+	}
+}
+
+// pop is get without the check of the connection it returns: the
+// check's system call is made without holding mu.
+func (p *pool) pop(ctx context.Context, key hostKey) (c *conn, h *hostConns, err error) {
 	now := time.Now()
 	p.mu.Lock()
 	h = p.hosts[key]
@@ -81,25 +102,17 @@ func (p *pool) get(ctx context.Context, key hostKey) (c *conn, h *hostConns, err
 		p.hosts[key] = h
 	}
 	var stale []*conn
-	for len(h.idle) > 0 {
-		top := h.idle[len(h.idle)-1]
-		h.idle = h.idle[:len(h.idle)-1]
+	if n := len(h.idle); n > 0 {
+		top := h.idle[n-1]
+		h.idle = h.idle[:n-1]
 		if p.idleTimeout > 0 && now.Sub(top.idleAt) > p.idleTimeout {
 			// Everything below the top is older still.
 			stale = append(stale, top)
 			stale = append(stale, h.idle...)
 			h.idle = h.idle[:0]
-			break
+		} else {
+			c = top
 		}
-		if top.br.Buffered() > 0 || (h.closesIdle && top.peek.peerClosed()) {
-			// The server hung up (or sent something unasked) while the
-			// connection sat idle: a request written on it could only
-			// fail, so it is not tried.
-			stale = append(stale, top)
-			continue
-		}
-		c = top
-		break
 	}
 	h.open -= len(stale)
 	if c == nil {
@@ -116,6 +129,42 @@ func (p *pool) get(ctx context.Context, key hostKey) (c *conn, h *hostConns, err
 	p.mu.Unlock()
 	closeAll(stale)
 	return c, h, nil
+}
+
+// usable reports whether an idle connection may carry a request: the
+// server has not closed it meanwhile, and nothing arrived on it. A
+// request written on a closed one could only fail (and be resent); bytes
+// that arrived unasked would be read as that request's answer. A 408
+// Request Timeout is how many servers and gateways announce the close of
+// an idle connection (RFC 9110 lets them): it retires the connection like
+// a close. Anything else is a stray response (the server answered one
+// request twice, or a proxy mixed up its connections), counted in the
+// transport's stats. One non-blocking recv(2) per reuse; the request
+// pays it only where the platform can peek.
+func (p *pool) usable(c *conn) bool {
+	state, b := idleOpen, []byte(nil)
+	if n := c.br.Buffered(); n > 0 {
+		state = idleData
+		b, _ = c.br.Peek(min(n, 16))
+	} else {
+		state, b = c.peek.check()
+	}
+	switch state {
+	case idleOpen:
+		return true
+	case idleData:
+		if !is408(b) {
+			p.stats.strayBytes(b)
+			return false
+		}
+	}
+	p.stats.idleClosed(c.host.key.addr, c.served)
+	return false
+}
+
+// is408 reports whether b starts a 408 Request Timeout response.
+func is408(b []byte) bool {
+	return len(b) >= len("HTTP/1.1 408") && string(b[:7]) == "HTTP/1." && string(b[8:12]) == " 408"
 }
 
 // wait blocks get's caller until ch is given a connection or a slot, or
@@ -191,14 +240,6 @@ func (p *pool) handOff(h *hostConns, c *conn) bool {
 	p.mu.Unlock()
 	ch <- c
 	return true
-}
-
-// markClosesIdle records that the server of h closed a connection while
-// it sat idle (llama-server and many proxies do after some responses).
-func (p *pool) markClosesIdle(h *hostConns) {
-	p.mu.Lock()
-	h.closesIdle = true
-	p.mu.Unlock()
 }
 
 // closeIdle closes every idle connection. Connections in use are not

@@ -3,9 +3,11 @@ package transport
 import (
 	"context"
 	"errors"
+	"io"
 	"net/http"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/aiperf-go/aiperf/internal/clock"
@@ -46,18 +48,34 @@ const (
 // values), so the server sees the request exactly as built.
 const idempotencyKey = "Idempotency-Key"
 
-// staleConnection reports whether a request that got no response headers,
-// on a connection that was reused or not, failed because the connection it was written on had been closed by the
-// server while idle, so the server cannot have processed it: the
-// connection was a reused one, and neither the caller nor the request
-// deadline ended it. net/http resends most such requests itself; this
-// catches the rest (a reset or broken pipe after part of the request was
-// written, or a dead connection found again on its resend).
-func staleConnection(ctx, reqCtx context.Context, reused bool, err error) bool {
-	if !reused || ctx.Err() != nil || reqCtx.Err() != nil {
+// staleConnection is the one rule for sending a request again, the same
+// in both engines: its connection was a reused one, no byte of a response
+// arrived (responded false), and the connection ended the way a server's
+// close of an idle connection ends it (closedBeforeResponse), so the
+// server cannot have acted on the request; neither the caller nor the
+// request deadline ended it. An answer of any kind, however malformed, is
+// the request's record and is never sent again. net/http resends most
+// such requests itself, under the same rule; this catches the rest (a
+// reset or broken pipe after part of the request was written, or a dead
+// connection found again on its resend).
+func staleConnection(ctx, reqCtx context.Context, reused, responded bool, err error) bool {
+	if !reused || responded || ctx.Err() != nil || reqCtx.Err() != nil {
 		return false
 	}
-	return !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded)
+	return closedBeforeResponse(err)
+}
+
+// closedBeforeResponse reports whether err is a connection that ended
+// before a response began: the end of the stream, a reset or abort, a
+// broken pipe, or net/http's "server closed idle connection". A timeout,
+// a cancellation, a TLS or dial failure is none of them.
+func closedBeforeResponse(err error) bool {
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return false
+	}
+	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.ECONNABORTED) ||
+		strings.Contains(err.Error(), "server closed idle connection")
 }
 
 // leases holds the sticky-user-sessions connections: one single-connection

@@ -3,6 +3,7 @@ package transport
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -10,6 +11,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -125,10 +127,16 @@ func TestDoResendsOnStaleConnection(t *testing.T) {
 			if got := answered(); len(got) != 20 {
 				t.Errorf("server answered %d requests; want 20", len(got))
 			}
-			// With linger every reused connection is stale; without, the
-			// client may find the close first and dial at once.
-			if linger > 0 && retries != 19 {
-				t.Errorf("ConnectionRetries sum to %d; want 19 (every request after the first)", retries)
+			// With linger every reused connection is stale until the
+			// client has learned that the server closes every connection
+			// (learnAfter resends in a row); then it stops reusing them.
+			// Without linger, the client may find the close first and
+			// dial at once.
+			if linger > 0 && retries != learnAfter {
+				t.Errorf("ConnectionRetries sum to %d; want %d (then no reuse)", retries, learnAfter)
+			}
+			if h := c.ConnHealth(); linger > 0 && len(h.NotReused) != 1 {
+				t.Errorf("servers not reused: %v; want this one", h.NotReused)
 			}
 			t.Logf("linger %v: %d resends for 20 requests", linger, retries)
 		})
@@ -159,8 +167,9 @@ func TestDoNoResendOnFreshConnection(t *testing.T) {
 	}
 }
 
-// TestStaleConnectionDecision is the decision table of the last resort
-// resend: only a reused connection, only when neither the caller nor the
+// TestStaleConnectionDecision is the decision table of the resend rule:
+// only a reused connection, only when no response byte arrived and the
+// connection ended as a close does, only when neither the caller nor the
 // deadline ended the request.
 func TestStaleConnectionDecision(t *testing.T) {
 	t.Parallel()
@@ -172,17 +181,23 @@ func TestStaleConnectionDecision(t *testing.T) {
 		name        string
 		ctx, reqCtx context.Context
 		reused      bool
+		responded   bool
 		err         error
 		want        bool
 	}{
-		{"reused, broken", live, live, true, eof, true},
-		{"fresh, broken", live, live, false, eof, false},
-		{"caller cancelled", done, done, true, eof, false},
-		{"deadline", live, done, true, eof, false},
-		{"context error", live, live, true, context.DeadlineExceeded, false},
+		{"reused, broken", live, live, true, false, eof, true},
+		{"reused, reset", live, live, true, false, syscall.ECONNRESET, true},
+		{"reused, closed idle", live, live, true, false, errors.New("http: server closed idle connection"), true},
+		{"reused, answered then broken", live, live, true, true, eof, false},
+		{"reused, malformed answer", live, live, true, true, errors.New(`malformed HTTP response "garbage"`), false},
+		{"reused, not a close", live, live, true, false, errors.New("tls: internal error"), false},
+		{"fresh, broken", live, live, false, false, eof, false},
+		{"caller cancelled", done, done, true, false, eof, false},
+		{"deadline", live, done, true, false, eof, false},
+		{"context error", live, live, true, false, context.DeadlineExceeded, false},
 	}
 	for _, c := range cases {
-		if got := staleConnection(c.ctx, c.reqCtx, c.reused, c.err); got != c.want {
+		if got := staleConnection(c.ctx, c.reqCtx, c.reused, c.responded, c.err); got != c.want {
 			t.Errorf("%s: staleConnection = %v; want %v", c.name, got, c.want)
 		}
 	}

@@ -13,16 +13,18 @@ func setBindNoPort(fd int) error {
 
 // peeker tells whether an idle connection is no longer usable: the server
 // closed it (end of stream, or a reset), or, on plain TCP, it sent bytes
-// nobody asked for. It peeks without blocking, one recv(2), and allocates
-// nothing per check (the raw connection and the callback are made once per
+// nobody asked for (a 408 before its idle timeout closes it, or a stray
+// response). It peeks without blocking, one recv(2), and allocates nothing
+// per check (the raw connection and the callback are made once per
 // connection). A TLS connection may legitimately hold a post-handshake
 // message (a session ticket), so only the end counts there.
 type peeker struct {
 	raw         syscall.RawConn
 	fn          func(fd uintptr) bool
 	dataIsStale bool
-	closed      bool
-	b           [1]byte
+	state       idleState
+	n           int
+	b           [16]byte // the start of bytes found: enough to tell a 408
 }
 
 // newPeeker returns c's peeker, or nil where c has no socket to peek.
@@ -42,27 +44,36 @@ func newPeeker(c net.Conn) *peeker {
 	p.raw = raw
 	p.fn = func(fd uintptr) bool {
 		n, _, err := syscall.Recvfrom(int(fd), p.b[:], syscall.MSG_PEEK|syscall.MSG_DONTWAIT)
+		p.n = 0
 		switch {
 		case err == syscall.EAGAIN || err == syscall.EINTR:
-			p.closed = false
+			p.state = idleOpen
 		case err != nil || n == 0:
-			p.closed = true // reset, or the end of the stream
+			p.state = idleClosed // reset, or the end of the stream
+		case p.dataIsStale:
+			p.state, p.n = idleData, n
 		default:
-			p.closed = p.dataIsStale
+			p.state = idleOpen
 		}
 		return true
 	}
 	return p
 }
 
-// peerClosed reports whether the connection is no longer usable (see
-// peeker); a nil peeker knows nothing, and says usable.
-func (p *peeker) peerClosed() bool {
+// check reports the idle connection's state, and for idleData the first
+// bytes that arrived (valid until the next check).
+func (p *peeker) check() (idleState, []byte) {
 	if p == nil {
-		return false
+		return idleOpen, nil // a nil peeker knows nothing, and says usable
 	}
 	if err := p.raw.Read(p.fn); err != nil {
-		return true // the connection is closed on our side
+		return idleClosed, nil // the connection is closed on our side
 	}
-	return p.closed
+	return p.state, p.b[:p.n]
+}
+
+// peerClosed reports whether the connection is no longer usable.
+func (p *peeker) peerClosed() bool {
+	s, _ := p.check()
+	return s != idleOpen
 }

@@ -13,4 +13,6 @@ type peeker struct{}
 
 func newPeeker(net.Conn) *peeker { return nil }
 
+func (*peeker) check() (idleState, []byte) { return idleOpen, nil }
+
 func (*peeker) peerClosed() bool { return false }
