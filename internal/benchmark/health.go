@@ -14,6 +14,7 @@ import (
 	"github.com/aiperf-go/aiperf/internal/metrics"
 	"github.com/aiperf-go/aiperf/internal/record"
 	"github.com/aiperf-go/aiperf/internal/timing"
+	"github.com/aiperf-go/aiperf/internal/transport"
 )
 
 // Client-health thresholds: past any of them the load generator itself,
@@ -82,6 +83,16 @@ type ClientHealth struct {
 	// is not a warning: those requests did not fail, but a high count says
 	// the server or a proxy closes connections it advertised as reusable.
 	ConnectionRetries int `json:"connection_retries"`
+	// StrayResponses is how many idle connections were closed because
+	// bytes arrived on them that no request asked for (a server that
+	// answered a request twice, or a proxy that mixed up connections): not
+	// reused, so no record holds another request's answer.
+	StrayResponses int64 `json:"stray_responses,omitzero"`
+	// ServersNotReused are the servers (host:port) found to close every
+	// connection after one response though they offered keep-alive; the
+	// client stopped reusing connections to them.
+	ServersNotReused []string `json:"servers_not_reused,omitempty"`
+	firstStray       string   // the start of the first stray bytes, quoted (console only)
 	// ConnectionsOpened is how many profiling requests opened their own
 	// connection, so a TCP (and TLS) handshake is inside their latencies
 	// (http_req_connecting > 0). --pre-connect brings it to 0.
@@ -365,14 +376,36 @@ func logHealth(h ClientHealth, log *slog.Logger) {
 	if h.ConnectionRetries > 0 {
 		log.Info("requests resent after the server had closed their keep-alive connection", "connection_retries", h.ConnectionRetries)
 	}
+	for _, s := range h.ServersNotReused {
+		log.Info("the server closes every connection after one response although it offers keep-alive; its connections are no longer reused", "server", s)
+	}
+	if h.StrayResponses > 0 {
+		log.Info("idle connections received bytes no request asked for; they were closed, not reused", "stray_responses", h.StrayResponses, "first", h.firstStray)
+	}
 }
 
-// healthConsole is the console text for h: one line per warning, empty when
-// healthy.
+// noteConns copies the client's connection events into h.
+func (h *ClientHealth) noteConns(c transport.ConnHealth) {
+	h.StrayResponses, h.ServersNotReused = c.StrayResponses, c.NotReused
+	h.firstStray = c.FirstStray
+}
+
+// healthConsole is the console text for h: one line per warning, then
+// one per connection event the server caused (resends, stray responses,
+// servers whose connections were not reused), empty when there is none.
 func healthConsole(h ClientHealth) string {
 	var b strings.Builder
 	for _, w := range h.Warnings {
 		b.WriteString("Client health warning: " + w + "\n")
+	}
+	if h.ConnectionRetries > 0 {
+		fmt.Fprintf(&b, "Connections: %d requests were sent again because the server closed their reused keep-alive connection before any byte of an answer (connection_retries; each reached the server at most once more).\n", h.ConnectionRetries)
+	}
+	for _, s := range h.ServersNotReused {
+		fmt.Fprintf(&b, "Connections: %s closes every connection after one response although it offers keep-alive; its connections were no longer reused (each request opened its own).\n", s)
+	}
+	if h.StrayResponses > 0 {
+		fmt.Fprintf(&b, "Connections: %d idle connections received bytes no request asked for (the first: %s), as from a server that answers a request twice; they were closed, so no record holds another request's answer.\n", h.StrayResponses, h.firstStray)
 	}
 	return b.String()
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/aiperf-go/aiperf/internal/config"
 	"github.com/aiperf-go/aiperf/internal/record"
+	"github.com/aiperf-go/aiperf/internal/transport"
 )
 
 // TestAssessHealth is the decision table: each threshold alone, all at
@@ -246,5 +247,26 @@ func TestRunWritesClientHealth(t *testing.T) {
 	var lag struct{ P50, P90, P99, Max *float64 }
 	if err := json.Unmarshal(doc["schedule_lag"], &lag); err != nil || lag.P50 == nil || lag.P90 == nil || lag.P99 == nil || lag.Max == nil {
 		t.Errorf("schedule_lag lacks p50/p90/p99/max: %s", doc["schedule_lag"])
+	}
+}
+
+// TestHealthConsoleConnections: resends, servers whose connections were
+// not reused and stray responses each get one console line; none, none.
+func TestHealthConsoleConnections(t *testing.T) {
+	t.Parallel()
+	if got := healthConsole(ClientHealth{Healthy: true}); got != "" {
+		t.Errorf("healthy run without connection events: %q; want nothing", got)
+	}
+	var h ClientHealth
+	h.ConnectionRetries = 3
+	h.noteConns(transport.ConnHealth{StrayResponses: 2, FirstStray: `"HTTP/1.1 200 OK\r\n"`, NotReused: []string{"127.0.0.1:8089"}})
+	got := healthConsole(h)
+	for _, want := range []string{"3 requests were sent again", "127.0.0.1:8089 closes every connection", `2 idle connections received bytes no request asked for (the first: "HTTP/1.1 200 OK\r\n")`} {
+		if !strings.Contains(got, want) {
+			t.Errorf("console %q; want it to say %q", got, want)
+		}
+	}
+	if n := strings.Count(got, "\n"); n != 3 {
+		t.Errorf("%d lines; want 3:\n%s", n, got)
 	}
 }

@@ -366,6 +366,7 @@ func execute(ctx context.Context, plan *Plan, rio IO, log *slog.Logger, board *l
 	if cpuMon != nil {
 		h := clientHealth(cpuMon, &res.Summary, &pl.span, &plan.Profiling)
 		h.ConnectionRetries = pl.retries
+		h.noteConns(client.ConnHealth())
 		h.noteBacklog(res.Profiling.Stats, plan.Profiling.Concurrency == 0 && runner.cluster == nil && capsInFlight(plan))
 		pl.conns.fill(&h, preOpened)
 		logHealth(h, log)
