@@ -18,7 +18,6 @@ import (
 	"github.com/aiperf-go/aiperf/internal/metrics"
 	"github.com/aiperf-go/aiperf/internal/record"
 	"github.com/aiperf-go/aiperf/internal/sla"
-	"github.com/aiperf-go/aiperf/internal/timing"
 )
 
 // Adaptive scale in a run: the thin loop around internal/adaptive's
@@ -244,14 +243,4 @@ func (a *adaptiveRun) finish(interrupted bool) error {
 		return fmt.Errorf("adaptive scale artifacts: %w", err)
 	}
 	return nil
-}
-
-// adaptiveArrivals replaces the phase's rate schedule with one the
-// controller can move, for control.variable request_rate.
-func adaptiveArrivals(spec *PhaseSpec, seed uint64, start float64) (*timing.AdjustableRate, error) {
-	pattern := string(spec.Pattern)
-	if pattern == "" || spec.Pattern == config.ArrivalConcurrencyBurst {
-		pattern = string(config.ArrivalPoisson)
-	}
-	return timing.NewAdjustableRate(pattern, start, spec.Smoothness, seed)
 }

@@ -3,7 +3,6 @@ package benchmark
 import (
 	"context"
 	"fmt"
-	"math"
 	"time"
 
 	"github.com/aiperf-go/aiperf/internal/config"
@@ -11,10 +10,41 @@ import (
 	"github.com/aiperf-go/aiperf/internal/timing"
 )
 
-// Load shapes of a phase (issue 16): the config's ramps, series,
-// prefill concurrency and user-centric settings turned into the timing
-// package's schedules. Everything here is resolved before the phase starts;
-// the only thing that changes while it runs is what the schedules say.
+// A phase's spec and its load shape: the config's load, ramps, series,
+// prefill concurrency and user-centric settings as a PhaseSpec, and the
+// pieces of the timing package's schedules the executors (executor.go)
+// build from it. Everything here is resolved before the phase starts; the
+// only thing that changes while it runs is what the schedules say.
+
+// PhaseSpec is how one phase sends and when it stops.
+type PhaseSpec struct {
+	Phase record.Phase
+	// Name, Index and ProfilingIndex place the phase in the run (its
+	// phases/<Name>/ artifacts); ProfilingIndex is -1 for a warmup. Named
+	// is true for a config file's named phases.
+	Name           string
+	Index          int
+	ProfilingIndex int
+	Named          bool
+	Count          int           // stop after this many requests; 0 = no count bound
+	Sessions       int           // stop after this many conversations; 0 = no session bound
+	Duration       time.Duration // stop issuing after this long; 0 = no time bound
+	Grace          time.Duration // wait this long for in-flight requests once issuing stops; <0 = forever
+	Concurrency    int           // cap on credits outstanding; 0 = unlimited
+	Pattern        config.ArrivalPattern
+	Rate           float64 // requests/s in request-rate mode; 0 in concurrency mode
+	Smoothness     float64 // gamma shape
+
+	// Load shapes (below). Prefill caps requests awaiting their
+	// first token (0 = none); the ramps move Concurrency, Prefill and Rate
+	// from a low start to those targets; RateSeries follows Rate's ramp;
+	// Users > 0 selects user-centric mode at UserRate requests/s shared.
+	Prefill                                int
+	ConcurrencyRamp, PrefillRamp, RateRamp *config.Ramp
+	RateSeries                             []config.RatePoint
+	Users                                  int
+	UserRate                               float64
+}
 
 // shapeSpec fills the profiling phase's load-shape fields from cfg.
 func shapeSpec(cfg *config.Config, s *PhaseSpec) {
@@ -179,47 +209,6 @@ func (s *PhaseSpec) prefillGate(seed uint64) (*timing.Gate, []timing.LimitStep, 
 	}
 	start, ls := timing.IntSteps(1, steps)
 	return timing.NewGate(start), ls, nil
-}
-
-// userPicks hands each user-centric user its conversation: the schedule
-// asks for the next user's conversation length as it generates the user,
-// in the order the scheduler dispatches users, so the conversation picked
-// then is queued for the worker's Pick.
-type userPicks struct {
-	next  func() int // the dataset sampler
-	turns func(conv int) int
-	queue []int
-}
-
-// length picks the next user's conversation and returns its turns.
-func (u *userPicks) length() int {
-	c := u.next()
-	u.queue = append(u.queue, c)
-	return u.turns(c)
-}
-
-// pick returns the conversation of the user being dispatched.
-func (u *userPicks) pick() int {
-	if len(u.queue) == 0 {
-		return u.next()
-	}
-	c := u.queue[0]
-	u.queue = u.queue[1:]
-	return c
-}
-
-// meanTurns is the dataset's average turns per conversation, rounded as
-// AIPerf rounds it for the user-centric session lifetime.
-func (p *Plan) meanTurns() int {
-	n := p.Dataset.Len()
-	if n == 0 {
-		return 1
-	}
-	total := 0
-	for i := range p.Dataset.Conversations {
-		total += len(p.Dataset.Conversations[i].Turns)
-	}
-	return max(1, int(math.RoundToEven(float64(total)/float64(n))))
 }
 
 // runLimitSteps applies a gate's ramp in the background until the steps

@@ -8,7 +8,7 @@ import (
 	"github.com/aiperf-go/aiperf/internal/live"
 )
 
-// Overload warnings while the run goes (issue 19): the summary's
+// Overload warnings while the run goes: the summary's
 // client_health says after the run that the client could not keep the
 // asked rate; these say so as soon as it happens, so nobody waits out a
 // long run whose load never arrived.

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/aiperf-go/aiperf/internal/clock"
-	"github.com/aiperf-go/aiperf/internal/config"
 	"github.com/aiperf-go/aiperf/internal/dataset"
 	"github.com/aiperf-go/aiperf/internal/record"
 	"github.com/aiperf-go/aiperf/internal/timing"
@@ -149,200 +148,44 @@ func (r *phaseRunner) requestContext() context.Context {
 	return r.requests
 }
 
-// run issues the phase's credits until its stop condition (or stop being
-// cancelled), then waits for the requests in flight: forever for a
-// count-bound phase, for the grace period after a duration-bound one. What
-// is still in flight after that is cancelled; those records end as client
-// cancellations (code 499).
-func (r *phaseRunner) run(stop context.Context, spec *PhaseSpec, seed uint64) (phaseResult, error) {
-	if r.plan.Sessions.Agentic != nil {
-		return r.runAgentic(stop, spec)
-	}
-	arrivals, err := spec.NewArrivals(seed)
-	if err != nil {
-		return phaseResult{}, fmt.Errorf("%s phase arrivals: %w", spec.Phase, err)
-	}
-	var sleeper timing.Sleeper
-	if spec.Rate > 0 {
-		sleeper = rateSleeper(time.Duration(float64(time.Second) / spec.Rate))
-	}
-	sess, err := r.plan.Sessions.forPhase(spec)
-	if err != nil {
-		return phaseResult{}, fmt.Errorf("%s phase schedule: %w", spec.Phase, err)
-	}
-	if sess.arrivals != nil {
-		arrivals, sleeper = sess.arrivals, sess.sleeper
-	}
-	var exhausted func() bool
-	if sess.budget != nil {
-		exhausted = sess.budget.Exhausted
-	}
-	pick := r.sampler.Next
-	if sess.pick != nil {
-		pick = sess.pick
-	}
-	if spec.Users > 0 {
-		users := &userPicks{next: pick, turns: func(c int) int { return len(r.plan.Dataset.Conversations[c].Turns) }}
-		uc, err := timing.NewUserCentric(spec.UserRate, spec.Users, r.plan.meanTurns(), users.length)
-		if err != nil {
-			return phaseResult{}, fmt.Errorf("%s phase user-centric schedule: %w", spec.Phase, err)
-		}
-		arrivals, pick = uc, users.pick
-		sleeper = rateSleeper(time.Duration(float64(time.Second) / spec.UserRate))
-	}
-	limit, steps, err := spec.concurrencySteps(seed)
-	if err != nil {
-		return phaseResult{}, fmt.Errorf("%s phase: %w", spec.Phase, err)
-	}
-	if limit == 0 && len(steps) == 0 && arrivals != nil && r.cluster == nil && capsInFlight(r.plan) {
-		limit = connectionLimit() // AIPerf's connection limit, as lag when reached
-	}
-	gate, gateSteps, err := spec.prefillGate(seed)
-	if err != nil {
-		return phaseResult{}, fmt.Errorf("%s phase: %w", spec.Phase, err)
-	}
-	var ar *adaptiveRun
-	var adjustable *timing.AdjustableRate
-	if ac := r.plan.Adaptive; ac != nil && spec.Phase == record.Profiling {
-		if ar, err = newAdaptiveRun(r.plan, ac, r.clk, r.log, r.runID); err != nil {
-			return phaseResult{}, err
-		}
-		// The controller starts the variable at its minimum.
-		switch config.AdaptiveVariable(ac.Variable) {
-		case config.AdaptiveConcurrency:
-			limit = int(ac.Min)
-		case config.AdaptivePrefillConcurrency:
-			gate, gateSteps = timing.NewGate(int(ac.Min)), nil
-		case config.AdaptiveRequestRate:
-			if adjustable, err = adaptiveArrivals(spec, seed, ac.Min); err != nil {
-				return phaseResult{}, fmt.Errorf("%s phase: %w", spec.Phase, err)
-			}
-			arrivals = adjustable
-			sleeper = rateSleeper(time.Duration(float64(time.Second) / ac.Max))
-		}
-	}
-	sched, err := timing.New(timing.Options{
-		Phase:            spec.Phase,
-		Arrivals:         arrivals,
-		Concurrency:      limit,
-		ConcurrencySteps: steps,
-		Count:            sess.count,
-		Duration:         spec.Duration,
-		Sleeper:          sleeper,
-		Quantum:          pacerQuantum(sess.fixed),
-		Backlog:          r.backlog(arrivals),
-		Exhausted:        exhausted,
-	})
+// runScheduled runs a phase whose credits the timing.Scheduler issues: it
+// issues them until the phase's stop condition (or stop being cancelled),
+// then waits for the requests in flight: forever for a count-bound phase,
+// for the grace period after a duration-bound one. What is still in flight
+// after that is cancelled; those records end as client cancellations
+// (code 499).
+func (r *phaseRunner) runScheduled(stop context.Context, spec *PhaseSpec, l *phaseLoad) (phaseResult, error) {
+	sched, err := timing.New(r.schedulerOptions(spec, l))
 	if err != nil {
 		return phaseResult{}, fmt.Errorf("%s phase scheduler: %w", spec.Phase, err)
 	}
-	counts := &r.pl.counts[spec.Phase]
-	wo := r.poolOptions(spec)
-	wo.Pick, wo.Done = pick, sched.Done
-	if r.backlog(arrivals) > 0 {
-		wo.Started = sched.Started
-	}
-	wo.FixedSchedule, wo.Budget = sess.fixed, sess.budget
-	wo.OnSend = func(*record.Record) { counts.noteSend(r.clk) }
-	wo.OnSessionStart, wo.OnSessionEnd = counts.sessions.start, counts.sessions.end
-	if gate != nil {
-		wo.Prefill, wo.Parser = gate, r.plan.Endpoint
-	}
-	if capNS, ok := r.plan.Config.InterTurnDelayCap(); ok {
-		wo.CapDelays, wo.DelayCap = true, time.Duration(capNS)
-	}
-	// noWorkers ends the phase when a run over load workers has lost them
-	// all (the cluster calls it at most once).
-	var lostAll error
-	noWorkers := make(chan struct{})
-	var pool phasePool
-	if r.cluster != nil {
-		if gateSteps != nil {
-			return phaseResult{}, usageError(fmt.Errorf("--workers: prefill-concurrency ramps are not supported with load workers yet"))
-		}
-		pool, err = r.cluster.startPhase(r.requestContext(), spec, wo, gate, func(cause error) {
-			lostAll = cause
-			close(noWorkers)
-		})
-	} else {
-		pool, err = worker.NewPool(r.requestContext(), wo)
-	}
+	lost := &lostWorkers{done: make(chan struct{})}
+	pool, err := r.startPool(spec, l, sched, lost)
 	if err != nil {
 		return phaseResult{}, err
 	}
-	dispatch := pool.Dispatch
-
-	counts.timedOut.Store(false)
-	counts.graceTimedOut.Store(false)
-	counts.interrupted.Store(false)
-	res := phaseResult{Start: r.clk.Now()}
-	if r.onStart != nil {
-		r.onStart(spec, res.Start)
-	}
+	res := r.beginPhase(spec)
 	r.log.Info("phase started", "phase", spec.Phase.String(), "requests", spec.Count, "duration", spec.Duration,
 		"concurrency", spec.Concurrency, "request_rate", spec.Rate, "arrival_pattern", string(spec.Pattern))
-	// runCtx ends the sending early: an interrupt (stop), or the adaptive
-	// controller completing.
+	// runCtx ends the sending early: an interrupt (stop), every load
+	// worker lost, or a control (the adaptive controller) completing.
 	runCtx, endPhase := context.WithCancel(stop)
 	defer endPhase()
-	go func() {
-		select {
-		case <-noWorkers:
-			endPhase()
-		case <-runCtx.Done():
-		}
-	}()
-	rampCtx, stopRamp := context.WithCancel(runCtx)
-	waitRamp := runLimitSteps(rampCtx, r, res.Start, gateSteps, gate.SetLimit)
-	waitAdaptive := func() {}
-	if ar != nil {
-		ar.end = endPhase
-		ar.apply = func(v float64) {
-			switch config.AdaptiveVariable(ar.ctl.Config().Variable) {
-			case config.AdaptiveConcurrency:
-				sched.SetConcurrency(int(v))
-			case config.AdaptivePrefillConcurrency:
-				gate.SetLimit(int(v))
-			case config.AdaptiveRequestRate:
-				_ = adjustable.SetRate(r.clk.Now()-res.Start, v) // v is within the validated bounds
-			}
-		}
-		r.pl.adaptive.Store(ar)
-		done := make(chan struct{})
-		go func() {
-			defer close(done)
-			ar.run(rampCtx, res.Start)
-		}()
-		waitAdaptive = func() { <-done }
+	go lost.endOn(runCtx, endPhase)
+	ctlCtx, stopControls := context.WithCancel(runCtx)
+	waitRamp := runLimitSteps(ctlCtx, r, res.Start, l.gateSteps, l.gate.SetLimit)
+	waitControl := func() {}
+	if l.control != nil {
+		waitControl = l.control.start(ctlCtx, sched, res.Start, endPhase)
 	}
-	res.Stats = sched.Run(runCtx, r.clk, dispatch)
-	stopRamp()
+	res.Stats = sched.Run(runCtx, r.clk, pool.Dispatch)
+	stopControls()
 	waitRamp()
-	waitAdaptive()
-	res.Stopped = res.Stats.Reason == timing.StopCtx && stop.Err() != nil
-	counts.timedOut.Store(res.Stats.Reason == timing.StopDuration)
-	counts.interrupted.Store(res.Stopped)
-	if res.Stats.Reason == timing.StopDuration || res.Stats.Reason == timing.StopCtx {
-		// Past the phase's end no turn starts, later turns included.
-		pool.StopSending()
-	}
-
-	grace := spec.Grace
-	if res.Stopped && grace < 0 {
-		grace = r.interruptGrace
-	}
-	res.Cancelled = r.drain(pool, spec.Phase, grace)
-	res.End = r.clk.Now()
-	select {
-	case <-noWorkers:
-		// Like an abort: what was recorded is still written, and the
-		// run fails.
-		res.Aborted = fmt.Sprintf("%s phase: %v", spec.Phase, lostAll)
-	default:
-	}
-	if ar != nil {
-		r.pl.adaptive.Store(nil)
-		if err := ar.finish(res.Stopped); err != nil {
+	waitControl()
+	r.stopIssuing(stop, spec, pool, &res)
+	res.Aborted = lost.aborted(spec.Phase)
+	if l.control != nil {
+		if err := l.control.finish(res.Stopped); err != nil {
 			return res, err
 		}
 	}
@@ -350,4 +193,120 @@ func (r *phaseRunner) run(stop context.Context, spec *PhaseSpec, seed uint64) (p
 		"stop_reason", res.Stats.Reason.String(), "cancelled_in_flight", res.Cancelled,
 		"elapsed", res.End-res.Start, "credits_that_waited_for_a_slot", res.Stats.Waited)
 	return res, nil
+}
+
+// schedulerOptions are the scheduler's options for the phase's load. A
+// request-rate phase in this process with no concurrency of its own is
+// held to AIPerf's connection limit, as lag when reached (capsInFlight).
+func (r *phaseRunner) schedulerOptions(spec *PhaseSpec, l *phaseLoad) timing.Options {
+	limit := l.limit
+	if limit == 0 && len(l.steps) == 0 && l.arrivals != nil && r.cluster == nil && capsInFlight(r.plan) {
+		limit = connectionLimit()
+	}
+	return timing.Options{
+		Phase:            spec.Phase,
+		Arrivals:         l.arrivals,
+		Concurrency:      limit,
+		ConcurrencySteps: l.steps,
+		Count:            l.count,
+		Duration:         spec.Duration,
+		Sleeper:          l.sleeper,
+		Quantum:          pacerQuantum(l.fixed),
+		Backlog:          r.backlog(l.arrivals),
+		Exhausted:        l.exhausted(),
+	}
+}
+
+// startPool starts the pool that sends the phase's credits: a
+// worker.Pool in this process, or the load workers (--workers), which get
+// the same options and report losing every worker to lost.
+func (r *phaseRunner) startPool(spec *PhaseSpec, l *phaseLoad, sched *timing.Scheduler, lost *lostWorkers) (phasePool, error) {
+	counts := &r.pl.counts[spec.Phase]
+	wo := r.poolOptions(spec)
+	wo.Pick, wo.Done = l.pick, sched.Done
+	if r.backlog(l.arrivals) > 0 {
+		wo.Started = sched.Started
+	}
+	wo.FixedSchedule, wo.Budget = l.fixed, l.budget
+	wo.OnSend = func(*record.Record) { counts.noteSend(r.clk) }
+	wo.OnSessionStart, wo.OnSessionEnd = counts.sessions.start, counts.sessions.end
+	if l.gate != nil {
+		wo.Prefill, wo.Parser = l.gate, r.plan.Endpoint
+	}
+	if capNS, ok := r.plan.Config.InterTurnDelayCap(); ok {
+		wo.CapDelays, wo.DelayCap = true, time.Duration(capNS)
+	}
+	if r.cluster == nil {
+		return worker.NewPool(r.requestContext(), wo)
+	}
+	if l.gateSteps != nil {
+		return nil, usageError(fmt.Errorf("--workers: prefill-concurrency ramps are not supported with load workers yet"))
+	}
+	return r.cluster.startPhase(r.requestContext(), spec, wo, l.gate, lost.lose)
+}
+
+// beginPhase clears the phase's end flags and marks its start.
+func (r *phaseRunner) beginPhase(spec *PhaseSpec) phaseResult {
+	counts := &r.pl.counts[spec.Phase]
+	counts.timedOut.Store(false)
+	counts.graceTimedOut.Store(false)
+	counts.interrupted.Store(false)
+	res := phaseResult{Start: r.clk.Now()}
+	if r.onStart != nil {
+		r.onStart(spec, res.Start)
+	}
+	return res
+}
+
+// stopIssuing records why the scheduler stopped, stops the pool's later
+// turns once the phase is over, and drains it: for the phase's grace, or
+// after an interrupt that found none, the interrupt grace.
+func (r *phaseRunner) stopIssuing(stop context.Context, spec *PhaseSpec, pool phasePool, res *phaseResult) {
+	counts := &r.pl.counts[spec.Phase]
+	res.Stopped = res.Stats.Reason == timing.StopCtx && stop.Err() != nil
+	counts.timedOut.Store(res.Stats.Reason == timing.StopDuration)
+	counts.interrupted.Store(res.Stopped)
+	if res.Stats.Reason == timing.StopDuration || res.Stats.Reason == timing.StopCtx {
+		// Past the phase's end no turn starts, later turns included.
+		pool.StopSending()
+	}
+	grace := spec.Grace
+	if res.Stopped && grace < 0 {
+		grace = r.interruptGrace
+	}
+	res.Cancelled = r.drain(pool, spec.Phase, grace)
+	res.End = r.clk.Now()
+}
+
+// lostWorkers ends a phase when a run over load workers has lost them all
+// (the cluster calls lose at most once).
+type lostWorkers struct {
+	cause error
+	done  chan struct{}
+}
+
+// lose records why the last worker went and ends the phase.
+func (w *lostWorkers) lose(cause error) {
+	w.cause = cause
+	close(w.done)
+}
+
+// endOn calls end when the workers are lost, until ctx is done.
+func (w *lostWorkers) endOn(ctx context.Context, end func()) {
+	select {
+	case <-w.done:
+		end()
+	case <-ctx.Done():
+	}
+}
+
+// aborted is phaseResult.Aborted: like an abort, what was recorded is
+// still written, and the run fails.
+func (w *lostWorkers) aborted(phase record.Phase) string {
+	select {
+	case <-w.done:
+		return fmt.Sprintf("%s phase: %v", phase, w.cause)
+	default:
+		return ""
+	}
 }

@@ -88,39 +88,9 @@ type Plan struct {
 	// by planSessions once the dataset is built.
 	Sessions sessionPlan
 
-	// Accuracy is accuracy mode's problems and grader (issue 21); nil when
+	// Accuracy is accuracy mode's problems and grader; nil when
 	// --accuracy-benchmark is not set.
 	Accuracy *accuracyPlan
-}
-
-// PhaseSpec is how one phase sends and when it stops.
-type PhaseSpec struct {
-	Phase record.Phase
-	// Name, Index and ProfilingIndex place the phase in the run (its
-	// phases/<Name>/ artifacts); ProfilingIndex is -1 for a warmup. Named
-	// is true for a config file's named phases.
-	Name           string
-	Index          int
-	ProfilingIndex int
-	Named          bool
-	Count          int           // stop after this many requests; 0 = no count bound
-	Sessions       int           // stop after this many conversations; 0 = no session bound
-	Duration       time.Duration // stop issuing after this long; 0 = no time bound
-	Grace          time.Duration // wait this long for in-flight requests once issuing stops; <0 = forever
-	Concurrency    int           // cap on credits outstanding; 0 = unlimited
-	Pattern        config.ArrivalPattern
-	Rate           float64 // requests/s in request-rate mode; 0 in concurrency mode
-	Smoothness     float64 // gamma shape
-
-	// Load shapes (loadshape.go). Prefill caps requests awaiting their
-	// first token (0 = none); the ramps move Concurrency, Prefill and Rate
-	// from a low start to those targets; RateSeries follows Rate's ramp;
-	// Users > 0 selects user-centric mode at UserRate requests/s shared.
-	Prefill                                int
-	ConcurrencyRamp, PrefillRamp, RateRamp *config.Ramp
-	RateSeries                             []config.RatePoint
-	Users                                  int
-	UserRate                               float64
 }
 
 // usageError marks a problem with the user's input found while planning:
@@ -240,7 +210,7 @@ func (p *Plan) shapeRequests() {
 // reported before any prompt is generated.
 func (p *Plan) BuildDataset() error {
 	if p.Config.AccuracyEnabled() {
-		return p.buildAccuracyDataset() // issue 21 (accuracy.go)
+		return p.buildAccuracyDataset() // accuracy.go
 	}
 	if p.Config.Dataset.FromFile() {
 		p.setUpChatTemplate()
