@@ -282,7 +282,10 @@ func (p *Phase) reportNoWorkers(cause error) {
 	}
 }
 
-// events applies a batch of a worker's events in order.
+// events applies a batch of a worker's events in order. The worker's
+// counts are brought up to date before each credit is marked done: the
+// last one ends the phase, and the run may then report the counts
+// (cluster.json) before this batch is over.
 func (p *Phase) events(r *remote, evs []*clusterpb.Event) {
 	var sent, records int
 	for _, ev := range evs {
@@ -296,6 +299,8 @@ func (p *Phase) events(r *remote, evs []*clusterpb.Event) {
 			records++
 			p.record(RecordFromWire(b.Record))
 		case *clusterpb.Event_Done:
+			r.count(sent, records)
+			sent, records = 0, 0
 			if b.Done.Epoch == p.epoch {
 				p.done(b.Done.Seq)
 			}
