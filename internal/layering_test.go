@@ -210,3 +210,136 @@ func checkPackage(t *testing.T, rel string, imports []string) {
 		}
 	}
 }
+
+// thirdParty lists, per module outside the standard library, the packages
+// that may import it. A heavy library stays behind the one package that
+// wraps it (grpc in cluster, parquet in the two parquet readers and
+// writers, controller-runtime in the operator and its command), so that
+// what links it is a choice made here; a new dependency needs a line.
+var thirdParty = map[string][]string{
+	"charm.land/bubbles/v2":                     {"internal/ui"},
+	"charm.land/bubbletea/v2":                   {"internal/ui"},
+	"charm.land/lipgloss/v2":                    {"internal/ui"},
+	"github.com/charmbracelet/x/ansi":           {"internal/ui"},
+	"github.com/NVIDIA/go-nvml":                 {"internal/telemetry/nvml"},
+	"github.com/ardanlabs/jinja":                {"internal/chattemplate", "internal/configfile", "internal/endpoint/template"},
+	"github.com/dlclark/regexp2/v2":             {"internal/tokenizer/hf"},
+	"golang.org/x/text":                         {"internal/tokenizer/hf"},
+	"github.com/go-analyze/charts":              {"internal/report"},
+	"github.com/go-echarts/go-echarts/v2":       {"internal/report"},
+	"gonum.org/v1/plot":                         {"internal/report"},
+	"gonum.org/v1/gonum":                        {"internal/search"},
+	"github.com/jedib0t/go-pretty/v6":           {"internal/compare", "internal/export"},
+	"github.com/jmespath-community/go-jmespath": {"internal/endpoint"},
+	"github.com/parquet-go/parquet-go":          {"internal/dataset/hfdata", "internal/telemetry/servermetrics"},
+	"github.com/prometheus/client_model":        {"internal/telemetry/prom"},
+	"github.com/prometheus/common":              {"internal/telemetry/prom"},
+	"github.com/spf13/cobra":                    {"internal/cli", "internal/kubecli"},
+	"github.com/spf13/pflag":                    {"internal/cli"},
+	"golang.org/x/term":                         {"internal/cli"},
+	"golang.org/x/net":                          {"internal/transport"},
+	"golang.org/x/sys":                          {"internal/timing", "bench/benchtool"},
+	"github.com/go-json-experiment/json": {"internal/dataset", "internal/dataset/hfdata", "internal/dataset/public", "internal/endpoint", "internal/endpoint/anthropic",
+		"internal/endpoint/embeddings", "internal/endpoint/endpointtest", "internal/endpoint/openai", "internal/endpoint/rankings", "internal/export",
+		"internal/telemetry/servermetrics", "internal/tokenizer/hub"},
+	"github.com/goccy/go-yaml": {"internal/cli", "internal/configfile", "internal/dataset/hfdata", "internal/kubecli", "internal/llmd", "internal/report"},
+	// OpenTelemetry: the integration and its test collector.
+	"go.opentelemetry.io/otel":                                          {"internal/otel"},
+	"go.opentelemetry.io/otel/metric":                                   {"internal/otel"},
+	"go.opentelemetry.io/otel/sdk":                                      {"internal/otel"},
+	"go.opentelemetry.io/otel/sdk/metric":                               {"internal/otel"},
+	"go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetrichttp": {"internal/otel"},
+	"go.opentelemetry.io/proto/otlp":                                    {"internal/otel/otlptest"},
+	// gRPC: the controller-worker protocol only.
+	"google.golang.org/grpc":     {"internal/cluster", "internal/cluster/clusterpb"},
+	"google.golang.org/protobuf": {"internal/cluster", "internal/cluster/clusterpb", "internal/otel/otlptest"},
+	// Kubernetes: kube (objects, client-go), its API types, the operator
+	// (controller-runtime) and the aiperf-kube command line, nothing else.
+	"k8s.io/api":                     {"internal/kube", "internal/kube/operator", "internal/kubecli"},
+	"k8s.io/apimachinery":            {"internal/kube", "internal/kube/api/v1alpha1", "internal/kube/operator", "internal/kubecli"},
+	"k8s.io/apiextensions-apiserver": {"internal/kube/api/v1alpha1", "internal/kube/operator"},
+	"k8s.io/client-go":               {"internal/kube", "internal/kube/kubetest", "internal/kube/operator", "internal/kubecli"},
+	"sigs.k8s.io/yaml":               {"internal/kube", "internal/kube/api/v1alpha1", "internal/kubecli"},
+	"sigs.k8s.io/controller-runtime": {"internal/kube/operator", "internal/kubecli"},
+	"github.com/go-logr/logr":        {"internal/kubecli"}, // controller-runtime's logger, set by `kube operator`
+}
+
+// notLinked lists, per program, the import path prefixes none of its
+// packages (transitively) may be: aiperf links no Kubernetes library
+// (aiperf-kube holds `aiperf kube`).
+var notLinked = map[string][]string{
+	"cmd/aiperf": {"k8s.io/", "sigs.k8s.io/"},
+}
+
+type depPackage struct {
+	ImportPath string
+	Imports    []string
+	Deps       []string
+	Standard   bool
+	Module     *struct{ Path string }
+}
+
+// TestThirdPartyImports checks thirdParty and notLinked against
+// `go list -deps -json`: the module of every package imported from
+// outside the standard library and this module, and every program's
+// transitive dependencies.
+func TestThirdPartyImports(t *testing.T) {
+	cmd := exec.Command("go", "list", "-deps", "-json", module+"/...")
+	var out, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("go list: %v\n%s", err, stderr.String())
+	}
+	moduleOf := map[string]string{}
+	var ours []depPackage
+	for dec := json.NewDecoder(&out); ; {
+		var p depPackage
+		if err := dec.Decode(&p); err == io.EOF {
+			break
+		} else if err != nil {
+			t.Fatalf("decode go list output: %v", err)
+		}
+		if p.Module == nil {
+			continue
+		}
+		moduleOf[p.ImportPath] = p.Module.Path
+		if p.Module.Path == module {
+			ours = append(ours, p)
+		}
+	}
+	used := map[string]bool{}
+	for _, p := range ours {
+		rel := strings.TrimPrefix(strings.TrimPrefix(p.ImportPath, module), "/")
+		for _, imp := range p.Imports {
+			m := moduleOf[imp]
+			if m == "" || m == module {
+				continue
+			}
+			used[m] = true
+			allow, known := thirdParty[m]
+			switch {
+			case !known:
+				t.Errorf("%s imports %s of module %s, which is not in thirdParty; add the module and the packages that may use it", rel, imp, m)
+			case !slices.Contains(allow, rel):
+				t.Errorf("%s imports %s: module %s is for %v only", rel, imp, m, allow)
+			}
+		}
+		for _, prefix := range notLinked[rel] {
+			for _, d := range p.Deps {
+				if strings.HasPrefix(d, prefix) {
+					t.Errorf("%s links %s; it must link nothing under %s", rel, d, prefix)
+				}
+			}
+		}
+	}
+	for m := range thirdParty {
+		if !used[m] {
+			t.Errorf("thirdParty lists %s, which no package imports any more; remove it", m)
+		}
+	}
+	for prog := range notLinked {
+		if !slices.ContainsFunc(ours, func(p depPackage) bool { return p.ImportPath == module+"/"+prog }) {
+			t.Errorf("notLinked names %s, which go list did not return", prog)
+		}
+	}
+}
