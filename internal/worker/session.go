@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -19,18 +20,42 @@ import (
 // (turns), not conversations, as in AIPerf. Safe for concurrent use.
 type Budget struct {
 	left atomic.Int64
+	// spent is closed the first time the budget reaches zero, so sessions
+	// pausing between turns end at once instead of sleeping out a think
+	// time after which they could send nothing. A Refund can make the
+	// budget non-zero again after it closed, so a woken waiter re-checks
+	// Exhausted.
+	spent     chan struct{}
+	spentOnce sync.Once
 }
 
 // NewBudget returns a budget of n requests.
 func NewBudget(n int) *Budget {
-	b := &Budget{}
+	b := &Budget{spent: make(chan struct{})}
 	b.left.Store(int64(n))
+	if n <= 0 {
+		b.markSpent()
+	}
 	return b
+}
+
+func (b *Budget) markSpent() { b.spentOnce.Do(func() { close(b.spent) }) }
+
+// Spent is closed once the budget has reached zero (see Budget.spent);
+// nil, which never fires, for a nil Budget.
+func (b *Budget) Spent() <-chan struct{} {
+	if b == nil {
+		return nil
+	}
+	return b.spent
 }
 
 // Take claims one request; false once the budget is spent.
 func (b *Budget) Take() bool {
-	if b.left.Add(-1) >= 0 {
+	if left := b.left.Add(-1); left >= 0 {
+		if left == 0 {
+			b.markSpent()
+		}
 		return true
 	}
 	b.left.Add(1) // keep it at 0 so Exhausted stays exact
@@ -48,6 +73,9 @@ func (b *Budget) TakeUpTo(n int) int {
 			return 0
 		}
 		if b.left.CompareAndSwap(left, left-got) {
+			if left == got {
+				b.markSpent()
+			}
 			return int(got)
 		}
 	}
@@ -436,7 +464,8 @@ func (p *Pool) turnDue(conv *dataset.Conversation, t int, first time.Duration) (
 }
 
 // waitUntil sleeps until the run-clock offset due; false when the pool was
-// told to stop sending or cancelled meanwhile.
+// told to stop sending or cancelled meanwhile, or the request budget ran
+// out (the turn after the pause could not be sent).
 func (p *Pool) waitUntil(timer **time.Timer, due time.Duration) bool {
 	wait := p.o.Clock.Until(due)
 	if wait <= 0 {
@@ -447,13 +476,24 @@ func (p *Pool) waitUntil(timer **time.Timer, due time.Duration) bool {
 	} else {
 		(*timer).Reset(wait)
 	}
-	select {
-	case <-(*timer).C:
-		return !p.stopped()
-	case <-p.stop:
-		return false
-	case <-p.ctx.Done():
-		return false
+	spent := p.o.Budget.Spent()
+	for {
+		select {
+		case <-(*timer).C:
+			return !p.stopped()
+		case <-p.stop:
+			return false
+		case <-p.ctx.Done():
+			return false
+		case <-spent:
+			// Nothing can be sent after the pause: end it now rather
+			// than idle until the think time is over (a --request-count
+			// cap on a trace with long recorded delays).
+			if p.o.Budget.Exhausted() {
+				return false
+			}
+			spent = nil // refunded: wait out the pause
+		}
 	}
 }
 

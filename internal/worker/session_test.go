@@ -163,6 +163,40 @@ func TestSessionFixedScheduleTimestamps(t *testing.T) {
 	})
 }
 
+// TestSessionSpentBudgetCutsThePause: once the request budget is spent,
+// a conversation in its think time ends at once instead of sleeping out
+// a pause after which it could send nothing; a budget that was spent and
+// then refunded lets the pause run its course.
+func TestSessionSpentBudgetCutsThePause(t *testing.T) {
+	for _, refund := range []bool{false, true} {
+		t.Run(map[bool]string{false: "spent", true: "refunded"}[refund], func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				s := &fakeSender{latency: time.Millisecond}
+				b := NewBudget(1)
+				if refund {
+					b.Take()
+					b.Refund(2) // spent once, then two requests given back
+				}
+				p, out := sessionPool(t, conversation(0, time.Hour), Options{Sender: s, Budget: b})
+				start := time.Now()
+				p.Dispatch(timing.Credit{})
+				<-out
+				p.Close()
+				wantSent, wantPause := 1, time.Duration(0)
+				if refund {
+					wantSent, wantPause = 2, time.Hour
+				}
+				if len(s.bodies) != wantSent {
+					t.Fatalf("%d requests sent, want %d", len(s.bodies), wantSent)
+				}
+				if got := time.Since(start) - time.Millisecond*time.Duration(wantSent); got != wantPause {
+					t.Errorf("the conversation ended %v after its requests, want %v", got, wantPause)
+				}
+			})
+		})
+	}
+}
+
 func TestBudget(t *testing.T) {
 	t.Parallel()
 	b := NewBudget(100)
