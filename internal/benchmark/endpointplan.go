@@ -155,8 +155,13 @@ func (p *Plan) workerRequestOptions(wo *worker.Options) {
 // formatPayloads assigns models to the dataset's turns (when -m names
 // several) and builds every request body: a turn's RawPayload is sent as
 // it is, every other turn goes through the endpoint with its own extra
-// fields merged last.
+// fields merged last, except a lazy trace prompt's, built when sent.
 func (p *Plan) formatPayloads() error {
+	if p.ChatTemplate != nil || p.Config.Cluster.Workers > 0 {
+		// A templated count needs the body, and load workers get the
+		// dataset whole: build the lazy trace prompts now.
+		p.Dataset.Materialize()
+	}
 	if err := p.finishTurns(); err != nil {
 		return err
 	}
@@ -173,6 +178,9 @@ func (p *Plan) formatPayloads() error {
 			if turn.RawPayload != nil {
 				p.Payloads[c][t] = turn.RawPayload
 				continue
+			}
+			if turn.Prompt != nil {
+				continue // built when sent (worker)
 			}
 			body, err := p.Endpoint.AppendPayload(nil, turn, endpoint.WithTurnExtra(&p.EOptions, turn))
 			if err != nil {

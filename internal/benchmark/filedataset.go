@@ -64,6 +64,7 @@ func (p *Plan) loadFileDataset() error {
 
 			SeparatorToken: p.separatorToken(),
 			Synthesis:      p.synthesis(),
+			LazyPrompts:    true,
 		}
 		if d.BlockSize != nil {
 			o.BlockSize = *d.BlockSize

@@ -303,7 +303,8 @@ func TestRunTraceSynthesis(t *testing.T) {
 	}
 	// Request 1 (hash ids 1,2 shared with request 3) keeps its 32-token
 	// prefix; request 3 halves its 8-token rest.
-	if n := p.Dataset.Conversations[1].Turns[0].InputTokens; n < 34 || n > 38 {
+	third := p.Dataset.Conversations[1].Turns[0].Materialize() // a lazy trace prompt
+	if n := p.Tokenizer.Count(third.Texts[0]); n < 34 || n > 38 {
 		t.Errorf("third request has %d input tokens; want about 36 (32 shared + 8/2)", n)
 	}
 	if out, err := run(t, context.Background(), cfg); err != nil {

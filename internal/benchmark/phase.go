@@ -90,6 +90,8 @@ func (p *Plan) poolOptions(client *transport.Client, clk *clock.Clock, keepHeade
 		Header:            p.Header,
 		SessionHeader:     p.Config.Conversation.SessionHeader,
 		KeepRequestHeader: keepHeader,
+		BodyEndpoint:      p.Endpoint,
+		BodyOptions:       &p.EOptions,
 	}
 	if p.Sessions.MultiTurn {
 		wo.Endpoint, wo.EOptions = p.Endpoint, &p.EOptions

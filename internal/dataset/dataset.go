@@ -67,6 +67,10 @@ type Turn struct {
 	// to it; nil or "" entries are unnamed. Rankings read the texts named
 	// "query" and "passages"; the template endpoint exposes texts_by_name.
 	TextNames []string
+	// Prompt, when non-nil, is the turn's prompt left to be built when it
+	// is sent (LoadOptions.LazyPrompts): Texts is then empty and
+	// InputTokens -1 until Materialize builds it.
+	Prompt *Prompt
 	// InputTokens is the client tokenizer's count of strings.Join(Texts, " "),
 	// computed once when the dataset is built; -1 when unknown.
 	InputTokens int

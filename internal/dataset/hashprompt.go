@@ -1,10 +1,7 @@
 package dataset
 
 import (
-	"crypto/sha256"
-	"encoding/binary"
 	"fmt"
-	"strconv"
 
 	"github.com/aiperf-go/aiperf/internal/pyrand"
 
@@ -25,17 +22,18 @@ type promptRequest struct {
 // with hash ids h1..hm is m blocks of blockSize corpus tokens, the last
 // one shortened to n-(m-1)*blockSize (or, when n exceeds m*blockSize,
 // every block full and the rest fresh tokens). Blocks come from a
-// blockSource scoped to the trace's content hash, so prompts sharing a
+// sharedBlocks scoped to the trace's content hash, so prompts sharing a
 // hash-id prefix share a token prefix, which is what lets a trace
 // reproduce its KV-cache reuse. Each block starts with the tokenizer's
 // block-separation token (BOS, else EOS) when it has one, as in AIPerf.
 type hashPrompts struct {
 	tok       tokenizer.Tokenizer
 	corpus    *corpus
-	seed      uint64
-	trace     string
 	blockSize int
-	blocks    blockSource
+	blocks    *sharedBlocks
+	// sizes is the block size each hash id was first used with: a hash id
+	// names one fixed block.
+	sizes map[int]int
 	// pick draws the windows of the prompts without hash ids and of the
 	// fresh tails, in request order (AIPerf's corpus generator).
 	pick picker
@@ -51,19 +49,13 @@ func newHashPrompts(tok tokenizer.Tokenizer, pc *PromptCorpus, seed uint64, trac
 			return nil, err
 		}
 	}
-	bs := newBlockSource(c, seed, trace)
-	bs.sep = sep
-	return &hashPrompts{tok: tok, corpus: c, seed: seed, trace: trace, blockSize: blockSize, blocks: bs,
-		pick: pyrand.Derive(seed, streamPromptCorpus).Py().RandRange}, nil
+	return &hashPrompts{tok: tok, corpus: c, blockSize: blockSize, blocks: newSharedBlocks(tok, c, seed, trace, blockSize, sep),
+		sizes: map[int]int{}, pick: pyrand.Derive(seed, streamPromptCorpus).Py().RandRange}, nil
 }
 
-// blockSource gives each hash id of one scope (a trace) its block of
-// corpus tokens, as AIPerf's HashIdRandomGenerator does: a Python
-// generator seeded with the first 8 bytes (big-endian) of
-// SHA-256("<corpus seed>:<scope>:<hash id>") picks the window's start,
-// the corpus seed being the run's "dataset.prompt.corpus" seed. Blocks
-// are cached, so the same id always yields the same tokens within the
-// scope. It must be used from one goroutine.
+// blockSource gives each hash id of one scope its block of corpus tokens
+// (hashBlock), caching every block, so the same id always yields the same
+// tokens within the scope. It must be used from one goroutine.
 type blockSource struct {
 	corpus *corpus
 	base   uint64
@@ -84,15 +76,7 @@ func (b *blockSource) block(id, size int) (ids []int, ok bool) {
 	if got, hit := b.cache[id]; hit {
 		return got, len(got) == size
 	}
-	sum := sha256.Sum256([]byte(strconv.FormatUint(b.base, 10) + ":" + b.scope + ":" + strconv.Itoa(id)))
-	rng := pyrand.NewRandom(binary.BigEndian.Uint64(sum[:8]))
-	got := make([]int, 0, size)
-	n := size
-	if b.sep >= 0 {
-		got = append(got, b.sep)
-		n--
-	}
-	got = b.corpus.window(rng.RandRange, n, got)
+	got := hashBlock(b.corpus, b.base, b.scope, id, size, b.sep)
 	b.cache[id] = got
 	return got, true
 }
@@ -103,9 +87,10 @@ func (b *blockSource) reset(scope string) {
 	clear(b.cache)
 }
 
-// tokens returns the token ids of a hash-id prompt. It must be called
-// from one goroutine (it fills the block cache).
-func (h *hashPrompts) tokens(req promptRequest) ([]int, error) {
+// prompt checks a hash-id prompt request and returns its Prompt, drawing
+// its fresh tail's start now, in request order. It must be called from one
+// goroutine, in request order.
+func (h *hashPrompts) prompt(req promptRequest) (*Prompt, error) {
 	n, m, bs := req.length, len(req.hashIDs), h.blockSize
 	if n <= 0 {
 		return nil, &InputError{File: req.file, Line: req.line, Field: "input_length", Err: fmt.Errorf("must be at least 1, got %d", n)}
@@ -119,35 +104,38 @@ func (h *hashPrompts) tokens(req promptRequest) ([]int, error) {
 				m, bs, n, last, bs)}
 		}
 	}
-	out := make([]int, 0, n)
 	for i, id := range req.hashIDs {
 		size := bs
 		if i == m-1 {
 			size = last
 		}
-		block, ok := h.blocks.block(id, size)
-		if !ok {
+		if was, seen := h.sizes[id]; !seen {
+			h.sizes[id] = size
+		} else if was != size {
 			return nil, &InputError{File: req.file, Line: req.line, Field: "hash_ids", Err: fmt.Errorf(
 				"hash id %d is used here as a %d-token block but earlier as a %d-token block; a hash id names one fixed block (is --isl-block-size right?)",
-				id, size, len(block))}
+				id, size, was)}
 		}
-		out = append(out, block...)
 	}
-	if tail := n - len(out); tail > 0 {
-		out = h.corpus.window(h.pick, tail, out)
+	p := &Prompt{blocks: h.blocks, hashIDs: req.hashIDs, length: n, tail: -1}
+	if m*bs < n {
+		p.tail = h.pick(h.corpus.size())
 	}
-	return out, nil
+	return p, nil
 }
 
-// build returns the prompts of reqs, in order, with their token counts.
-// Hash-id prompts are decoded from their blocks as they are (like AIPerf,
-// without a length fix-up, so shared prefixes stay identical); prompts
-// without hash ids are cut from the corpus and fitted to their exact
-// length like synthetic prompts.
-func (h *hashPrompts) build(reqs []promptRequest) ([]string, []int, error) {
-	seqs := make([][]int, len(reqs))
-	texts := make([]string, len(reqs))
-	counts := make([]int, len(reqs))
+// build returns the prompts of reqs, in order: texts[i] and counts[i]
+// for a prompt built now, prompts[i] for a hash-id prompt left to be built
+// when sent (lazy), or built now too (not lazy). Hash-id prompts are
+// decoded from their blocks as they are (like AIPerf, without a length
+// fix-up, so shared prefixes stay identical); prompts without hash ids are
+// cut from the corpus and fitted to their exact length like synthetic
+// prompts, always now, since their fitting decides the corpus draws of
+// the prompts after them.
+func (h *hashPrompts) build(reqs []promptRequest, lazy bool) (texts []string, counts []int, prompts []*Prompt, err error) {
+	texts = make([]string, len(reqs))
+	counts = make([]int, len(reqs))
+	prompts = make([]*Prompt, len(reqs))
 	// The corpus draws go in request order, as AIPerf makes them: a prompt
 	// without hash ids is built (and fitted) at once, a hash-id prompt's
 	// fresh tail is drawn with its blocks.
@@ -155,22 +143,24 @@ func (h *hashPrompts) build(reqs []promptRequest) ([]string, []int, error) {
 	for i, r := range reqs {
 		if len(r.hashIDs) == 0 {
 			if r.length <= 0 {
-				return nil, nil, &InputError{File: r.file, Line: r.line, Field: "input_length", Err: fmt.Errorf("must be at least 1, got %d", r.length)}
+				return nil, nil, nil, &InputError{File: r.file, Line: r.line, Field: "input_length", Err: fmt.Errorf("must be at least 1, got %d", r.length)}
 			}
 			texts[i], counts[i] = b.build(r.length)
 			continue
 		}
-		ids, err := h.tokens(r)
-		if err != nil {
-			return nil, nil, err
+		if prompts[i], err = h.prompt(r); err != nil {
+			return nil, nil, nil, err
 		}
-		seqs[i] = ids
+	}
+	if lazy {
+		return texts, counts, prompts, nil
 	}
 	forEachParallel(len(reqs), func(i int) {
-		if seqs[i] != nil {
-			texts[i] = h.tok.Decode(seqs[i])
+		if p := prompts[i]; p != nil {
+			texts[i] = p.Text()
 			counts[i] = h.tok.Count(texts[i])
+			prompts[i] = nil
 		}
 	})
-	return texts, counts, nil
+	return texts, counts, prompts, nil
 }

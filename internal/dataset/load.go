@@ -78,6 +78,12 @@ type LoadOptions struct {
 	// Synthesis reshapes the trace formats' requests (the Synthesis
 	// flags); the zero value changes nothing.
 	Synthesis Synthesis
+	// LazyPrompts leaves the hash-id prompts of mooncake, bailian and
+	// BurstGPT traces unbuilt: such a turn carries a Prompt (and
+	// InputTokens -1) instead of Texts, and is built when sent
+	// (Turn.Materialize), so memory grows with the trace's rows, not its
+	// tokens. Off, every prompt is built and counted at load time.
+	LazyPrompts bool
 	// Weka shapes weka_trace (and tracelab) replay.
 	Weka WekaOptions
 	// Baseten shapes baseten_trace replay.

@@ -56,13 +56,16 @@ func (l *loader) finishTrace(id string, entries []traceEntry, defaultBlock int) 
 		if err != nil {
 			return nil, err
 		}
-		texts, counts, err := h.build(reqs)
+		texts, counts, prompts, err := h.build(reqs, l.opts.LazyPrompts)
 		if err != nil {
 			return nil, err
 		}
 		for k, i := range at {
-			entries[i].turn.Texts = []string{texts[k]}
-			entries[i].turn.InputTokens = counts[k]
+			if t := &entries[i].turn; prompts[k] != nil {
+				t.Prompt, t.InputTokens = prompts[k], -1
+			} else {
+				t.Texts, t.InputTokens = []string{texts[k]}, counts[k]
+			}
 		}
 	}
 	var s sessions

@@ -56,7 +56,8 @@ type Options struct {
 	Dataset *dataset.Dataset
 	// Payloads[c][t] is the request body for turn t of conversation c,
 	// built once by the endpoint before the run (the same bytes inputs.json
-	// records).
+	// records); nil for a turn whose prompt is built when it is sent
+	// (dataset.Prompt), whose body is built then with Endpoint.
 	Payloads [][][]byte
 	// URLs are full request URLs (base URL plus endpoint path); requests go
 	// round robin by credit sequence number.
@@ -94,6 +95,12 @@ type Options struct {
 	// EOptions.History. nil sends Payloads as they are (no history).
 	Endpoint endpoint.Endpoint
 	EOptions *endpoint.Options
+	// BodyEndpoint and BodyOptions build, when it is sent, the body of a
+	// turn that has no Payloads entry (a lazy trace prompt,
+	// dataset.Prompt) and no history; Endpoint and EOptions take their
+	// place when set.
+	BodyEndpoint endpoint.Endpoint
+	BodyOptions  *endpoint.Options
 	// FixedSchedule marks a trace replay: first turns are due at their
 	// credit's absolute Due, and a later turn with a timestamp is due at
 	// credit.Due + (its timestamp - the first turn's), not before the
@@ -192,6 +199,8 @@ func NewPool(parent context.Context, o Options) (*Pool, error) {
 		return nil, fmt.Errorf("worker pool: cache bust needs the endpoint and its options")
 	case o.Endpoint != nil && o.EOptions == nil:
 		return nil, fmt.Errorf("worker pool: an endpoint needs its options")
+	case o.BodyEndpoint != nil && o.BodyOptions == nil:
+		return nil, fmt.Errorf("worker pool: a body endpoint needs its options")
 	case o.Prefill != nil && o.Parser == nil:
 		return nil, fmt.Errorf("worker pool: a prefill gate needs a response parser to see first tokens")
 	}

@@ -1,6 +1,7 @@
 package worker
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -238,6 +239,10 @@ func (p *Pool) SendTurn(workerID string, s *Stream, o TurnOptions, t int) TurnRe
 	if !s.sent && t > 0 && conv.Context == dataset.ContextDeltasWithResponses && p.o.Endpoint != nil {
 		for k := range t {
 			turn := &conv.Turns[k]
+			if turn.Prompt != nil {
+				built := turn.Materialize()
+				turn = &built
+			}
 			if turn.ResetContext {
 				s.history = s.history[:0]
 			}
@@ -256,6 +261,12 @@ func (p *Pool) SendTurn(workerID string, s *Stream, o TurnOptions, t int) TurnRe
 func (p *Pool) sendTurn(workerID string, s *Stream, o TurnOptions, t int, last bool) TurnResult {
 	conv := &p.o.Dataset.Conversations[s.conv]
 	turn := &conv.Turns[t]
+	if turn.Prompt != nil {
+		// A lazy trace prompt: built now, its body below, its tokens
+		// counted on the record path.
+		built := turn.Materialize()
+		turn = &built
+	}
 	first := !s.sent
 	s.sent = true
 	rec := &record.Record{
@@ -292,7 +303,7 @@ func (p *Pool) sendTurn(workerID string, s *Stream, o TurnOptions, t int, last b
 		cp.MaxTokens = o.MaxTokens
 		sent, rec.RequestedOSL = &cp, o.MaxTokens
 	}
-	if err == nil && (sent != turn || (len(history) > 0 && turn.RawPayload == nil)) {
+	if err == nil && (sent != turn || body == nil || (len(history) > 0 && turn.RawPayload == nil)) {
 		if marked != nil {
 			body, err = s.bust.c.body(sent, history)
 			rec.CacheBustMarker, rec.CacheBustTarget = s.bust.marker, s.bust.c.Target
@@ -509,9 +520,16 @@ func (p *Pool) stopped() bool {
 // bodyWithHistory builds turn's request body with the history before it
 // and the turn's own extra fields merged last, as the first turn's body has.
 func (p *Pool) bodyWithHistory(turn *dataset.Turn, history []endpoint.Message) ([]byte, error) {
-	o := *p.o.EOptions
+	ep, eo := p.o.Endpoint, p.o.EOptions
+	if ep == nil {
+		ep, eo = p.o.BodyEndpoint, p.o.BodyOptions
+	}
+	if ep == nil {
+		return nil, errors.New("building a request body at send time needs the pool's Endpoint or BodyEndpoint")
+	}
+	o := *eo
 	o.History = history
-	body, err := p.o.Endpoint.AppendPayload(nil, turn, endpoint.WithTurnExtra(&o, turn))
+	body, err := ep.AppendPayload(nil, turn, endpoint.WithTurnExtra(&o, turn))
 	if err != nil {
 		return nil, fmt.Errorf("building the request body with history: %w", err)
 	}

@@ -2,6 +2,8 @@ package worker
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"sync"
@@ -14,6 +16,7 @@ import (
 	"github.com/aiperf-go/aiperf/internal/endpoint"
 	"github.com/aiperf-go/aiperf/internal/record"
 	"github.com/aiperf-go/aiperf/internal/timing"
+	"github.com/aiperf-go/aiperf/internal/tokenizer"
 	"github.com/aiperf-go/aiperf/internal/transport"
 )
 
@@ -253,4 +256,51 @@ func TestSessionStartEndHooks(t *testing.T) {
 			})
 		})
 	}
+}
+
+// TestSessionBuildsLazyPrompts: a trace turn whose prompt is left lazy
+// (no payload) is built when sent, by BodyEndpoint, into the body the
+// load-time path builds, and its record carries the text to count.
+func TestSessionBuildsLazyPrompts(t *testing.T) {
+	tok, err := tokenizer.Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "trace.jsonl")
+	if err := os.WriteFile(path, []byte(`{"input_length": 40, "hash_ids": [1, 2, 3]}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o := dataset.LoadOptions{Path: path, Type: dataset.TypeMooncakeTrace, BlockSize: 16, Seed: 1, SeedSet: true}
+	eager, err := dataset.Load(o, tok)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.LazyPrompts = true
+	lazy, err := dataset.Load(o, tok)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lazy.Dataset.Conversations[0].Turns[0].Prompt == nil {
+		t.Fatal("the prompt was built at load time")
+	}
+	synctest.Test(t, func(t *testing.T) {
+		s := &fakeSender{}
+		out := make(chan *record.Record, 1)
+		p, err := NewPool(context.Background(), Options{Sender: s, Clock: clock.New(), Dataset: lazy.Dataset,
+			Payloads: [][][]byte{{nil}}, URLs: []string{"http://x"}, Pick: func() int { return 0 }, Out: out,
+			Done: func(timing.Credit) {}, BodyEndpoint: echoEndpoint{}, BodyOptions: &endpoint.Options{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.Dispatch(timing.Credit{})
+		p.Close()
+		rec := <-out
+		want := eager.Dataset.Conversations[0].Turns[0].Texts[0]
+		if len(s.bodies) != 1 || s.bodies[0] != want {
+			t.Fatalf("bodies %q, want [%q]", s.bodies, want)
+		}
+		if rec.Failed() || rec.InputTokens != -1 || len(rec.InputTexts) != 1 || rec.InputTexts[0] != want || string(rec.RequestBody) != want {
+			t.Errorf("record: error %v, input %q (%d tokens), body %q", rec.Error, rec.InputTexts, rec.InputTokens, rec.RequestBody)
+		}
+	})
 }
