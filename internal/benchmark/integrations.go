@@ -9,13 +9,10 @@ import (
 
 // observeRecord hands one processed record to the run's record observers
 // (IO.Records) as a live.Record. It runs on the consumer, after the record
-// is scrubbed; nothing is built when there is no observer.
-func (pl *pipeline) observeRecord(p *metrics.Processed) {
-	if len(pl.recObs) == 0 {
-		return
-	}
+// is scrubbed; the pipeline has no such sink when there is no observer.
+func observeRecord(observers []live.RecordObserver, p *metrics.Processed) {
 	lr := liveRecord(p)
-	for _, o := range pl.recObs {
+	for _, o := range observers {
 		o.ObserveRecord(lr)
 	}
 }

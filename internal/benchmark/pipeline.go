@@ -8,7 +8,9 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/aiperf-go/aiperf/internal/accuracy"
 	"github.com/aiperf-go/aiperf/internal/clock"
+	"github.com/aiperf-go/aiperf/internal/config"
 	"github.com/aiperf-go/aiperf/internal/export"
 	"github.com/aiperf-go/aiperf/internal/live"
 	"github.com/aiperf-go/aiperf/internal/metrics"
@@ -18,41 +20,39 @@ import (
 // pipeline carries finished records from the workers to the artifacts:
 //
 //	raw records -> Processor x N (parse, tokenize, record metrics)
-//	            -> one consumer (Accumulator, JSONL stream, progress counters)
+//	            -> one consumer -> every sink in the list (sinks.go)
 //
 // Parsing and tokenizing happen off the worker goroutines so CPU work never
-// delays a send; the consumer is the single writer of the accumulator.
+// delays a send; the consumer is the single writer of every sink, the
+// accumulators included.
 type pipeline struct {
 	raw       chan *record.Record
 	processed chan metrics.Processed
-	acc       *metrics.Accumulator
-	warm      *metrics.Accumulator // warmup records (warmup_metrics); nil without a warmup
+	sinks     []sink
+
+	acc  *metrics.Accumulator
+	warm *metrics.Accumulator // warmup records (warmup_metrics); nil without a warmup
 	// phaseAccs are the per-phase accumulators by phase index (phases.go);
 	// nil for a single-phase run.
 	phaseAccs []*metrics.Accumulator
 	// adaptive, while a phase runs an adaptive-scale controller, is fed
 	// every finished profiling record.
 	adaptive atomic.Pointer[adaptiveRun]
-	records  *export.RecordWriter  // nil when the export level writes no records
-	rawOut   *export.RawWriter     // nil unless --export-level raw
-	outputs  *export.OutputsWriter // nil unless --export-outputs-json
-	payload  func(*record.Record) []byte
-	log      *slog.Logger
 	counts   *[2]counters  // by record.Phase
 	guard    *failureGuard // --failed-request-threshold; nil when not set
-	span     sendSpan      // profiling Due/Sent bounds, for client health
-	retries  int           // profiling requests' ConnectionRetries, summed
-	conns    connCounts    // profiling requests that opened a connection (fidelity.go)
-	secrets  [][]byte      // the run's credentials, scrubbed from what the server sent
-	live     *liveMeters   // the live view's meters; the consumer is their writer
+	sends    sendStats     // profiling sends, for client health
+	live     *liveMeters   // the live view's meters
+	slices   *timeslicer   // --slice-duration; nil when not set
+	// accuracy is --accuracy-benchmark's tally, set when its sink is
+	// finished; nil when off.
+	accuracy *accuracy.Summary
+	secrets  [][]byte // the run's credentials, scrubbed from what the server sent
+	log      *slog.Logger
 	clk      *clock.Clock
-	slices   *timeslicer           // --slice-duration; nil when not set
-	recObs   []live.RecordObserver // IO.Records (integrations.go)
-	accuracy *accuracyRun          // --accuracy-benchmark; nil when off (accuracy.go)
 
 	procWG     sync.WaitGroup
 	consumerWG sync.WaitGroup
-	writeErr   error // first export write error; owned by the consumer until it exits
+	writeErr   error // first error of a sink while fed; owned by the consumer until it exits
 }
 
 // counters are one phase's live numbers for the progress view. The
@@ -84,54 +84,38 @@ func (c *counters) noteSend(clk *clock.Clock) {
 	}
 }
 
-// startPipeline starts the processors and the consumer. Close raw (after
-// the last worker is done) and call wait to drain it.
-func startPipeline(p *Plan, clk *clock.Clock, records *export.RecordWriter, rawOut *export.RawWriter, log *slog.Logger, counts *[2]counters, guard *failureGuard) (*pipeline, error) {
-	n := max(1, runtime.GOMAXPROCS(0))
-	if rp := p.Config.Compat.RecordProcessors; rp != nil { // --record-processor-service-count
-		n = *rp
-	}
+// startPipeline opens the per-request files, builds the sinks and starts
+// the processors and the consumer. Close raw (after the last worker is
+// done) and call wait to drain it, then close to finish the sinks.
+func startPipeline(p *Plan, clk *clock.Clock, log *slog.Logger, guard *failureGuard, observers []live.RecordObserver) (*pipeline, error) {
 	pl := &pipeline{
 		raw:       make(chan *record.Record, 4096),
 		processed: make(chan metrics.Processed, 4096),
 		acc:       metrics.NewAccumulator(p.Registry, p.Metrics, p.SLOs),
-		records:   records,
-		rawOut:    rawOut,
-		payload:   payloadLookup(p),
+		counts:    new([2]counters),
 		log:       log,
-		counts:    counts,
 		guard:     guard,
 		secrets:   secretsOf(p.Config),
 		live:      newLiveMeters(p.Registry),
 		clk:       clk,
 	}
+	lineOpts := export.LineOptions{Clock: clk, WarmupFirst: p.Warmup != nil && len(p.Phases) == 2, SensitiveHeader: config.IsSensitiveHeader}
+	files, err := pl.openRecordFiles(p, lineOpts)
+	if err != nil {
+		return nil, err
+	}
 	pl.acc.SetListSketch(envListSketch(log))
-	pl.slices = newTimeslicer(p, &counts[record.Profiling], pl.acc)
+	pl.slices = newTimeslicer(p, &pl.counts[record.Profiling], pl.acc)
 	if p.Warmup != nil {
 		pl.warm = metrics.NewAccumulator(p.Registry, p.Metrics, p.SLOs)
 		pl.warm.SetPhase(record.Warmup)
 	}
 	pl.phaseAccs = phaseAccumulators(p, pl.acc, pl.warm)
-	procs := make([]*metrics.Processor, n)
-	for i := range procs {
-		proc, err := metrics.NewProcessor(p.Registry, metrics.ProcessorOptions{
-			ID:                  fmt.Sprintf("record_processor_%d", i),
-			Parser:              p.Endpoint,
-			Tokenizer:           p.recordTokenizer(), // issue 13
-			UseServerTokenCount: p.Config.Endpoint.UseServerTokenCount,
-			StrictStreams:       p.Config.Reliability.StrictStreams,
-			NonTextOutputTokens: p.Meta.ProducesTokens, // issue 13
-			Metrics:             p.Metrics,
-			Clock:               clk,
-			SLOs:                p.SLOs,
-			Logger:              log,
-			KeepText:            p.Config.Artifacts.ExportOutputsJSON || p.Config.AccuracyEnabled(),
-		})
-		if err != nil {
-			return nil, fmt.Errorf("record processor: %w", err)
-		}
-		procs[i] = proc
+	procs, err := newProcessors(p, clk, log)
+	if err != nil {
+		return nil, err
 	}
+	pl.sinks = pl.runSinks(files, observers)
 	for _, proc := range procs {
 		pl.procWG.Add(1)
 		go func() {
@@ -146,9 +130,38 @@ func startPipeline(p *Plan, clk *clock.Clock, records *export.RecordWriter, rawO
 	return pl, nil
 }
 
-// consume folds every processed record into the results and streams it to
-// disk, and rolls the live meters every liveBucket. Warmup records only
-// move the progress counters and the live view.
+// newProcessors builds the record processors: one per CPU, or
+// --record-processor-service-count.
+func newProcessors(p *Plan, clk *clock.Clock, log *slog.Logger) ([]*metrics.Processor, error) {
+	n := max(1, runtime.GOMAXPROCS(0))
+	if rp := p.Config.Compat.RecordProcessors; rp != nil {
+		n = *rp
+	}
+	procs := make([]*metrics.Processor, n)
+	for i := range procs {
+		proc, err := metrics.NewProcessor(p.Registry, metrics.ProcessorOptions{
+			ID:                  fmt.Sprintf("record_processor_%d", i),
+			Parser:              p.Endpoint,
+			Tokenizer:           p.recordTokenizer(),
+			UseServerTokenCount: p.Config.Endpoint.UseServerTokenCount,
+			StrictStreams:       p.Config.Reliability.StrictStreams,
+			NonTextOutputTokens: p.Meta.ProducesTokens,
+			Metrics:             p.Metrics,
+			Clock:               clk,
+			SLOs:                p.SLOs,
+			Logger:              log,
+			KeepText:            p.Config.Artifacts.ExportOutputsJSON || p.Config.AccuracyEnabled(),
+		})
+		if err != nil {
+			return nil, fmt.Errorf("record processor: %w", err)
+		}
+		procs[i] = proc
+	}
+	return procs, nil
+}
+
+// consume folds every processed record into the sinks, and rolls the live
+// meters every liveBucket.
 func (pl *pipeline) consume() {
 	defer pl.consumerWG.Done()
 	tick := time.NewTicker(liveBucket)
@@ -167,53 +180,16 @@ func (pl *pipeline) consume() {
 	}
 }
 
-// consumeOne folds one processed record.
+// consumeOne scrubs one processed record of the run's secrets, before
+// anything stores or prints it, and hands it to every sink that takes its
+// phase.
 func (pl *pipeline) consumeOne(p *metrics.Processed) {
-	rec := p.Record
-	scrubRecord(rec, pl.secrets) // before anything stores or prints it
-	c := &pl.counts[rec.Phase]
-	if rec.Cancelled { // before done and errors: see publisher.progress
-		c.cancelled.Add(1)
-	}
-	c.done.Add(1)
-	if rec.Error != nil {
-		c.errors.Add(1)
-	}
-	if lag := rec.Lag(); lag > metrics.LateThreshold {
-		c.late.Add(1)
-	}
-	if lag := int64(rec.Lag()); lag > c.maxLag.Load() {
-		c.maxLag.Store(lag)
-	}
-	pl.live.observe(p)
-	pl.addToPhase(p)
-	if rec.Phase == record.Profiling {
-		pl.guard.observeRecord(rec) // first: it may stop the run
-		if a := pl.adaptive.Load(); a != nil {
-			a.observe(p)
+	scrubRecord(p.Record, pl.secrets)
+	for i := range pl.sinks {
+		if s := &pl.sinks[i]; s.phases.takes(p.Record.Phase) {
+			pl.noteWriteErr(s.consume(p))
 		}
-		pl.span.observe(rec)
-		pl.retries += rec.ConnectionRetries
-		pl.conns.observe(rec)
-		pl.acc.Add(p)
-		pl.slices.add(p)
-		pl.accuracy.grade(p)
-	} else if pl.warm != nil {
-		pl.warm.Add(p)
 	}
-	// The per-request files carry warmup records too, marked by their
-	// benchmark_phase, as AIPerf 0.13 writes them; outputs.json takes
-	// profiling records only.
-	if pl.records != nil {
-		pl.noteWriteErr(pl.records.Write(p))
-	}
-	if pl.rawOut != nil {
-		pl.noteWriteErr(pl.rawOut.Write(p, scrubbed(pl.payload(rec), pl.secrets)))
-	}
-	if pl.outputs != nil {
-		pl.noteWriteErr(pl.outputs.Write(p))
-	}
-	pl.observeRecord(p)
 }
 
 func (pl *pipeline) noteWriteErr(err error) {
@@ -231,6 +207,24 @@ func (pl *pipeline) wait() {
 	close(pl.processed)
 	pl.consumerWG.Wait()
 	logSketched(pl.acc, pl.log)
+}
+
+// close finishes every sink, in list order, after wait, and returns the
+// first error: of a finish, else of a sink while fed.
+func (pl *pipeline) close() error {
+	var first error
+	for _, s := range pl.sinks {
+		if s.finish == nil {
+			continue
+		}
+		if err := s.finish(); err != nil && first == nil {
+			first = err
+		}
+	}
+	if first == nil {
+		first = pl.writeErr
+	}
+	return first
 }
 
 // payloadLookup finds the request body a record sent, for the raw export.

@@ -20,6 +20,7 @@ import (
 	"github.com/aiperf-go/aiperf/internal/live"
 	"github.com/aiperf-go/aiperf/internal/metrics"
 	"github.com/aiperf-go/aiperf/internal/record"
+	"github.com/aiperf-go/aiperf/internal/transport"
 )
 
 // IO is the process state a run may touch.
@@ -157,222 +158,267 @@ type result struct {
 
 // execute runs the phases with the processing pipeline behind them, and
 // publishes their live state to the terminal view and rio.Observers.
-// Telemetry collectors post their panels to board.
+// Telemetry collectors post their panels to board. It is the run's data
+// flow, top to bottom:
+//
+//	sampler -> phase runner (client, workers) -> pipeline -> sinks
+//	watchers alongside: progress, telemetry, the network probe
+//	teardown: drain the pipeline, stop the watchers, finish the sinks, summarise
 func execute(ctx context.Context, plan *Plan, rio IO, log *slog.Logger, board *live.Board, console *consoleGate) (*result, error) {
 	clk := clock.New()
 	sampler, err := dataset.NewSampler(plan.Sampling, plan.Dataset.Len(), plan.Seed)
 	if err != nil {
 		return nil, err
 	}
-	lineOpts := export.LineOptions{Clock: clk, WarmupFirst: plan.Warmup != nil && len(plan.Phases) == 2, SensitiveHeader: config.IsSensitiveHeader}
-	var records *export.RecordWriter
-	if plan.Paths.WritesRecords() {
-		if records, err = export.NewRecordWriter(plan.Paths.JSONL, lineOpts); err != nil {
-			return nil, &config.ExitError{Code: config.ExitFailure, Err: err}
-		}
-	}
-	var rawOut *export.RawWriter
-	if plan.Paths.WritesRaw() {
-		if rawOut, err = export.NewRawWriter(plan.Paths.RawJSONL, lineOpts); err != nil {
-			return nil, &config.ExitError{Code: config.ExitFailure, Err: err}
-		}
-	}
 	stop, requests, guard := newFailureGuard(ctx, plan, log)
 	defer guard.release()
-	var counts [2]counters
-	pl, err := startPipeline(plan, clk, records, rawOut, log, &counts, guard)
+	pl, err := startPipeline(plan, clk, log, guard, rio.Records)
 	if err != nil {
 		return nil, err
 	}
-	pl.recObs = rio.Records
-	if pl.accuracy, err = newAccuracyRun(plan, log); err != nil {
-		return nil, &config.ExitError{Code: config.ExitFailure, Err: err}
-	}
-	if plan.Config.Artifacts.ExportOutputsJSON { // before any record flows
-		if pl.outputs, err = export.NewOutputsWriter(plan.Paths.Outputs, lineOpts); err != nil {
-			return nil, &config.ExitError{Code: config.ExitFailure, Err: err}
-		}
-	}
-	raiseFileLimit(plan, false, log) // issue 19: many streams
-	defer tuneForStreams(plan, log)()
-	client := newTransportClient(plan)
-	defer client.Close()
-	preOpened := preconnect(ctx, plan, client, log) // issue 19: --pre-connect
-
-	observers := append([]live.Observer{newView(plan, rio, console)}, rio.Observers...)
-	if sl := newStatsLog(log, plan.Config.StatsInterval(rio.IsTTY)); sl != nil {
-		observers = append(observers, sl)
-	}
-	if ow := newOverloadWatch(plan, log); ow != nil { // issue 19: overload said while running
-		observers = append(observers, ow)
-	}
-	progress := newPublisher(observers, clk, &counts, pl.live, board)
-	// Telemetry starts before the warmup: its first scrapes are the
-	// baseline every counter of the profiling window is measured from.
-	tel, err := startTelemetry(ctx, plan, clk, log, board)
+	client, preOpened, closeClient := openClient(ctx, plan, log)
+	defer closeClient()
+	w, err := startWatchers(ctx, plan, clk, log, newPublisher(runObservers(plan, rio, console, log), clk, pl.counts, pl.live, board), board)
 	if err != nil {
 		return nil, err
 	}
-	probe, err := startNetProbe(ctx, plan, clk, log) // --network-latency-automatic
-	if err != nil {
-		return nil, &config.ExitError{Code: config.ExitFailure, Err: err}
-	}
-	hooks := controlHooks(plan)
+	res := &result{Clock: clk, BenchmarkID: cmp.Or(rio.BenchmarkID, newBenchmarkID())}
 	runner := &phaseRunner{
 		plan: plan, clk: clk, client: client, sampler: sampler, pl: pl, log: log,
 		interruptGrace: grace(plan.Config.GracePeriod()),
 		abort:          rio.Abort,
-		onStart: func(spec *PhaseSpec, start time.Duration) {
-			tel.phaseStarted(spec, clk.WallNanos(start))
-			progress.start(spec, start)
-		},
-		requests: requests,
+		onStart:        w.phaseStarted,
+		requests:       requests,
+		runID:          res.BenchmarkID,
+		bust:           plan.cacheBust(res.BenchmarkID),
 	}
-
-	if plan.Config.Cluster.Workers > 0 { // issue 20: load workers
+	if plan.Config.Cluster.Workers > 0 { // load workers
 		if runner.cluster, err = startCluster(ctx, plan, clk, rio.Version, log); err != nil {
 			return nil, err
 		}
 		defer runner.cluster.close()
 	}
-	res := &result{Clock: clk, BenchmarkID: cmp.Or(rio.BenchmarkID, newBenchmarkID())}
-	runner.runID = res.BenchmarkID
-	runner.bust = plan.cacheBust(res.BenchmarkID)
 	if err := writeRunConfig(plan, rio, res.BenchmarkID); err != nil {
 		log.Warn("run_config.json not written", "error", err) // the run's own artifacts still are
 	}
-	var phaseErr error
-	var warmRan bool
-	var warmStart time.Duration
-	var cpuMon *cpuMonitor
-	var warmup *phaseResult
-	firstProfiling, profiling := true, false
-	for _, spec := range plan.Phases {
-		if phaseErr != nil || ctx.Err() != nil || res.Stopped {
-			break
-		}
-		if spec.Phase == record.Profiling && firstProfiling && hooks != nil && hooks.Profiling() {
-			if err := hooks.StartProfiler(ctx); err != nil {
-				phaseErr = &config.ExitError{Code: config.ExitFailure, Err: fmt.Errorf("server_profiler start failed: %w", err)}
-				break
-			}
-			profiling = true
-		}
-		seed := plan.Seed + uint64(max(0, spec.ProfilingIndex))
-		if spec.Phase == record.Warmup {
-			seed = plan.Seed ^ 0x5741524d5550 // "WARMUP"
-		}
-		if spec.Phase == record.Profiling && cpuMon == nil {
-			cpuMon = startCPUMonitor()
-		}
-		pr, err := runner.run(stop, spec, seed)
-		phaseErr = err
-		res.Stopped = pr.Stopped
-		if pr.Aborted != "" { // issue 20: every load worker lost
-			res.Stopped, res.Aborted, res.AbortCode = true, pr.Aborted, config.ExitFailure
-		}
-		res.Phases = append(res.Phases, phaseOutcome{Spec: spec, Result: pr, Ran: err == nil})
-		if spec.Phase == record.Warmup {
-			tel.warmupDone(ctx) // AIPerf's end-of-warmup scrape
-		}
-		switch {
-		case spec.Phase == record.Warmup && !warmRan:
-			warmRan, warmStart = err == nil, pr.Stats.Start
-			warmup = &pr
-		case spec.Phase == record.Profiling && firstProfiling:
-			res.Profiling, firstProfiling = pr, false
-		case spec.Phase == record.Profiling:
-			// Later profiling phases extend the profiling window.
-			res.Profiling.End, res.Profiling.Stats.End = pr.End, pr.Stats.End
-			res.Profiling.Stats.Issued += pr.Stats.Issued
-			res.Profiling.Stats.Backlogged += pr.Stats.Backlogged
-			res.Profiling.Stats.Waited += pr.Stats.Waited
-			res.Profiling.Stats.Unsent += pr.Stats.Unsent
-			res.Profiling.Cancelled += pr.Cancelled
-			res.Profiling.Stopped = res.Profiling.Stopped || pr.Stopped
-		}
-	}
-	if runner.cluster != nil {
-		if err := runner.cluster.writeReport(); err != nil {
-			log.Error("cluster.json could not be written", "error", err)
-		}
-	}
-	if profiling {
-		if err := hooks.StopProfiler(context.WithoutCancel(ctx)); err != nil {
-			log.Warn("server_profiler stop failed", "error", err)
-		}
-	}
-	if cpuMon != nil {
-		cpuMon.stop()
-	}
+	loop := runPhases(ctx, stop, runner, w.tel, res)
 	res.Stopped = res.Stopped || ctx.Err() != nil
 	pl.wait()
-	rtt, netNote := networkRTT(ctx, plan, probe)
-	pl.acc.SetNetworkRTT(rtt)
-	res.NetworkNote = netNote
-	if err := tel.finish(ctx); err != nil {
-		// As in AIPerf, a telemetry file that could not be written does
-		// not fail the benchmark.
-		log.Error("telemetry export failed", "error", err)
-	}
+	w.stop(ctx, pl, res)
 	if reason := guard.Reason(); reason != "" {
 		res.Stopped, res.Aborted, res.AbortCode = true, reason, guard.ExitCode()
 	}
-	progress.stop()
-	if records != nil {
-		if err := records.Close(); err != nil && res.WriteErr == nil {
-			res.WriteErr = err
+	res.WriteErr = pl.close()
+	res.Accuracy = pl.accuracy
+	if loop.err != nil {
+		return nil, loop.err
+	}
+	summarize(res, plan, pl, loop, w.tel)
+	if loop.cpu != nil {
+		res.Health = runHealth(loop.cpu, res, plan, &pl.sends, client, preOpened, runner.cluster != nil, log)
+	}
+	return res, nil
+}
+
+// openClient raises the open-file limit and tunes the garbage collector
+// for the run's streams, builds the transport client and pre-opens the
+// --pre-connect connections. close undoes it all.
+func openClient(ctx context.Context, plan *Plan, log *slog.Logger) (client *transport.Client, preOpened int, close func()) {
+	raiseFileLimit(plan, false, log)
+	restore := tuneForStreams(plan, log)
+	client = newTransportClient(plan)
+	preOpened = preconnect(ctx, plan, client, log)
+	return client, preOpened, func() {
+		client.Close()
+		restore()
+	}
+}
+
+// runObservers are the live observers of a run: the terminal view, the
+// caller's, the periodic stats log and the overload watch.
+func runObservers(plan *Plan, rio IO, console *consoleGate, log *slog.Logger) []live.Observer {
+	observers := append([]live.Observer{newView(plan, rio, console)}, rio.Observers...)
+	if sl := newStatsLog(log, plan.Config.StatsInterval(rio.IsTTY)); sl != nil {
+		observers = append(observers, sl)
+	}
+	if ow := newOverloadWatch(plan, log); ow != nil { // overload said while running
+		observers = append(observers, ow)
+	}
+	return observers
+}
+
+// watchers run alongside the phases: the progress publisher, the
+// telemetry collectors and the network round-trip probe.
+type watchers struct {
+	clk      *clock.Clock
+	log      *slog.Logger
+	plan     *Plan
+	progress *publisher
+	tel      *telemetryRun
+	probe    *netProbe // --network-latency-automatic; nil when off
+}
+
+// startWatchers starts telemetry and the network probe. Telemetry starts
+// before the warmup: its first scrapes are the baseline every counter of
+// the profiling window is measured from.
+func startWatchers(ctx context.Context, plan *Plan, clk *clock.Clock, log *slog.Logger, progress *publisher, board *live.Board) (*watchers, error) {
+	w := &watchers{clk: clk, log: log, plan: plan, progress: progress}
+	var err error
+	if w.tel, err = startTelemetry(ctx, plan, clk, log, board); err != nil {
+		return nil, err
+	}
+	if w.probe, err = startNetProbe(ctx, plan, clk, log); err != nil {
+		return nil, &config.ExitError{Code: config.ExitFailure, Err: err}
+	}
+	return w, nil
+}
+
+// phaseStarted tells telemetry and the progress view that a phase began.
+func (w *watchers) phaseStarted(spec *PhaseSpec, start time.Duration) {
+	w.tel.phaseStarted(spec, w.clk.WallNanos(start))
+	w.progress.start(spec, start)
+}
+
+// stop ends the watchers once the pipeline is drained: the network round
+// trip goes to the accumulator (and its note to the console), telemetry
+// writes its files, the progress view publishes its final snapshot.
+func (w *watchers) stop(ctx context.Context, pl *pipeline, res *result) {
+	rtt, note := networkRTT(ctx, w.plan, w.probe)
+	pl.acc.SetNetworkRTT(rtt)
+	res.NetworkNote = note
+	if err := w.tel.finish(ctx); err != nil {
+		// As in AIPerf, a telemetry file that could not be written does
+		// not fail the benchmark.
+		w.log.Error("telemetry export failed", "error", err)
+	}
+	w.progress.stop()
+}
+
+// phaseLoop is what running the phases leaves for the teardown.
+type phaseLoop struct {
+	err      error
+	warmup   *phaseResult // the first warmup phase; nil when none ran
+	warmRan  bool         // it ended without error
+	profiled bool         // a profiling phase ran: res.Profiling is set
+	cpu      *cpuMonitor  // started with the first profiling phase; nil when none started
+	profiler bool         // the server profiler was started
+}
+
+// runPhases runs the plan's phases in order until one fails, the run is
+// interrupted or stopped, and folds their results into res: the first
+// warmup, the profiling window (later profiling phases extend it) and
+// every phase that ran. The server profiler runs over the profiling
+// phases; the cluster report is written after the last phase.
+func runPhases(ctx, stop context.Context, r *phaseRunner, tel *telemetryRun, res *result) *phaseLoop {
+	l := &phaseLoop{}
+	hooks := controlHooks(r.plan)
+	for _, spec := range r.plan.Phases {
+		if l.err != nil || ctx.Err() != nil || res.Stopped {
+			break
+		}
+		if spec.Phase == record.Profiling && !l.profiled && hooks != nil && hooks.Profiling() {
+			if err := hooks.StartProfiler(ctx); err != nil {
+				l.err = &config.ExitError{Code: config.ExitFailure, Err: fmt.Errorf("server_profiler start failed: %w", err)}
+				break
+			}
+			l.profiler = true
+		}
+		if spec.Phase == record.Profiling && l.cpu == nil {
+			l.cpu = startCPUMonitor()
+		}
+		pr, err := r.run(stop, spec, phaseSeed(r.plan, spec))
+		l.err = err
+		res.addPhase(spec, pr, err)
+		if spec.Phase == record.Warmup {
+			tel.warmupDone(ctx) // AIPerf's end-of-warmup scrape
+		}
+		l.fold(spec, pr, err, res)
+	}
+	if r.cluster != nil {
+		if err := r.cluster.writeReport(); err != nil {
+			r.log.Error("cluster.json could not be written", "error", err)
 		}
 	}
-	if rawOut != nil {
-		if err := rawOut.Close(); err != nil && res.WriteErr == nil {
-			res.WriteErr = err
+	if l.profiler {
+		if err := hooks.StopProfiler(context.WithoutCancel(ctx)); err != nil {
+			r.log.Warn("server_profiler stop failed", "error", err)
 		}
 	}
-	if pl.outputs != nil {
-		if err := pl.outputs.Finish(); err != nil && res.WriteErr == nil {
-			res.WriteErr = fmt.Errorf("outputs.json: %w", err)
-		}
+	if l.cpu != nil {
+		l.cpu.stop()
 	}
-	if pl.writeErr != nil && res.WriteErr == nil {
-		res.WriteErr = pl.writeErr
+	return l
+}
+
+// phaseSeed is the seed of a phase's draws: the run's, offset by the
+// profiling index; a warmup's own.
+func phaseSeed(plan *Plan, spec *PhaseSpec) uint64 {
+	if spec.Phase == record.Warmup {
+		return plan.Seed ^ 0x5741524d5550 // "WARMUP"
 	}
-	if pl.accuracy != nil {
-		sum, err := pl.accuracy.finish()
-		res.Accuracy = &sum
-		if err != nil && res.WriteErr == nil {
-			res.WriteErr = fmt.Errorf("accuracy export: %w", err)
-		}
+	return plan.Seed + uint64(max(0, spec.ProfilingIndex))
+}
+
+// addPhase records a phase that ran and whether it stopped the run.
+func (res *result) addPhase(spec *PhaseSpec, pr phaseResult, err error) {
+	res.Stopped = pr.Stopped
+	if pr.Aborted != "" { // every load worker lost
+		res.Stopped, res.Aborted, res.AbortCode = true, pr.Aborted, config.ExitFailure
 	}
-	if phaseErr != nil {
-		return nil, phaseErr
+	res.Phases = append(res.Phases, phaseOutcome{Spec: spec, Result: pr, Ran: err == nil})
+}
+
+// fold keeps the first warmup and builds the profiling window: the first
+// profiling phase's result, extended by every later one.
+func (l *phaseLoop) fold(spec *PhaseSpec, pr phaseResult, err error, res *result) {
+	switch {
+	case spec.Phase == record.Warmup && !l.warmRan:
+		l.warmRan = err == nil
+		l.warmup = &pr
+	case spec.Phase == record.Profiling && !l.profiled:
+		res.Profiling, l.profiled = pr, true
+	case spec.Phase == record.Profiling:
+		p := &res.Profiling
+		p.End, p.Stats.End = pr.End, pr.Stats.End
+		p.Stats.Issued += pr.Stats.Issued
+		p.Stats.Backlogged += pr.Stats.Backlogged
+		p.Stats.Waited += pr.Stats.Waited
+		p.Stats.Unsent += pr.Stats.Unsent
+		p.Cancelled += pr.Cancelled
+		p.Stopped = p.Stopped || pr.Stopped
 	}
-	if cpuMon != nil {
+}
+
+// summarize fills res from the drained pipeline: the profiling summary,
+// each phase's, the warmup's, telemetry's and the timeslices.
+func summarize(res *result, plan *Plan, pl *pipeline, l *phaseLoop, tel *telemetryRun) {
+	if l.cpu != nil {
 		// The profiling phase ran: throughputs divide by its window, from
 		// the scheduler's start (what every due time is relative to).
 		pl.acc.SetPhaseStart(res.Profiling.Stats.Start)
 	}
 	res.Summary = pl.acc.Summarize()
 	pl.summarizePhases(res)
-	if pl.warm != nil && warmRan {
-		pl.warm.SetPhaseStart(warmStart)
+	if pl.warm != nil && l.warmRan {
+		pl.warm.SetPhaseStart(l.warmup.Stats.Start)
 		w := pl.warm.Summarize()
 		res.Warmup = &w
 	}
-	if cpuMon != nil {
-		res.Telemetry = tel.results(&res.Summary, &res.Profiling, warmup, clk, plan)
+	if l.cpu != nil {
+		res.Telemetry = tel.results(&res.Summary, &res.Profiling, l.warmup, res.Clock, plan)
 	}
-	res.Timeslices = pl.slices.slices(clk.Wall)
-	if cpuMon != nil {
-		h := clientHealth(cpuMon, &res.Summary, &pl.span, &plan.Profiling)
-		h.ConnectionRetries = pl.retries
-		h.noteConns(client.ConnHealth())
-		h.noteBacklog(res.Profiling.Stats, plan.Profiling.Concurrency == 0 && runner.cluster == nil && capsInFlight(plan))
-		pl.conns.fill(&h, preOpened)
-		logHealth(h, log)
-		res.Health = &h
-	}
-	return res, nil
+	res.Timeslices = pl.slices.slices(res.Clock.Wall)
+}
+
+// runHealth judges the client over the profiling phases and logs it.
+func runHealth(cpu *cpuMonitor, res *result, plan *Plan, sends *sendStats, client *transport.Client, preOpened int, clustered bool, log *slog.Logger) *ClientHealth {
+	h := clientHealth(cpu, &res.Summary, &sends.span, &plan.Profiling)
+	h.ConnectionRetries = sends.retries
+	h.noteConns(client.ConnHealth())
+	h.noteBacklog(res.Profiling.Stats, plan.Profiling.Concurrency == 0 && !clustered && capsInFlight(plan))
+	sends.conns.fill(&h, preOpened)
+	logHealth(h, log)
+	return &h
 }
 
 // exitStatus decides the run's outcome from its results.
