@@ -90,12 +90,10 @@ const MetricViewsName = "metric_views.json"
 
 // metricViews computes the --metric-view views from the run's records
 // (written and closed by now), writes metric_views.json and returns the
-// console panel; "" without views.
+// console panel. The run asked for views and wrote its records
+// (wantsMetricViews).
 func metricViews(p *Plan) (string, error) {
 	cfgViews := p.Config.ResolvedMetricViews()
-	if len(cfgViews) == 0 || !p.Paths.WritesRecords() {
-		return "", nil
-	}
 	tools := make([]metricview.Tool, len(cfgViews))
 	for i, v := range cfgViews {
 		tools[i] = metricview.Tool(v)
@@ -121,9 +119,6 @@ func metricViews(p *Plan) (string, error) {
 // llmdReport writes benchmark_report.yaml (--llmd-report) from the
 // summary JSON just written and the run's records.
 func llmdReport(p *Plan, version string) error {
-	if !p.Config.Analysis.LLMDReport {
-		return nil
-	}
 	records := ""
 	if p.Paths.WritesRecords() {
 		records = p.Paths.JSONL

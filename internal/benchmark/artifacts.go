@@ -30,10 +30,78 @@ func writeArtifacts(p *Plan, res *result, rio IO) error {
 	return err
 }
 
-// writeResults writes the summary files and prints the result tables.
+// artifactRun is what the exporters share: the finished run, the summary
+// JSON's run info and the console's options. An exporter may add to the
+// run info and the console (the exporters after it see what it added).
+type artifactRun struct {
+	p    *Plan
+	res  *result
+	rio  IO
+	info export.RunInfo
+	opts export.ConsoleOptions
+	// unwritten are the files announced after the tables that failed to
+	// write or were not written (an empty CSV): they are left out, so
+	// every file announced exists.
+	unwritten map[string]bool
+}
+
+// exporter is one summary artifact of a finished run.
+type exporter struct {
+	name string
+	// file is the path of the file it writes, left out of the files
+	// announced after the tables when writing fails; nil for an exporter
+	// that writes several files or announces its own.
+	file func(p *Plan) string
+	// enabled says whether the run writes it; nil for an exporter that
+	// always runs (and decides for itself what to write).
+	enabled func(a *artifactRun) bool
+	write   func(a *artifactRun) error
+}
+
+// exporters are the summary artifacts in the order they are written:
+// telemetry and accuracy add their blocks to the summary JSON written
+// after them, the llm-d report reads that JSON, and the console comes
+// last, with every table and every file announced. A new artifact is a
+// file with its write function and one entry here. (The per-request
+// files, written while the run goes, are the pipeline's recordFiles.)
+var exporters = []exporter{
+	{name: "telemetry", write: writeTelemetryArtifacts},
+	{name: "metric views", enabled: wantsMetricViews, write: writeMetricViews},
+	{name: "accuracy results", enabled: func(a *artifactRun) bool { return a.res.Accuracy != nil }, write: writeAccuracyResults},
+	{name: "summary JSON", file: func(p *Plan) string { return p.Paths.JSON },
+		enabled: func(a *artifactRun) bool { return !a.p.Config.Artifacts.NoSummaryJSON }, // artifacts.summary: false
+		write:   writeSummaryJSON},
+	{name: "phases", write: func(a *artifactRun) error { return writePhaseArtifacts(a.p, a.res, a.info) }},
+	{name: "llm-d report", enabled: func(a *artifactRun) bool { return a.p.Config.Analysis.LLMDReport }, write: writeLLMDReport},
+	{name: "summary CSV", file: func(p *Plan) string { return p.Paths.CSV }, write: writeCSV},
+	{name: "timeslices", enabled: wantsTimeslices, write: writeTimeslices},
+	{name: "console text", write: writeConsoleText},
+	{name: "console", write: writeConsole},
+}
+
+// writeResults writes the summary files and prints the result tables:
+// every exporter, each attempted even when an earlier one failed.
 func writeResults(p *Plan, res *result, rio IO) error {
-	s := &res.Summary
-	info := export.RunInfo{
+	a := newArtifactRun(p, res, rio)
+	var errs []error
+	for _, e := range exporters {
+		if e.enabled != nil && !e.enabled(a) {
+			continue
+		}
+		if err := e.write(a); err != nil {
+			errs = append(errs, err)
+			if e.file != nil {
+				a.unwritten[e.file(p)] = true
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// newArtifactRun builds the run info of the summary JSON and the console
+// options every exporter starts from.
+func newArtifactRun(p *Plan, res *result, rio IO) *artifactRun {
+	a := &artifactRun{p: p, res: res, rio: rio, unwritten: map[string]bool{}, info: export.RunInfo{
 		Version:      rio.Version,
 		BenchmarkID:  res.BenchmarkID,
 		InputConfig:  inputConfig(p, p.Config.UIType(rio.IsTTY)),
@@ -45,7 +113,9 @@ func writeResults(p *Plan, res *result, rio IO) error {
 		End:          res.Clock.Wall(res.Profiling.End),
 		WasCancelled: res.Stopped,
 		IsComplete:   !res.Stopped,
-	}
+		Warmup:       res.Warmup,
+	}}
+	info := &a.info
 	if res.Stopped {
 		info.IncompleteReason = "the run was interrupted before its stop condition"
 	}
@@ -59,12 +129,11 @@ func writeResults(p *Plan, res *result, rio IO) error {
 	if res.Health != nil {
 		info.ClientHealth = res.Health
 	}
-	info.Warmup = res.Warmup
-	rep := verdicts(p, s)
+	rep := verdicts(p, &res.Summary)
 	if rep != nil {
 		info.Verdicts = rep
 	}
-	opts := export.ConsoleOptions{
+	a.opts = export.ConsoleOptions{
 		Title:            "NVIDIA AIPerf | " + p.Meta.MetricsTitle,
 		Width:            rio.Width,
 		Incomplete:       res.Stopped,
@@ -77,67 +146,118 @@ func writeResults(p *Plan, res *result, rio IO) error {
 		ShowTraceTiming:  p.Config.Fidelity.ShowTraceTiming,
 	}
 	if res.Health != nil {
-		opts.Footer = healthConsole(*res.Health)
+		a.opts.Footer = healthConsole(*res.Health)
 	}
 	if res.NetworkNote != "" {
-		opts.Footer += res.NetworkNote + "\n"
+		a.opts.Footer += res.NetworkNote + "\n"
 	}
 	if rep != nil {
-		opts.Footer += verdict.Panel(*rep)
+		a.opts.Footer += verdict.Panel(*rep)
 	}
+	if res.WriteErr != nil {
+		a.unwritten[p.Paths.RawJSONL] = true
+	}
+	return a
+}
 
-	errs := writeTelemetry(p, res.Telemetry, s, &info, &opts)
-	if info.TelemetryData == nil && !p.Config.Telemetry.GPU.Disabled && res.Clock != nil {
+// announced is the console options with the files that were not written
+// left out of the announcement.
+func (a *artifactRun) announced() export.ConsoleOptions {
+	opts := a.opts
+	opts.Exports = slices.DeleteFunc(slices.Clone(a.opts.Exports), func(e export.Export) bool { return a.unwritten[e.Path] })
+	return opts
+}
+
+// writeTelemetryArtifacts writes the telemetry files and adds their block
+// to the summary JSON and their tables to the console.
+func writeTelemetryArtifacts(a *artifactRun) error {
+	res, p := a.res, a.p
+	errs := writeTelemetry(p, res.Telemetry, &res.Summary, &a.info, &a.opts)
+	if a.info.TelemetryData == nil && !p.Config.Telemetry.GPU.Disabled && res.Clock != nil {
 		// AIPerf 0.13 writes the block, with no endpoints, when GPU
 		// telemetry was on and no exporter answered.
 		w := gpu.Bounded(res.Clock.WallNanos(res.Profiling.Start), res.Clock.WallNanos(res.Profiling.End))
-		info.TelemetryData = (&gpu.Results{Window: w}).TelemetryData()
+		a.info.TelemetryData = (&gpu.Results{Window: w}).TelemetryData()
 	}
-	// Files announced after the tables must exist: one that failed to
-	// write (a full disk) or was not written (an empty CSV) is left out.
-	unwritten := map[string]bool{}
-	if res.WriteErr != nil {
-		unwritten[p.Paths.RawJSONL] = true
-	}
-	if panel, err := metricViews(p); err != nil {
-		errs = append(errs, err)
-	} else {
-		opts.Footer += panel
-	}
-	if err := writeAccuracy(p, res.Accuracy, &info, &opts); err != nil { // issue 21
-		errs = append(errs, fmt.Errorf("accuracy results: %w", err))
-	}
-	if !p.Config.Artifacts.NoSummaryJSON { // artifacts.summary: false
-		if err := export.WriteSummaryJSON(p.Paths.JSON, s, info); err != nil {
-			errs = append(errs, fmt.Errorf("summary JSON: %w", err))
-			unwritten[p.Paths.JSON] = true
-		}
-	}
-	if err := writePhaseArtifacts(p, res, info); err != nil {
-		errs = append(errs, err)
-	}
-	if err := llmdReport(p, rio.Version); err != nil {
-		errs = append(errs, err)
-	}
-	if written, err := writeSummaryCSV(p, res.Telemetry, s); err != nil || !written {
-		if err != nil {
-			errs = append(errs, fmt.Errorf("summary CSV: %w", err))
-		}
-		unwritten[p.Paths.CSV] = true
-	}
-	opts.Exports = slices.DeleteFunc(opts.Exports, func(e export.Export) bool { return unwritten[e.Path] })
-	if d, ok := p.Config.SliceDuration(); ok {
-		if len(res.Timeslices) == 0 {
-			fmt.Fprintf(rio.Stderr, "No request finished: no %v timeslices written\n", d)
-		} else if err := export.WriteTimeslices(p.Paths.TimeslicesJSON, p.Paths.TimeslicesCSV, res.Timeslices, info.InputConfig); err != nil {
-			errs = append(errs, fmt.Errorf("timeslices: %w", err))
-		}
-	}
-	if err := export.WriteConsoleTxt(p.Paths.ConsoleTxt, s, opts); err != nil {
-		errs = append(errs, fmt.Errorf("console text: %w", err))
-	}
+	return errors.Join(errs...)
+}
 
+func wantsMetricViews(a *artifactRun) bool {
+	return len(a.p.Config.ResolvedMetricViews()) > 0 && a.p.Paths.WritesRecords()
+}
+
+// writeMetricViews writes metric_views.json and adds its panel to the
+// console.
+func writeMetricViews(a *artifactRun) error {
+	panel, err := metricViews(a.p)
+	if err != nil {
+		return err
+	}
+	a.opts.Footer += panel
+	return nil
+}
+
+func writeAccuracyResults(a *artifactRun) error {
+	if err := writeAccuracy(a.p, a.res.Accuracy, &a.info, &a.opts); err != nil {
+		return fmt.Errorf("accuracy results: %w", err)
+	}
+	return nil
+}
+
+func writeSummaryJSON(a *artifactRun) error {
+	if err := export.WriteSummaryJSON(a.p.Paths.JSON, &a.res.Summary, a.info); err != nil {
+		return fmt.Errorf("summary JSON: %w", err)
+	}
+	return nil
+}
+
+func writeLLMDReport(a *artifactRun) error { return llmdReport(a.p, a.rio.Version) }
+
+// writeCSV writes profile_export_aiperf.csv; an empty one is not written,
+// and neither is announced.
+func writeCSV(a *artifactRun) error {
+	written, err := writeSummaryCSV(a.p, a.res.Telemetry, &a.res.Summary)
+	if !written {
+		a.unwritten[a.p.Paths.CSV] = true
+	}
+	if err != nil {
+		return fmt.Errorf("summary CSV: %w", err)
+	}
+	return nil
+}
+
+func wantsTimeslices(a *artifactRun) bool {
+	_, ok := a.p.Config.SliceDuration()
+	return ok
+}
+
+// writeTimeslices writes the --slice-duration files, or says on stderr
+// that no request finished.
+func writeTimeslices(a *artifactRun) error {
+	if len(a.res.Timeslices) == 0 {
+		d, _ := a.p.Config.SliceDuration()
+		fmt.Fprintf(a.rio.Stderr, "No request finished: no %v timeslices written\n", d)
+		return nil
+	}
+	if err := export.WriteTimeslices(a.p.Paths.TimeslicesJSON, a.p.Paths.TimeslicesCSV, a.res.Timeslices, a.info.InputConfig); err != nil {
+		return fmt.Errorf("timeslices: %w", err)
+	}
+	return nil
+}
+
+func writeConsoleText(a *artifactRun) error {
+	if err := export.WriteConsoleTxt(a.p.Paths.ConsoleTxt, &a.res.Summary, a.announced()); err != nil {
+		return fmt.Errorf("console text: %w", err)
+	}
+	return nil
+}
+
+// writeConsole prints the result tables and the files written to stdout,
+// in one write.
+func writeConsole(a *artifactRun) error {
+	s, opts := &a.res.Summary, a.announced()
 	var out bytes.Buffer
+	var errs []error
 	fmt.Fprintln(&out)
 	if err := export.Console(&out, s, opts); err != nil {
 		errs = append(errs, fmt.Errorf("console: %w", err))
@@ -145,7 +265,7 @@ func writeResults(p *Plan, res *result, rio IO) error {
 	if err := export.ConsoleTrailer(&out, s, opts); err != nil {
 		errs = append(errs, fmt.Errorf("console: %w", err))
 	}
-	if _, err := rio.Stdout.Write(out.Bytes()); err != nil {
+	if _, err := a.rio.Stdout.Write(out.Bytes()); err != nil {
 		errs = append(errs, fmt.Errorf("stdout: %w", err))
 	}
 	return errors.Join(errs...)
