@@ -503,3 +503,88 @@ func peakRSS(t *testing.T) int64 {
 	}
 	return 0
 }
+
+// FuzzEngines sends one request through Do with each engine to a server
+// whose answer is raw, whatever the bytes, and compares the two records:
+// status, error code and type, and the body's bytes. It is the
+// differential test of the whole response path (head limit, 1xx, 101,
+// framing), where FuzzLeanResponse compares the head parser alone with
+// http.ReadResponse.
+func FuzzEngines(f *testing.F) {
+	for _, s := range []string{
+		answer("r"),
+		"garbage\r\n\r\n",
+		"HTTP/1.1 2OO OK\r\nContent-Length: 2\r\n\r\n{}",
+		"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}",
+		"HTTP/1.1 200 OK\r\nContent-Length: 2x\r\n\r\n{}",
+		"HTTP/1.1 408 Request Timeout\r\nConnection: close\r\nContent-Length: 0\r\n\r\n",
+		"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n" + answer("r"),
+		"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 102 Processing\r\n\r\nHTTP/1.1 103 Early Hints\r\nLink: </s>\r\n\r\n" + answer("r"),
+		"HTTP/1.1 413 Content Too Large\r\nConnection: close\r\nContent-Length: 8\r\n\r\ntoo long",
+		"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n9\r\ndata: a\n\n\r\n0\r\n\r\n",
+		"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\r\ndata: a\n\ndata: [DONE]\n\n",
+		"HTTP/1.0 200 OK\r\n\r\nuntil the end",
+		"HTTP/1.1 200 OK\r\nX-Flood: " + strings.Repeat("a", 3000) + "\r\nContent-Length: 0\r\n\r\n",
+		answer("r") + answer("stray"),
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		dial := func(context.Context, string, string) (net.Conn, error) {
+			return &replyConn{scriptConn: scriptConn{r: strings.NewReader(raw)}, wrote: make(chan struct{}), closed: make(chan struct{})}, nil
+		}
+		var recs [2]*record.Record
+		for i, eng := range engines {
+			// A head limit the seeds can pass, so that both engines
+			// meet it on the inputs the fuzzer grows from them.
+			c := New(Options{NetHTTP: eng.netHTTP, Timeout: 10 * time.Second, MaxResponseHeaderBytes: 2 << 10})
+			switch tr := c.hc.Transport.(type) {
+			case *leanTransport:
+				tr.dial = dial
+			case *http.Transport:
+				tr.DialContext = dial
+			}
+			h := http.Header{"Content-Type": {"application/json"}, "X-Request-Id": {"r"}}
+			recs[i] = &record.Record{}
+			c.Do(context.Background(), clock.New(), &Request{URL: "http://h:1/v1/chat/completions", Body: []byte(`{}`), Header: h}, recs[i])
+			c.Close()
+		}
+		a, b := recs[0], recs[1]
+		if a.Status != b.Status || (a.Error == nil) != (b.Error == nil) || chunkData(a) != chunkData(b) ||
+			(a.Error != nil && (a.Error.Code != b.Error.Code || a.Error.Type != b.Error.Type)) {
+			t.Errorf("lean: status %d, error %+v, body %q\nnet/http: status %d, error %+v, body %q",
+				a.Status, a.Error, chunkData(a), b.Status, b.Error, chunkData(b))
+		}
+		if a.ConnectionRetries != 0 || b.ConnectionRetries != 0 {
+			t.Errorf("resends on a new connection: lean %d, net/http %d", a.ConnectionRetries, b.ConnectionRetries)
+		}
+	})
+}
+
+// replyConn is a scriptConn whose bytes arrive once the request was
+// written, as a server's answer does (net/http's read loop would take
+// bytes there before as a response nobody asked for).
+type replyConn struct {
+	scriptConn
+	wroteOnce, closeOnce sync.Once
+	wrote, closed        chan struct{}
+}
+
+func (c *replyConn) Write(p []byte) (int, error) {
+	c.wroteOnce.Do(func() { close(c.wrote) })
+	return len(p), nil
+}
+
+func (c *replyConn) Read(p []byte) (int, error) {
+	select {
+	case <-c.wrote:
+		return c.scriptConn.Read(p)
+	case <-c.closed:
+		return 0, net.ErrClosed
+	}
+}
+
+func (c *replyConn) Close() error {
+	c.closeOnce.Do(func() { close(c.closed) })
+	return nil
+}
