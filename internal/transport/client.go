@@ -123,6 +123,7 @@ type Client struct {
 
 	stats       *connStats    // the lean transports' connection events
 	learn       *closeLearner // servers that close every connection
+	maxHead     int64         // the response head cap (MaxResponseHeaderBytes)
 	pre         *preconnector // connections opened by Preconnect; nil until then
 	dial        dialFunc      // how the transports dial (source addresses applied)
 	traceDetail bool
@@ -173,6 +174,7 @@ func New(o Options) *Client {
 		pre:     pre,
 		stats:   stats,
 		learn:   learn,
+		maxHead: maxResponseHeaderBytes(o),
 		dial:    dial,
 
 		traceDetail: o.TraceDetail,

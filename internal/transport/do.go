@@ -472,9 +472,11 @@ func (c *Client) fail(ctx, reqCtx context.Context, clk *clock.Clock, rec *record
 		if errors.As(err, &uerr) {
 			err = uerr.Err // drop the repeated `Post "URL":` prefix
 		}
-		msg := stableMessage(err)
+		// net/http's wrapper of a broken exchange says nothing the cause
+		// does not: both engines record the cause alone.
+		msg := strings.TrimPrefix(stableMessage(err), "net/http: HTTP/1.x transport connection broken: ")
 		if strings.Contains(msg, "server response headers exceeded") {
-			msg += " (" + MaxHeaderEnv + " sets the limit)"
+			msg = fmt.Sprintf("the server's response headers exceeded %d bytes; aborted (%s sets the limit)", c.maxHead, MaxHeaderEnv)
 		}
 		rec.Error = &record.ErrorDetails{Type: fallback, Message: msg}
 	}

@@ -453,6 +453,14 @@ func checkHostile(t *testing.T, srv *hostile, recs []*record.Record) {
 			}
 		}
 	}
+	seen := map[string]bool{}
+	for _, r := range recs {
+		if r.Error != nil && !seen[r.Error.Message] {
+			seen[r.Error.Message] = true
+			t.Logf("record: status %d, %s %d: %s", r.Status, r.Error.Type, r.Error.Code, r.Error.Message)
+		}
+	}
+	t.Logf("%d records, %d arrivals, %d counted resends", len(recs), total, resends)
 	if total > len(recs)+resends {
 		t.Errorf("%d arrivals at the server for %d records and %d counted resends", total, len(recs), resends)
 	}
