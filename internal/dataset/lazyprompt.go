@@ -3,6 +3,7 @@ package dataset
 import (
 	"crypto/sha256"
 	"encoding/binary"
+	"errors"
 	"strconv"
 	"sync"
 
@@ -26,6 +27,18 @@ type Prompt struct {
 	// start at (a prompt longer than its blocks); -1 when there are none.
 	tail int
 }
+
+// errLazyGob says a lazy prompt was asked to travel.
+var errLazyGob = errors.New("dataset: a lazy trace prompt cannot be encoded (it builds from this process's corpus); materialize the dataset first")
+
+// GobEncode refuses: a lazy prompt builds from a corpus and a block cache
+// that stay in the process that loaded the trace, so a dataset sent
+// elsewhere (to load workers) is materialized first and its Prompts are
+// nil. Implementing it lets gob encode a Turn, whose nil Prompt it skips.
+func (p *Prompt) GobEncode() ([]byte, error) { return nil, errLazyGob }
+
+// GobDecode refuses, as GobEncode does.
+func (p *Prompt) GobDecode([]byte) error { return errLazyGob }
 
 // Len returns the prompt's length in corpus tokens (the trace's
 // input_length).
