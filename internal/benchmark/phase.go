@@ -96,6 +96,9 @@ func (p *Plan) poolOptions(client *transport.Client, clk *clock.Clock, keepHeade
 	if p.Sessions.MultiTurn {
 		wo.Endpoint, wo.EOptions = p.Endpoint, &p.EOptions
 	}
+	if capNS, ok := p.Config.InterTurnDelayCap(); ok {
+		wo.CapDelays, wo.DelayCap = true, time.Duration(capNS)
+	}
 	p.workerRequestOptions(&wo)
 	return wo
 }
@@ -234,9 +237,6 @@ func (r *phaseRunner) startPool(spec *PhaseSpec, l *phaseLoad, sched *timing.Sch
 	wo.OnSessionStart, wo.OnSessionEnd = counts.sessions.start, counts.sessions.end
 	if l.gate != nil {
 		wo.Prefill, wo.Parser = l.gate, r.plan.Endpoint
-	}
-	if capNS, ok := r.plan.Config.InterTurnDelayCap(); ok {
-		wo.CapDelays, wo.DelayCap = true, time.Duration(capNS)
 	}
 	if r.cluster == nil {
 		return worker.NewPool(r.requestContext(), wo)
