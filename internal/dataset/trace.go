@@ -15,11 +15,22 @@ import (
 )
 
 // traceEntry is one request of a trace: its turn (without texts when the
-// prompt is to be synthesized) and, then, the prompt request.
+// prompt is to be synthesized) and, then, the prompt request. The turn is
+// held as a slice of one, allocated on its own, so that a session of one
+// request (most trace rows) becomes a conversation without a copy: a
+// million rows hold a million turns once, not twice.
 type traceEntry struct {
 	session string
-	turn    Turn
+	one     []Turn
 	prompt  *promptRequest
+}
+
+// turn returns the entry's turn, allocating it on first use.
+func (e *traceEntry) turn() *Turn {
+	if e.one == nil {
+		e.one = make([]Turn, 1)
+	}
+	return &e.one[0]
 }
 
 // finishTrace applies the Synthesis options, builds the prompts the
@@ -61,26 +72,43 @@ func (l *loader) finishTrace(id string, entries []traceEntry, defaultBlock int) 
 			return nil, err
 		}
 		for k, i := range at {
-			if t := &entries[i].turn; prompts[k] != nil {
+			if t := entries[i].turn(); prompts[k] != nil {
 				t.Prompt, t.InputTokens = prompts[k], -1
 			} else {
 				t.Texts, t.InputTokens = []string{texts[k]}, counts[k]
 			}
 		}
 	}
-	var s sessions
+	// Conversations in order of first appearance; a session of one
+	// request keeps its entry's turn slice.
+	index := map[string]int{}
+	n := 0
+	for i := range entries {
+		if s := entries[i].session; s == "" {
+			n++
+		} else if _, ok := index[s]; !ok {
+			index[s] = -1
+			n++
+		}
+	}
+	clear(index)
+	convs := make([]Conversation, 0, n)
 	for i := range entries {
 		e := &entries[i]
-		if e.prompt == nil && e.turn.RawPayload == nil {
-			e.turn.InputTokens = l.count(e.turn.Texts)
+		if t := e.turn(); e.prompt == nil && t.RawPayload == nil {
+			t.InputTokens = l.count(t.Texts)
 		}
-		id := e.session
-		if id == "" {
-			id = l.sessionID()
+		if e.session == "" {
+			convs = append(convs, Conversation{ID: l.sessionID(), Turns: e.one})
+			continue
 		}
-		s.add(id, e.turn)
+		if c, ok := index[e.session]; ok {
+			convs[c].Turns = append(convs[c].Turns, e.one...)
+			continue
+		}
+		index[e.session] = len(convs)
+		convs = append(convs, Conversation{ID: e.session, Turns: e.one[:1:1]})
 	}
-	convs := s.conversations()
 	for i := range convs {
 		if err := selfContained(&convs[i]); err != nil {
 			return nil, err
@@ -147,7 +175,8 @@ func (l *loader) synthesize(entries []traceEntry, bs int) ([]traceEntry, []int, 
 
 // synthItem is what the Synthesizer sees of the entry.
 func (e *traceEntry) synthItem() synthItem {
-	it := synthItem{ts: e.turn.Timestamp, hasTS: e.turn.HasTimestamp, out: e.turn.MaxTokens}
+	t := e.turn()
+	it := synthItem{ts: t.Timestamp, hasTS: t.HasTimestamp, out: t.MaxTokens}
 	if p := e.prompt; p != nil {
 		it.hashIDs, it.inputLen, it.hasInput, it.file, it.line = p.hashIDs, p.length, true, p.file, p.line
 	}
@@ -156,7 +185,8 @@ func (e *traceEntry) synthItem() synthItem {
 
 // setSynth takes the synthesized values back.
 func (e *traceEntry) setSynth(it *synthItem) {
-	e.turn.Timestamp, e.turn.MaxTokens = it.ts, it.out
+	t := e.turn()
+	t.Timestamp, t.MaxTokens = it.ts, it.out
 	if p := e.prompt; p != nil {
 		p.hashIDs, p.length = it.hashIDs, it.inputLen
 	}
@@ -229,7 +259,7 @@ func (l *loader) mooncakeLine(file string, n int, line []byte) (traceEntry, erro
 	if modes != 1 {
 		return e, errors.New("exactly one of input_length, text_input, messages or payload must be given")
 	}
-	t := &e.turn
+	t := e.turn()
 	if r.has("tools") {
 		if !r.has("messages") {
 			return e, &fieldErr{"tools", errors.New("only allowed when messages is given")}
@@ -454,7 +484,7 @@ func bailianLine(file string, n int, line []byte) (bailianEntry, error) {
 	if err != nil {
 		return b, &fieldErr{"hash_ids", err}
 	}
-	b.entry.turn = Turn{MaxTokens: out, Timestamp: msDuration(stamp * 1000), HasTimestamp: true}
+	*b.entry.turn() = Turn{MaxTokens: out, Timestamp: msDuration(stamp * 1000), HasTimestamp: true}
 	b.entry.prompt = &promptRequest{length: in, hashIDs: hashIDs, file: file, line: n}
 	return b, nil
 }
@@ -567,7 +597,7 @@ func burstGPTRow(file string, line int, rec []string, col map[string]int) (trace
 	if ints[0] < 1 {
 		return e, &InputError{File: file, Line: line, Field: "Request tokens", Err: fmt.Errorf("must be at least 1, got %d", ints[0])}
 	}
-	e.turn = Turn{MaxTokens: ints[1], Timestamp: msDuration(stamp * 1000), HasTimestamp: true}
+	*e.turn() = Turn{MaxTokens: ints[1], Timestamp: msDuration(stamp * 1000), HasTimestamp: true}
 	e.prompt = &promptRequest{length: ints[0], file: file, line: line}
 	return e, nil
 }
