@@ -62,7 +62,8 @@ func TestOperatorAgainstARealAPIServer(t *testing.T) {
 	}
 
 	// With leader election, as the installed Deployment runs it.
-	mgr, err := NewManager(cfg, RunOptions{MetricsAddr: "0", ProbeAddr: "0", Validate: fakeValidate,
+	runs := &scriptedRuns{}
+	mgr, err := NewManager(cfg, RunOptions{MetricsAddr: "0", ProbeAddr: "0", Validate: fakeValidate, Runs: runs,
 		LeaderElect: true, LeaderElectionNamespace: DefaultOperatorNamespace})
 	if err != nil {
 		t.Fatal(err)
@@ -88,14 +89,14 @@ func TestOperatorAgainstARealAPIServer(t *testing.T) {
 		name string
 		run  func(*harness)
 	}{{"lifecycle", runLifecycle}, {"cancel", runCancel}, {"failures", runFailures}, {"sweep", runSweep}} {
-		t.Run(sc.name, func(t *testing.T) { sc.run(pollHarness(t, ctx, c)) })
+		t.Run(sc.name, func(t *testing.T) { sc.run(pollHarness(t, ctx, c, runs)) })
 	}
 }
 
 // pollHarness waits for the running operator: settle polls the job until
 // ok holds (or, with ok nil, until it is gone).
-func pollHarness(t *testing.T, ctx context.Context, c client.Client) *harness {
-	h := &harness{t: t, ctx: ctx, c: c, sweepSchema: true}
+func pollHarness(t *testing.T, ctx context.Context, c client.Client, runs *scriptedRuns) *harness {
+	h := &harness{t: t, ctx: ctx, c: c, sweepSchema: true, runs: runs}
 	h.settleSweep = pollSettle(h, func() *v1alpha1.AIPerfSweep { return &v1alpha1.AIPerfSweep{} })
 	h.settle = pollSettle(h, func() *v1alpha1.AIPerfJob { return &v1alpha1.AIPerfJob{} })
 	return h

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -23,9 +24,10 @@ import (
 // add the finalizer's update) and checks the outcome at once.
 func fakeHarness(t *testing.T) *harness {
 	s := testScheme(t)
-	c := fake.NewClientBuilder().WithScheme(s).WithStatusSubresource(&v1alpha1.AIPerfJob{}, &v1alpha1.AIPerfSweep{}, &batchv1.Job{}).Build()
-	r := &Reconciler{Client: c, Scheme: s, Validate: fakeValidate, Events: events.NewFakeRecorder(100)}
-	h := &harness{t: t, ctx: context.Background(), c: c, events: r.Events}
+	c := fake.NewClientBuilder().WithScheme(s).WithStatusSubresource(&v1alpha1.AIPerfJob{}, &v1alpha1.AIPerfSweep{}, &batchv1.Job{}, &corev1.Pod{}).Build()
+	runs := &scriptedRuns{}
+	r := &Reconciler{Client: c, Scheme: s, Validate: fakeValidate, Events: events.NewFakeRecorder(100), Runs: runs}
+	h := &harness{t: t, ctx: context.Background(), c: c, events: r.Events, runs: runs}
 	h.settle = fakeSettle(h, r, func() *v1alpha1.AIPerfJob { return &v1alpha1.AIPerfJob{} })
 	h.settleSweep = fakeSettle(h, SweepReconciler{r}, func() *v1alpha1.AIPerfSweep { return &v1alpha1.AIPerfSweep{} })
 	return h

@@ -145,10 +145,16 @@ func InstallObjects(o InstallOptions) ([]client.Object, error) {
 						Containers: []corev1.Container{{
 							Name: "operator", Image: o.Image, Command: []string{"/aiperf"}, Args: o.OperatorArgs(),
 							Ports: []corev1.ContainerPort{{Name: "metrics", ContainerPort: MetricsPort}, {Name: "probes", ContainerPort: ProbePort}},
+							// A loaded node answers slowly: a probe that times out
+							// after the kubelet's 1 s default restarted a healthy
+							// operator mid-run. Restart only after two minutes
+							// without an answer.
 							LivenessProbe: &corev1.Probe{ProbeHandler: corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{
-								Path: "/healthz", Port: intstr.FromString("probes")}}},
+								Path: "/healthz", Port: intstr.FromString("probes")}},
+								TimeoutSeconds: 10, PeriodSeconds: 20, FailureThreshold: 6},
 							ReadinessProbe: &corev1.Probe{ProbeHandler: corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{
-								Path: "/readyz", Port: intstr.FromString("probes")}}},
+								Path: "/readyz", Port: intstr.FromString("probes")}},
+								TimeoutSeconds: 10, PeriodSeconds: 10, FailureThreshold: 3},
 							Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{
 								corev1.ResourceCPU: mustQuantity("100m"), corev1.ResourceMemory: mustQuantity("128Mi")}},
 							SecurityContext: &corev1.SecurityContext{AllowPrivilegeEscalation: ptr(false), ReadOnlyRootFilesystem: ptr(true),

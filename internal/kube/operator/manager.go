@@ -39,6 +39,13 @@ type RunOptions struct {
 	LeaderElectionNamespace string
 }
 
+// The leader-election timing: the lease lasts LeaseDuration, and the
+// leader gives up (and exits) when it could not renew it for RenewDeadline.
+const (
+	LeaseDuration = 60 * time.Second
+	RenewDeadline = 45 * time.Second
+)
+
 // LeaderElectionID names the operator's leader-election Lease.
 const LeaderElectionID = "aiperf-operator." + v1alpha1.Group
 
@@ -75,6 +82,13 @@ func NewManager(cfg *rest.Config, o RunOptions) (ctrl.Manager, error) {
 		LeaderElectionNamespace: o.LeaderElectionNamespace,
 		// Give the lease up at once on a clean stop, so a new pod takes over.
 		LeaderElectionReleaseOnCancel: true,
+		// controller-runtime's defaults (15 s lease, 10 s to renew) lose
+		// the lease, and so the process, when a loaded node's API server
+		// is slow for ten seconds; a benchmark node is loaded by design.
+		// A new leader takes over within a minute of a crash instead.
+		LeaseDuration: ptr(LeaseDuration),
+		RenewDeadline: ptr(RenewDeadline),
+		RetryPeriod:   ptr(5 * time.Second),
 	}
 	if o.WatchNamespace != "" {
 		opts.Cache = cache.Options{DefaultNamespaces: map[string]cache.Config{o.WatchNamespace: {}}}

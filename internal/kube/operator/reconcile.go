@@ -153,6 +153,22 @@ func (r *Reconciler) reconcile(ctx context.Context, req ctrl.Request, w workload
 		obs.cancelled = true
 	}
 	var requeue time.Duration
+	if !job.Status.Phase.Terminal() {
+		// A pod that cannot start changes no Job's status: look, and
+		// look again until the run is over.
+		requeue = pollInterval
+		if obs.pod, err = r.podProblem(ctx, job); err != nil {
+			return ctrl.Result{}, err
+		}
+		if obs.pod != nil && obs.pod.Fatal && !obs.cancelled {
+			// Its pods would wait forever: stop them; the status says why.
+			for _, j := range []*batchv1.Job{obs.controller, obs.workers} {
+				if err := r.suspend(ctx, j); err != nil {
+					return ctrl.Result{}, err
+				}
+			}
+		}
+	}
 	// A cancelled run still writes (partial) artifacts: ask until served.
 	asking := !job.Status.Phase.Terminal() || !meta.IsStatusConditionTrue(job.Status.Conditions, v1alpha1.ConditionResultsAvailable)
 	if r.Runs != nil && obs.controller != nil && obs.controller.Status.Active > 0 && asking {
@@ -166,6 +182,8 @@ func (r *Reconciler) reconcile(ctx context.Context, req ctrl.Request, w workload
 			obs.run = &rep
 			if rep.ResultsReady {
 				job.Status.ResultsPath, job.Status.APIURL = rep.Path, rep.URL
+			} else {
+				requeue = pollInterval
 			}
 		default:
 			obs.run = &rep
@@ -176,9 +194,19 @@ func (r *Reconciler) reconcile(ctx context.Context, req ctrl.Request, w workload
 	return ctrl.Result{RequeueAfter: requeue}, r.writeStatus(ctx, w, st)
 }
 
-// pollInterval is how often a running job's controller pod is asked how
-// its run stands.
-const pollInterval = 10 * time.Second
+// pollInterval is how often an unfinished job is looked at again (its
+// controller pod asked how the run stands, its pods for a start that
+// failed): the status follows the run within about this long.
+const pollInterval = 2 * time.Second
+
+// podProblem looks at the job's pods for one that cannot start.
+func (r *Reconciler) podProblem(ctx context.Context, job *v1alpha1.AIPerfJob) (*podProblem, error) {
+	pods := &corev1.PodList{}
+	if err := r.Client.List(ctx, pods, client.InNamespace(job.Namespace), client.MatchingLabels{kube.LabelJob: job.Name}); err != nil {
+		return nil, fmt.Errorf("listing the pods of %s/%s: %w", job.Namespace, job.Name, err)
+	}
+	return problemOf(pods.Items), nil
+}
 
 // options maps a job's spec onto internal/kube's Options.
 func (r *Reconciler) options(ctx context.Context, job *v1alpha1.AIPerfJob, sweep bool) (kube.Options, error) {

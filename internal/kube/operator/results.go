@@ -36,6 +36,12 @@ const (
 type RunReport struct {
 	// Status is one of the Run* statuses; Error explains a failed run.
 	Status, Error string
+	// Started: a phase of the run has begun, which the controller does
+	// only once every load worker has connected and built its part of the
+	// run (until then the pods may be ready while the workers are not).
+	Started bool
+	// Progress is the phase running and its counts (nil: not started).
+	Progress *v1alpha1.RunProgress
 	// ResultsReady: the artifacts are written and served at Location.
 	ResultsReady bool
 	Location
@@ -70,6 +76,11 @@ func (c ControllerRuns) Observe(ctx context.Context, job *v1alpha1.AIPerfJob) (R
 	}
 	rep := RunReport{Status: res.Status, Error: res.Error}
 	if !rep.Over() {
+		p, err := capi.Progress(ctx)
+		if err != nil {
+			return rep, err
+		}
+		rep.Started, rep.Progress = progressOf(p)
 		return rep, nil
 	}
 	files, err := capi.Files(ctx)
@@ -80,4 +91,22 @@ func (c ControllerRuns) Observe(ctx context.Context, job *v1alpha1.AIPerfJob) (R
 	rep.Location = Location{Path: job.Namespace + "/" + job.Name,
 		URL: fmt.Sprintf("/api/v1/namespaces/%s/pods/%s:%d/proxy/api/results/list", job.Namespace, capi.Pod, capi.Port)}
 	return rep, nil
+}
+
+// progressOf reads /api/progress: the run has started once it left the
+// initializing state (its first phase began); the counts are the phase
+// running's, the profiling phase's once it runs.
+func progressOf(p kube.Progress) (started bool, rp *v1alpha1.RunProgress) {
+	if p.SystemState == "" || p.SystemState == "initializing" || len(p.Phases) == 0 {
+		return false, nil
+	}
+	name := "profiling"
+	if _, ok := p.Phases[name]; !ok {
+		for n := range p.Phases {
+			name = n // the only one: warmup
+		}
+	}
+	ph := p.Phases[name]
+	return true, &v1alpha1.RunProgress{Phase: name, RequestsSent: int64(ph.RequestsSent),
+		RequestsCompleted: int64(ph.RequestsCompleted), RequestErrors: int64(ph.RequestErrors)}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -81,6 +82,38 @@ type harness struct {
 	sweepSchema bool
 	// settleSweep is settle for an AIPerfSweep.
 	settleSweep func(name, what string, ok func(*v1alpha1.AIPerfSweep) bool) *v1alpha1.AIPerfSweep
+	// runs plays the controller pods' API (there is no pod here).
+	runs *scriptedRuns
+}
+
+// scriptedRuns is the RunObserver of the scenarios: each job's controller
+// pod says what the test set, or does not answer.
+type scriptedRuns struct {
+	mu      sync.Mutex
+	reports map[string]RunReport
+}
+
+func (s *scriptedRuns) set(name string, rep *RunReport) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.reports == nil {
+		s.reports = map[string]RunReport{}
+	}
+	if rep == nil {
+		delete(s.reports, name)
+		return
+	}
+	s.reports[name] = *rep
+}
+
+func (s *scriptedRuns) Observe(_ context.Context, job *v1alpha1.AIPerfJob) (RunReport, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	rep, ok := s.reports[job.Name]
+	if !ok {
+		return RunReport{}, errorString("controller pod " + job.Name + " not answering")
+	}
+	return rep, nil
 }
 
 func (h *harness) job(name string) *batchv1.Job {
@@ -209,11 +242,33 @@ func runLifecycle(h *harness) {
 		t.Fatalf("initializing: %+v", got.Status)
 	}
 	validAt := condition(got, v1alpha1.ConditionConfigValid).LastTransitionTime
+	// Every worker pod ready, the controller answering but its workers
+	// not yet connected: still Initializing.
 	h.setJobStatus("chat1-workers", func(s *batchv1.JobStatus) { s.Ready = ptr(int32(4)) })
+	h.runs.set("chat1", &RunReport{Status: RunRunning})
+	got = h.settle("chat1", "pods ready, workers not connected", func(j *v1alpha1.AIPerfJob) bool {
+		return hasCondition(j, v1alpha1.ConditionWorkersReady, metav1.ConditionTrue, "AllWorkersReady")
+	})
+	if got.Status.Phase != v1alpha1.PhaseInitializing || got.Status.Workers.Connected != 0 {
+		t.Fatalf("Running claimed from pod readiness: %+v", got.Status)
+	}
+	// The first phase began: every worker connected.
+	h.runs.set("chat1", &RunReport{Status: RunRunning, Started: true,
+		Progress: &v1alpha1.RunProgress{Phase: "profiling", RequestsSent: 12, RequestsCompleted: 10}})
 	got = h.settle("chat1", "running", phase(v1alpha1.PhaseRunning))
 	if !hasCondition(got, v1alpha1.ConditionWorkersReady, metav1.ConditionTrue, "AllWorkersReady") ||
-		!hasCondition(got, v1alpha1.ConditionBenchmarkRunning, metav1.ConditionTrue, "") || got.Status.Workers.Active != 4 {
+		!hasCondition(got, v1alpha1.ConditionBenchmarkRunning, metav1.ConditionTrue, "WorkersConnected") || got.Status.Workers.Active != 4 ||
+		got.Status.Workers.Connected != 4 || got.Status.Progress == nil || got.Status.Progress.RequestsCompleted != 10 {
 		t.Fatalf("running: %+v", got.Status)
+	}
+	// The controller's API stops answering (kube results --shutdown)
+	// and the workers' pods go before the controller Job says Complete:
+	// the phase does not step back.
+	h.runs.set("chat1", nil)
+	h.setJobStatus("chat1-workers", func(s *batchv1.JobStatus) { s.Ready = ptr(int32(0)) })
+	got = h.settle("chat1", "still running", func(j *v1alpha1.AIPerfJob) bool { return j.Status.Workers.Ready == 0 })
+	if got.Status.Phase != v1alpha1.PhaseRunning || got.Status.Workers.Connected != 4 {
+		t.Fatalf("the phase stepped back: %+v", got.Status)
 	}
 	h.setJobStatus("chat1-workers", func(s *batchv1.JobStatus) {
 		s.Active, s.Ready, s.Succeeded, s.CompletedIndexes = 0, ptr(int32(0)), 4, "0-3"

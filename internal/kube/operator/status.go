@@ -20,12 +20,45 @@ type observed struct {
 	// run is what the controller pod said of its run (nil: not asked,
 	// or no answer).
 	run *RunReport
+	// pod is a problem a pod of the job reported while starting (nil:
+	// none).
+	pod *podProblem
+}
+
+// rank orders the phases: a status only moves to a later rank, so an
+// observation that says less than was already seen (the controller's API
+// stopped answering after the run, a Job's counts lagging its pods) never
+// steps the phase back. The terminal phases share the last rank: the
+// first one reached is final.
+func rank(p v1alpha1.Phase) int {
+	switch {
+	case p.Terminal():
+		return 3
+	case p == v1alpha1.PhaseRunning:
+		return 2
+	case p == v1alpha1.PhaseInitializing:
+		return 1
+	}
+	return 0 // "", Pending, Queued
+}
+
+// advance is the phase after from, given the phase an observation
+// suggests: the later of the two; a terminal phase is never left.
+func advance(from, seen v1alpha1.Phase) v1alpha1.Phase {
+	if rank(seen) > rank(from) {
+		return seen
+	}
+	if from == "" {
+		return v1alpha1.PhasePending
+	}
+	return from
 }
 
 // nextStatus is the status a job has given what was observed: a pure
-// function, so the phase table is tested without a cluster. A terminal
-// phase is never left; conditions keep their lastTransitionTime while
-// their status does not change.
+// function, so the phase table is tested without a cluster. The phase
+// only moves forward (advance): Pending, Initializing, Running, then one
+// terminal phase, which is never left. Conditions keep their
+// lastTransitionTime while their status does not change.
 func nextStatus(job *v1alpha1.AIPerfJob, obs observed, now metav1.Time) v1alpha1.AIPerfJobStatus {
 	st := *job.Status.DeepCopy()
 	st.ObservedGeneration = job.Generation
@@ -46,12 +79,19 @@ func nextStatus(job *v1alpha1.AIPerfJob, obs observed, now metav1.Time) v1alpha1
 			w.Ready = *js.Ready
 		}
 	}
-	st.Workers = &w
-
-	phase := st.Phase
-	if !phase.Terminal() {
-		phase = jobPhase(obs)
+	switch {
+	case obs.run != nil && obs.run.Started:
+		w.Connected = total
+	case job.Status.Workers != nil:
+		w.Connected = job.Status.Workers.Connected
 	}
+	st.Workers = &w
+	if obs.run != nil && obs.run.Progress != nil && !st.Phase.Terminal() {
+		p := *obs.run.Progress
+		st.Progress = &p
+	}
+
+	phase := advance(st.Phase, jobPhase(obs))
 	switch {
 	case st.Phase.Terminal():
 		// Already final; only the counts and the results move.
@@ -66,9 +106,12 @@ func nextStatus(job *v1alpha1.AIPerfJob, obs observed, now metav1.Time) v1alpha1
 		set(v1alpha1.ConditionFailed, true, reason, msg)
 		st.Error = msg
 	case phase == v1alpha1.PhaseRunning:
-		set(v1alpha1.ConditionBenchmarkRunning, true, "WorkersConnected", "the controller pod and every load worker are up")
+		set(v1alpha1.ConditionBenchmarkRunning, true, "WorkersConnected", fmt.Sprintf("every load worker (%d) connected to the controller; the run has begun", total))
+	case obs.pod != nil:
+		set(v1alpha1.ConditionBenchmarkRunning, false, obs.pod.Reason, obs.pod.Message)
 	case phase == v1alpha1.PhaseInitializing:
-		set(v1alpha1.ConditionBenchmarkRunning, false, "WaitingForWorkers", fmt.Sprintf("%d of %d load workers ready", w.Ready, total))
+		set(v1alpha1.ConditionBenchmarkRunning, false, "WaitingForWorkers",
+			fmt.Sprintf("the controller pod is up; %d of %d load-worker pods ready, waiting for every worker to connect", w.Ready, total))
 	default:
 		set(v1alpha1.ConditionBenchmarkRunning, false, "PodsPending", "waiting for the controller pod to start")
 	}
@@ -100,9 +143,11 @@ func nextStatus(job *v1alpha1.AIPerfJob, obs observed, now metav1.Time) v1alpha1
 	return st
 }
 
-// jobPhase maps the run's and the Jobs' state to a phase: the controller
-// pod's own word first (it knows the run is over while it still serves
-// the artifacts), then the Jobs.
+// jobPhase maps the run's and the Jobs' state to the phase they suggest:
+// the controller pod's own word first (it knows the run is over while it
+// still serves the artifacts, and that its workers connected), then the
+// Jobs. Running comes only from the controller: pods that are ready say
+// nothing of whether their workers reached it.
 func jobPhase(obs observed) v1alpha1.Phase {
 	c := obs.controller
 	if r := obs.run; r != nil {
@@ -117,7 +162,10 @@ func jobPhase(obs observed) v1alpha1.Phase {
 			}
 			return v1alpha1.PhaseFailed
 		case RunRunning:
-			return v1alpha1.PhaseRunning
+			if r.Started {
+				return v1alpha1.PhaseRunning
+			}
+			return v1alpha1.PhaseInitializing
 		}
 	}
 	switch {
@@ -127,17 +175,18 @@ func jobPhase(obs observed) v1alpha1.Phase {
 		return v1alpha1.PhaseFailed
 	case obs.cancelled:
 		return v1alpha1.PhaseCancelled
+	case obs.pod != nil && obs.pod.Fatal:
+		return v1alpha1.PhaseFailed
 	case c == nil || c.Status.Active == 0:
 		return v1alpha1.PhasePending
-	}
-	w := obs.workers
-	if w != nil && w.Status.Ready != nil && w.Spec.Parallelism != nil && *w.Status.Ready >= *w.Spec.Parallelism {
-		return v1alpha1.PhaseRunning
 	}
 	return v1alpha1.PhaseInitializing
 }
 
 func jobCondition(j *batchv1.Job, t batchv1.JobConditionType) *batchv1.JobCondition {
+	if j == nil {
+		return nil
+	}
 	for i := range j.Status.Conditions {
 		if c := &j.Status.Conditions[i]; c.Type == t && c.Status == corev1.ConditionTrue {
 			return c
@@ -163,6 +212,9 @@ func failure(obs observed) (reason, msg string) {
 		}
 		return reason, msg
 	}
+	if p := obs.pod; p != nil && p.Fatal && jobCondition(obs.controller, batchv1.JobFailed) == nil {
+		return p.Reason, p.Message
+	}
 	j := obs.controller
 	c := jobCondition(j, batchv1.JobFailed)
 	reason, msg = "ControllerFailed", "the controller pod failed"
@@ -173,4 +225,46 @@ func failure(obs observed) (reason, msg string) {
 		msg = "the controller pod failed: " + c.Message
 	}
 	return reason, msg
+}
+
+// podProblem is why a pod of the job cannot start its container.
+type podProblem struct {
+	// Reason is the kubelet's (ErrImageNeverPull, ImagePullBackOff, ...);
+	// Message names the pod and container.
+	Reason, Message string
+	// Fatal: the pod will never start as it is (its image cannot be had,
+	// or its name is invalid); the run fails rather than wait forever.
+	Fatal bool
+}
+
+// fatalWaiting are the waiting reasons no retry can clear; the others
+// (an image pull backing off, a Secret not yet created) are reported
+// while the kubelet retries.
+var fatalWaiting = map[string]bool{"ErrImageNeverPull": true, "InvalidImageName": true}
+
+// reportedWaiting are the waiting reasons worth saying in the status.
+var reportedWaiting = map[string]bool{"ErrImageNeverPull": true, "InvalidImageName": true, "ErrImagePull": true,
+	"ImagePullBackOff": true, "CreateContainerConfigError": true, "CreateContainerError": true}
+
+// problemOf is the first pod problem among pods (a fatal one first).
+func problemOf(pods []corev1.Pod) *podProblem {
+	var found *podProblem
+	for i := range pods {
+		p := &pods[i]
+		for _, cs := range p.Status.ContainerStatuses {
+			wt := cs.State.Waiting
+			if wt == nil || !reportedWaiting[wt.Reason] {
+				continue
+			}
+			pp := &podProblem{Reason: wt.Reason, Fatal: fatalWaiting[wt.Reason],
+				Message: fmt.Sprintf("pod %s, container %s: %s: %s", p.Name, cs.Name, wt.Reason, wt.Message)}
+			if pp.Fatal {
+				return pp
+			}
+			if found == nil {
+				found = pp
+			}
+		}
+	}
+	return found
 }

@@ -42,7 +42,7 @@ func newSweepWorkload(s *v1alpha1.AIPerfSweep) sweepWorkload {
 	st := s.Status
 	v := &v1alpha1.AIPerfJob{TypeMeta: s.TypeMeta, ObjectMeta: s.ObjectMeta, Spec: s.Spec, Status: v1alpha1.AIPerfJobStatus{
 		Lifecycle: st.Lifecycle, JobID: st.JobID, ControllerJob: st.ControllerJob, WorkersJob: st.WorkersJob,
-		Workers: st.Workers, ResultsPath: st.ResultsPath, APIURL: st.APIURL, Error: st.Error}}
+		Workers: st.Workers, Progress: st.Progress, ResultsPath: st.ResultsPath, APIURL: st.APIURL, Error: st.Error}}
 	return sweepWorkload{s, v.DeepCopy()}
 }
 
@@ -51,7 +51,7 @@ func (w sweepWorkload) view() *v1alpha1.AIPerfJob { return w.v }
 func (w sweepWorkload) setStatus(st v1alpha1.AIPerfJobStatus) {
 	s := &w.s.Status
 	s.Lifecycle, s.JobID, s.ControllerJob, s.WorkersJob = st.Lifecycle, st.JobID, st.ControllerJob, st.WorkersJob
-	s.Workers, s.ResultsPath, s.APIURL, s.Error = st.Workers, st.ResultsPath, st.APIURL, st.Error
+	s.Workers, s.Progress, s.ResultsPath, s.APIURL, s.Error = st.Workers, st.Progress, st.ResultsPath, st.APIURL, st.Error
 }
 func (w sweepWorkload) empty() workload { return newSweepWorkload(&v1alpha1.AIPerfSweep{}) }
 func (w sweepWorkload) sweep() bool     { return true }

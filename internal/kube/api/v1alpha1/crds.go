@@ -95,6 +95,9 @@ func jobSpecSchema(sweep bool) apiextensionsv1.JSONSchemaProps {
 			"totalWorkers":            integer("Number of load-worker pods (default 1).", 1),
 			"timeoutSeconds":          {Type: "number", Minimum: &zero, Description: "Run timeout in seconds (0: none)."},
 			"ttlSecondsAfterFinished": integer("Remove the Jobs this long after they finish.", 0),
+			"apiKeySecret":            secretKeyRef("The Secret key holding the endpoint's API key (the key never appears in this resource)."),
+			"headerSecrets": {Type: "array", Description: "Request headers (-H values) read from Secret keys.",
+				Items: &apiextensionsv1.JSONSchemaPropsOrArray{Schema: ptr(secretKeyRef("A Secret key holding one -H value."))}},
 			"profileArgs": {Type: "array", Description: "aiperf profile arguments for the controller pod (after the config file; with benchmark: {} the whole benchmark).",
 				Items: &apiextensionsv1.JSONSchemaPropsOrArray{Schema: &apiextensionsv1.JSONSchemaProps{Type: "string"}}},
 		},
@@ -107,6 +110,11 @@ func jobSpecSchema(sweep bool) apiextensionsv1.JSONSchemaProps {
 			Properties:  map[string]apiextensionsv1.JSONSchemaProps{"labels": stringMap(), "annotations": stringMap()}}
 	}
 	return s
+}
+
+func secretKeyRef(desc string) apiextensionsv1.JSONSchemaProps {
+	return apiextensionsv1.JSONSchemaProps{Type: "object", Description: desc, Required: []string{"name", "key"},
+		Properties: map[string]apiextensionsv1.JSONSchemaProps{"name": str("Secret name, in the job's namespace."), "key": str("Key in the Secret.")}}
 }
 
 func conditionsSchema() apiextensionsv1.JSONSchemaProps {
@@ -150,12 +158,17 @@ func runProps() map[string]apiextensionsv1.JSONSchemaProps {
 	count := func() apiextensionsv1.JSONSchemaProps {
 		return apiextensionsv1.JSONSchemaProps{Type: "integer", Format: "int32"}
 	}
+	count64 := func() apiextensionsv1.JSONSchemaProps {
+		return apiextensionsv1.JSONSchemaProps{Type: "integer", Format: "int64"}
+	}
 	return map[string]apiextensionsv1.JSONSchemaProps{
 		"jobId":         str("The run's identity (the resource's UID)."),
 		"controllerJob": str("The controller batch/v1 Job."),
 		"workersJob":    str("The load workers' Indexed batch/v1 Job."),
 		"workers": {Type: "object", Required: []string{"ready", "total"}, Properties: map[string]apiextensionsv1.JSONSchemaProps{
-			"ready": count(), "total": count(), "active": count(), "succeeded": count(), "failed": count()}},
+			"ready": count(), "total": count(), "connected": count(), "active": count(), "succeeded": count(), "failed": count()}},
+		"progress": {Type: "object", Description: "The run's request counts while it runs.", Properties: map[string]apiextensionsv1.JSONSchemaProps{
+			"phase": str("The phase running (warmup, profiling)."), "requestsSent": count64(), "requestsCompleted": count64(), "requestErrors": count64()}},
 		"resultsPath": str("Path of the artifacts on the results endpoint (namespace/name)."),
 		"apiUrl":      str("URL of the results endpoint."),
 		"error":       str("Why the job failed."),
@@ -184,7 +197,9 @@ func jobColumns() []apiextensionsv1.CustomResourceColumnDefinition {
 	return []apiextensionsv1.CustomResourceColumnDefinition{
 		{Name: "Phase", Type: "string", JSONPath: ".status.phase"},
 		{Name: "Ready", Type: "integer", JSONPath: ".status.workers.ready"},
+		{Name: "Connected", Type: "integer", JSONPath: ".status.workers.connected"},
 		{Name: "Workers", Type: "integer", JSONPath: ".status.workers.total"},
+		{Name: "Completed", Type: "integer", JSONPath: ".status.progress.requestsCompleted"},
 		{Name: "Age", Type: "date", JSONPath: ".metadata.creationTimestamp"},
 	}
 }

@@ -21,6 +21,10 @@ func (s *WorkloadSpec) DeepCopyInto(out *WorkloadSpec) {
 	if s.ProfileArgs != nil {
 		out.ProfileArgs = append([]string(nil), s.ProfileArgs...)
 	}
+	out.APIKeySecret = copyPtr(s.APIKeySecret)
+	if s.HeaderSecrets != nil {
+		out.HeaderSecrets = append([]SecretKeyRef(nil), s.HeaderSecrets...)
+	}
 	if s.ChildMetadata != nil {
 		out.ChildMetadata = &ChildMetadata{Labels: copyMap(s.ChildMetadata.Labels), Annotations: copyMap(s.ChildMetadata.Annotations)}
 	}
@@ -55,6 +59,7 @@ func (s *AIPerfJobStatus) DeepCopyInto(out *AIPerfJobStatus) {
 	*out = *s
 	s.Lifecycle.DeepCopyInto(&out.Lifecycle)
 	out.Workers = copyPtr(s.Workers)
+	out.Progress = copyPtr(s.Progress)
 }
 
 // DeepCopyInto copies s into out.
@@ -62,6 +67,7 @@ func (s *AIPerfSweepStatus) DeepCopyInto(out *AIPerfSweepStatus) {
 	*out = *s
 	s.Lifecycle.DeepCopyInto(&out.Lifecycle)
 	out.Workers = copyPtr(s.Workers)
+	out.Progress = copyPtr(s.Progress)
 	if s.Children != nil {
 		out.Children = append([]SweepChild(nil), s.Children...)
 	}

@@ -31,6 +31,10 @@ var specFields = map[string]func(s *WorkloadSpec) any{
 	"childMetadata":              func(s *WorkloadSpec) any { return &s.ChildMetadata },
 	"profileArgs":                func(s *WorkloadSpec) any { return &s.ProfileArgs },
 	"child_metadata":             func(s *WorkloadSpec) any { return &s.ChildMetadata },
+	"apiKeySecret":               func(s *WorkloadSpec) any { return &s.APIKeySecret },
+	"api_key_secret":             func(s *WorkloadSpec) any { return &s.APIKeySecret },
+	"headerSecrets":              func(s *WorkloadSpec) any { return &s.HeaderSecrets },
+	"header_secrets":             func(s *WorkloadSpec) any { return &s.HeaderSecrets },
 }
 
 // DeploymentKeys are the spec keys that place a benchmark on the cluster
@@ -48,6 +52,7 @@ var DeploymentKeys = []string{
 	"resultsTtlDays", "results_ttl_days", "keepFailedPods", "keep_failed_pods",
 	"skipEndpointCheck", "skip_endpoint_check", "failurePolicy", "failure_policy",
 	"childMetadata", "child_metadata", "profileArgs",
+	"apiKeySecret", "api_key_secret", "headerSecrets", "header_secrets",
 }
 
 // UnmarshalJSON fills the typed fields from either spelling and keeps

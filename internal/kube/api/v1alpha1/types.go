@@ -93,10 +93,23 @@ type WorkloadSpec struct {
 	ProfileArgs []string `json:"profileArgs,omitempty"`
 	// ChildMetadata: labels and annotations for a sweep's child jobs.
 	ChildMetadata *ChildMetadata `json:"childMetadata,omitempty"`
+	// APIKeySecret names the Secret key holding the endpoint's API key:
+	// the controller pod reads it from the Secret, so the key is never in
+	// this resource, the ConfigMap or a pod's arguments.
+	APIKeySecret *SecretKeyRef `json:"apiKeySecret,omitempty"`
+	// HeaderSecrets are request headers (-H values, "Name: value" or a
+	// JSON object) read from Secret keys, for credentials sent as headers.
+	HeaderSecrets []SecretKeyRef `json:"headerSecrets,omitempty"`
 
 	// Extra holds every other key (model, dataset, variables, random_seed,
 	// multi_run, podTemplate, scheduling, ...) as raw JSON.
 	Extra map[string]runtime.RawExtension `json:"-"`
+}
+
+// SecretKeyRef is one key of a Secret in the job's namespace.
+type SecretKeyRef struct {
+	Name string `json:"name"`
+	Key  string `json:"key"`
 }
 
 // ChildMetadata is stamped onto each child AIPerfJob of a sweep.
@@ -134,15 +147,30 @@ type AIPerfJobStatus struct {
 	// endpoint, namespace/name); APIURL is the endpoint serving them.
 	ResultsPath string `json:"resultsPath,omitempty"`
 	APIURL      string `json:"apiUrl,omitempty"`
+	// Progress is the run's request counts while it runs, from the
+	// controller pod.
+	Progress *RunProgress `json:"progress,omitempty"`
 	// Error explains a Failed phase.
 	Error string `json:"error,omitempty"`
+}
+
+// RunProgress is how far the run has got (the controller pod's
+// /api/progress): the phase running and its request counts.
+type RunProgress struct {
+	Phase             string `json:"phase,omitempty"`
+	RequestsSent      int64  `json:"requestsSent"`
+	RequestsCompleted int64  `json:"requestsCompleted"`
+	RequestErrors     int64  `json:"requestErrors"`
 }
 
 // WorkerCounts are the load-worker pods of a job, from the worker Job's
 // status: ready and total as AIPerf reports them, with the Job's counts.
 type WorkerCounts struct {
-	Ready     int32 `json:"ready"`
-	Total     int32 `json:"total"`
+	Ready int32 `json:"ready"`
+	Total int32 `json:"total"`
+	// Connected counts the load workers connected to the controller and
+	// ready for work (a pod can be ready long before its worker is).
+	Connected int32 `json:"connected,omitempty"`
 	Active    int32 `json:"active,omitempty"`
 	Succeeded int32 `json:"succeeded,omitempty"`
 	Failed    int32 `json:"failed,omitempty"`
@@ -173,6 +201,7 @@ type AIPerfSweepStatus struct {
 	ControllerJob string        `json:"controllerJob,omitempty"`
 	WorkersJob    string        `json:"workersJob,omitempty"`
 	Workers       *WorkerCounts `json:"workers,omitempty"`
+	Progress      *RunProgress  `json:"progress,omitempty"`
 	APIURL        string        `json:"apiUrl,omitempty"`
 	// TotalVariations, CompletedRuns and FailedRuns count the children.
 	TotalVariations int32 `json:"totalVariations,omitempty"`
