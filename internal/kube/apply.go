@@ -35,6 +35,8 @@ func Create(ctx context.Context, cs kubernetes.Interface, dyn dynamic.Interface,
 			_, err = cs.CoreV1().ServiceAccounts(o.Namespace).Create(ctx, o, opts)
 		case *corev1.ConfigMap:
 			_, err = cs.CoreV1().ConfigMaps(o.Namespace).Create(ctx, o, opts)
+		case *corev1.Secret:
+			_, err = cs.CoreV1().Secrets(o.Namespace).Create(ctx, o, opts)
 		case *corev1.Service:
 			_, err = cs.CoreV1().Services(o.Namespace).Create(ctx, o, opts)
 		case *batchv1.Job:
@@ -119,6 +121,13 @@ func Delete(ctx context.Context, cs kubernetes.Interface, dyn dynamic.Interface,
 	}
 	for _, s := range sas.Items {
 		note("ServiceAccount", s.Name, cs.CoreV1().ServiceAccounts(namespace).Delete(ctx, s.Name, del))
+	}
+	secrets, err := cs.CoreV1().Secrets(namespace).List(ctx, sel)
+	if err != nil {
+		return n, err
+	}
+	for _, s := range secrets.Items {
+		note("Secret", s.Name, cs.CoreV1().Secrets(namespace).Delete(ctx, s.Name, del))
 	}
 	return n, errors.Join(errs...)
 }

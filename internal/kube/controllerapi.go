@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -294,4 +295,50 @@ func (c *ControllerAPI) FetchResults(ctx context.Context, dir string, summaryOnl
 		got = append(got, File{Name: f.Name, Size: n})
 	}
 	return got, l, nil
+}
+
+// WaitControllerPod waits, looking every interval, until the benchmark's
+// controller pod runs or has ended, so that following a benchmark right
+// after submitting it works: its objects may still be on their way (the
+// operator creates them), its pod being scheduled or pulling its image.
+// waiting, when set, is told what is awaited each time that changes. It
+// fails at once when a pod of the benchmark can never start (a
+// StartProblem that is Fatal), and when ctx ends.
+func WaitControllerPod(ctx context.Context, cs kubernetes.Interface, namespace, name string, interval time.Duration, waiting func(string)) (*corev1.Pod, error) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	said := ""
+	for {
+		pod, err := ControllerPod(ctx, cs, namespace, name)
+		if err != nil && !errors.Is(err, ErrNoController) {
+			return nil, err
+		}
+		note := fmt.Sprintf("waiting for benchmark %s/%s's controller pod to be created", namespace, name)
+		if pod != nil {
+			switch pod.Status.Phase {
+			case corev1.PodRunning, corev1.PodSucceeded, corev1.PodFailed:
+				return pod, nil
+			}
+			note = fmt.Sprintf("waiting for the controller pod %s (%s)", pod.Name, pod.Status.Phase)
+		}
+		pods, err := cs.CoreV1().Pods(namespace).List(ctx, selector(name))
+		if err != nil {
+			return nil, fmt.Errorf("listing the pods of %s/%s: %w", namespace, name, err)
+		}
+		if p := StartProblemOf(pods.Items); p != nil {
+			if p.Fatal {
+				return nil, fmt.Errorf("benchmark %s/%s cannot start: %w", namespace, name, p)
+			}
+			note += ": " + p.Message
+		}
+		if note != said && waiting != nil {
+			waiting(note)
+		}
+		said = note
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("%s: %w", note, ctx.Err())
+		case <-t.C:
+		}
+	}
 }

@@ -88,6 +88,13 @@ type Options struct {
 	TTLSecondsAfterFinished *int32
 	// PodTemplate is added to both pods (an AIPerfJob's spec.podTemplate).
 	PodTemplate *PodTemplate
+	// APIKeySecret and HeaderSecrets name the Secret keys the controller
+	// pod reads the API key and -H values from (secret.go);
+	// CredentialsSecret, when set (TakeCredentials), is created with the
+	// benchmark's objects.
+	APIKeySecret      *SecretRef
+	HeaderSecrets     []SecretRef
+	CredentialsSecret *corev1.Secret
 }
 
 // ConfigPath is where the controller pod reads Options.ConfigFile.
@@ -161,6 +168,15 @@ func (o *Options) Validate() error {
 			}
 		}
 	}
+	if f := plaintextCredential(o.ProfileArgs); f != "" {
+		errs = append(errs, fmt.Errorf("profile argument %s: the key would be stored in plaintext in the pods' arguments; "+
+			"keep it in a Secret: --api-key-secret NAME[/KEY] (an AIPerfJob's spec.apiKeySecret)", f))
+	}
+	for _, r := range append(o.HeaderSecrets, derefs(o.APIKeySecret)...) {
+		if err := r.validate(); err != nil {
+			errs = append(errs, err)
+		}
+	}
 	for _, a := range o.ProfileArgs {
 		name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
 		if strings.HasPrefix(a, "--") && slices.Contains(controllerFlags, name) {
@@ -204,6 +220,7 @@ func (o *Options) ControllerArgs() []string {
 		args = append(args, "--config", ConfigPath)
 	}
 	args = append(args, o.ProfileArgs...)
+	args = append(args, o.credentialArgs()...)
 	return append(args, "--workers", strconv.Itoa(o.Workers), "--worker-listen", ":"+strconv.Itoa(o.Port),
 		"--output-artifact-dir", ResultsDir, "--ui-type", "none", "--api-port", strconv.Itoa(o.APIPort), "--api-host", "0.0.0.0")
 }
@@ -242,6 +259,9 @@ func Objects(o Options) ([]runtime.Object, error) {
 	if len(o.ConfigFile) > 0 {
 		cm := objs[len(objs)-1].(*corev1.ConfigMap)
 		cm.Data[path.Base(ConfigPath)] = string(o.ConfigFile)
+	}
+	if o.CredentialsSecret != nil {
+		objs = append(objs, o.CredentialsSecret)
 	}
 	objs = append(objs, &corev1.Service{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Service"},
@@ -304,7 +324,8 @@ func (o *Options) controllerJob() *batchv1.Job {
 		},
 		// After the run the API keeps serving the results (kube results)
 		// until kube shutdown or this many seconds.
-		Env:             []corev1.EnvVar{{Name: "AIPERF_API_SERVER_LINGER_SECONDS", Value: strconv.FormatInt(o.lingerSeconds(), 10)}},
+		Env: append([]corev1.EnvVar{{Name: "AIPERF_API_SERVER_LINGER_SECONDS", Value: strconv.FormatInt(o.lingerSeconds(), 10)}},
+			o.credentialEnv()...),
 		VolumeMounts:    []corev1.VolumeMount{{Name: "results", MountPath: ResultsDir}},
 		SecurityContext: containerSecurity(),
 	})
@@ -373,3 +394,11 @@ func YAML(objs []runtime.Object) ([]byte, error) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// derefs is p's value as a list (none when nil).
+func derefs[T any](p *T) []T {
+	if p == nil {
+		return nil
+	}
+	return []T{*p}
+}

@@ -6,9 +6,14 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/aiperf-go/aiperf/internal/kube/api/v1alpha1"
 )
 
-var update = flag.Bool("update", false, "rewrite deploy/aiperf-operator.yaml")
+// chartDir is the operator's Helm chart.
+var chartDir = filepath.Join("..", "..", "..", "deploy", "helm", "aiperf-operator")
+
+var update = flag.Bool("update", false, "rewrite deploy/aiperf-operator.yaml and the Helm chart's CRDs")
 
 // TestDeployManifestIsCurrent: deploy/aiperf-operator.yaml, the plain-YAML
 // install (kubectl apply -f), is what `aiperf kube install --dry-run`
@@ -38,5 +43,33 @@ func TestDeployManifestIsCurrent(t *testing.T) {
 	}
 	if !bytes.Equal(got, want) {
 		t.Fatalf("%s is not what kube install --dry-run prints; rerun with -update", path)
+	}
+}
+
+// TestHelmChartCRDsAreCurrent: the chart's crds/ (which helm installs
+// before the templates, and never upgrades) are the CRDs kube install
+// applies (-update rewrites them).
+func TestHelmChartCRDsAreCurrent(t *testing.T) {
+	objs, err := InstallObjects(InstallOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	y, err := YAML(objs[:len(v1alpha1.CRDs())])
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := append([]byte("# Generated: the CRDs of aiperf kube install --dry-run (go test -run TestHelmChartCRDsAreCurrent ./internal/kube/operator/ -update)\n"), y...)
+	path := filepath.Join(chartDir, "crds", "aiperf-crds.yaml")
+	if *update {
+		if err := os.WriteFile(path, want, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatalf("%s are not kube install's CRDs; rerun with -update", path)
 	}
 }

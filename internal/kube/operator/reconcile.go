@@ -200,12 +200,12 @@ func (r *Reconciler) reconcile(ctx context.Context, req ctrl.Request, w workload
 const pollInterval = 2 * time.Second
 
 // podProblem looks at the job's pods for one that cannot start.
-func (r *Reconciler) podProblem(ctx context.Context, job *v1alpha1.AIPerfJob) (*podProblem, error) {
+func (r *Reconciler) podProblem(ctx context.Context, job *v1alpha1.AIPerfJob) (*kube.StartProblem, error) {
 	pods := &corev1.PodList{}
 	if err := r.Client.List(ctx, pods, client.InNamespace(job.Namespace), client.MatchingLabels{kube.LabelJob: job.Name}); err != nil {
 		return nil, fmt.Errorf("listing the pods of %s/%s: %w", job.Namespace, job.Name, err)
 	}
-	return problemOf(pods.Items), nil
+	return kube.StartProblemOf(pods.Items), nil
 }
 
 // options maps a job's spec onto internal/kube's Options.
@@ -227,6 +227,12 @@ func (r *Reconciler) options(ctx context.Context, job *v1alpha1.AIPerfJob, sweep
 		Experiment: sweep}
 	if o.Image == "" {
 		o.Image = r.Image
+	}
+	if k := s.APIKeySecret; k != nil {
+		o.APIKeySecret = &kube.SecretRef{Name: k.Name, Key: k.Key}
+	}
+	for _, h := range s.HeaderSecrets {
+		o.HeaderSecrets = append(o.HeaderSecrets, kube.SecretRef{Name: h.Name, Key: h.Key})
 	}
 	if o.PodTemplate, err = kube.PodTemplateFrom(s.Extra); err != nil {
 		return o, err

@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/aiperf-go/aiperf/internal/kube"
 	"github.com/aiperf-go/aiperf/internal/kube/api/v1alpha1"
 )
 
@@ -22,7 +23,7 @@ type observed struct {
 	run *RunReport
 	// pod is a problem a pod of the job reported while starting (nil:
 	// none).
-	pod *podProblem
+	pod *kube.StartProblem
 }
 
 // rank orders the phases: a status only moves to a later rank, so an
@@ -225,46 +226,4 @@ func failure(obs observed) (reason, msg string) {
 		msg = "the controller pod failed: " + c.Message
 	}
 	return reason, msg
-}
-
-// podProblem is why a pod of the job cannot start its container.
-type podProblem struct {
-	// Reason is the kubelet's (ErrImageNeverPull, ImagePullBackOff, ...);
-	// Message names the pod and container.
-	Reason, Message string
-	// Fatal: the pod will never start as it is (its image cannot be had,
-	// or its name is invalid); the run fails rather than wait forever.
-	Fatal bool
-}
-
-// fatalWaiting are the waiting reasons no retry can clear; the others
-// (an image pull backing off, a Secret not yet created) are reported
-// while the kubelet retries.
-var fatalWaiting = map[string]bool{"ErrImageNeverPull": true, "InvalidImageName": true}
-
-// reportedWaiting are the waiting reasons worth saying in the status.
-var reportedWaiting = map[string]bool{"ErrImageNeverPull": true, "InvalidImageName": true, "ErrImagePull": true,
-	"ImagePullBackOff": true, "CreateContainerConfigError": true, "CreateContainerError": true}
-
-// problemOf is the first pod problem among pods (a fatal one first).
-func problemOf(pods []corev1.Pod) *podProblem {
-	var found *podProblem
-	for i := range pods {
-		p := &pods[i]
-		for _, cs := range p.Status.ContainerStatuses {
-			wt := cs.State.Waiting
-			if wt == nil || !reportedWaiting[wt.Reason] {
-				continue
-			}
-			pp := &podProblem{Reason: wt.Reason, Fatal: fatalWaiting[wt.Reason],
-				Message: fmt.Sprintf("pod %s, container %s: %s: %s", p.Name, cs.Name, wt.Reason, wt.Message)}
-			if pp.Fatal {
-				return pp
-			}
-			if found == nil {
-				found = pp
-			}
-		}
-	}
-	return found
 }

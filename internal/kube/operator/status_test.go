@@ -7,6 +7,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/aiperf-go/aiperf/internal/kube"
 	"github.com/aiperf-go/aiperf/internal/kube/api/v1alpha1"
 )
 
@@ -58,7 +59,7 @@ func TestPodProblems(t *testing.T) {
 		{"starting", []corev1.Pod{waitingPod("a", "ContainerCreating")}, v1alpha1.PhaseInitializing, "WaitingForWorkers"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			obs := observed{controller: active, pod: problemOf(c.pods)}
+			obs := observed{controller: active, pod: kube.StartProblemOf(c.pods)}
 			st := nextStatus(job, obs, now)
 			if st.Phase != c.wantPhase {
 				t.Fatalf("phase %s, want %s: %+v", st.Phase, c.wantPhase, st)
