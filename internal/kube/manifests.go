@@ -93,7 +93,7 @@ type Options struct {
 	// CredentialsSecret, when set (TakeCredentials), is created with the
 	// benchmark's objects.
 	APIKeySecret      *SecretRef
-	HeaderSecrets     []SecretRef
+	HeaderSecrets     []HeaderSecret
 	CredentialsSecret *corev1.Secret
 }
 
@@ -172,7 +172,14 @@ func (o *Options) Validate() error {
 		errs = append(errs, fmt.Errorf("profile argument %s: the key would be stored in plaintext in the pods' arguments; "+
 			"keep it in a Secret: --api-key-secret NAME[/KEY] (an AIPerfJob's spec.apiKeySecret)", f))
 	}
-	for _, r := range append(o.HeaderSecrets, derefs(o.APIKeySecret)...) {
+	refs := derefs(o.APIKeySecret)
+	for _, h := range o.HeaderSecrets {
+		refs = append(refs, h.SecretRef)
+		if h.Header == "" || strings.ContainsAny(h.Header, ": \t") {
+			errs = append(errs, fmt.Errorf("header secret %s: header name %q", h.SecretRef, h.Header))
+		}
+	}
+	for _, r := range refs {
 		if err := r.validate(); err != nil {
 			errs = append(errs, err)
 		}

@@ -49,13 +49,20 @@ func (r SecretRef) validate() error {
 	return nil
 }
 
+// HeaderSecret is a request header whose value is one key of a Secret.
+type HeaderSecret struct {
+	Header string
+	SecretRef
+}
+
 // CredentialsSecretName names the Secret TakeCredentials makes.
 func (o *Options) CredentialsSecretName() string { return o.Name + "-credentials" }
 
 // TakeCredentials moves the credentials out of o.ProfileArgs (the
-// --api-key value and every -H/--header value, which may carry tokens)
-// into a Secret named CredentialsSecretName, and points o.APIKeySecret
-// and o.HeaderSecrets at its keys. It returns the Secret (nil when the
+// --api-key value and the value of every -H/--header Name:Value, which
+// may carry tokens) into a Secret named CredentialsSecretName, and points
+// o.APIKeySecret and o.HeaderSecrets at its keys (the header names stay
+// in the arguments). It returns the Secret (nil when the
 // arguments held none), which Objects then creates with the benchmark.
 // An --api-key beside an --api-key-secret is an error.
 func (o *Options) TakeCredentials() (*corev1.Secret, error) {
@@ -103,9 +110,14 @@ func (o *Options) TakeCredentials() (*corev1.Secret, error) {
 		o.APIKeySecret = &SecretRef{Name: name, Key: DefaultSecretKey}
 	}
 	for _, h := range headers {
+		header, value, ok := strings.Cut(h, ":")
+		header = strings.TrimSpace(header)
+		if !ok || header == "" || strings.HasPrefix(header, "{") {
+			return nil, fmt.Errorf("-H %s: give each header as Name:Value (its value goes into the Secret %s)", redactHeader(h), name)
+		}
 		key := "header-" + strconv.Itoa(len(o.HeaderSecrets))
-		data[key] = []byte(h)
-		o.HeaderSecrets = append(o.HeaderSecrets, SecretRef{Name: name, Key: key})
+		data[key] = []byte(strings.TrimSpace(value))
+		o.HeaderSecrets = append(o.HeaderSecrets, HeaderSecret{Header: header, SecretRef: SecretRef{Name: name, Key: key}})
 	}
 	o.ProfileArgs = args
 	s := &corev1.Secret{
@@ -129,8 +141,8 @@ func (o *Options) credentialEnv() []corev1.EnvVar {
 	if o.APIKeySecret != nil {
 		env = append(env, ref(APIKeyEnv, *o.APIKeySecret))
 	}
-	for i, r := range o.HeaderSecrets {
-		env = append(env, ref(headerEnv+strconv.Itoa(i), r))
+	for i, h := range o.HeaderSecrets {
+		env = append(env, ref(headerEnv+strconv.Itoa(i), h.SecretRef))
 	}
 	return env
 }
@@ -140,8 +152,8 @@ func (o *Options) credentialArgs() []string {
 	if o.APIKeySecret != nil {
 		args = append(args, "--api-key", "$("+APIKeyEnv+")")
 	}
-	for i := range o.HeaderSecrets {
-		args = append(args, "--header", "$("+headerEnv+strconv.Itoa(i)+")")
+	for i, h := range o.HeaderSecrets {
+		args = append(args, "--header", h.Header+": $("+headerEnv+strconv.Itoa(i)+")")
 	}
 	return args
 }
@@ -155,4 +167,12 @@ func plaintextCredential(args []string) string {
 		}
 	}
 	return ""
+}
+
+// redactHeader is a -H value fit for an error message: its name only.
+func redactHeader(h string) string {
+	if name, _, ok := strings.Cut(h, ":"); ok && !strings.HasPrefix(strings.TrimSpace(name), "{") {
+		return strings.TrimSpace(name) + ": ..."
+	}
+	return "(a JSON object)"
 }

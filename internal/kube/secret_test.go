@@ -29,7 +29,7 @@ func TestTakeCredentials(t *testing.T) {
 				t.Fatal(err)
 			}
 			if sec == nil || sec.Name != "chat-credentials" || string(sec.Data["api-key"]) != key ||
-				string(sec.Data["header-0"]) != "Authorization: "+tok || string(sec.Data["header-1"]) != "X-Trace: 1" {
+				string(sec.Data["header-0"]) != tok || string(sec.Data["header-1"]) != "1" {
 				t.Fatalf("secret %+v", sec)
 			}
 			if !slices.Equal(o.ProfileArgs, []string{"-m", "llama"}) {
@@ -60,7 +60,7 @@ func TestTakeCredentials(t *testing.T) {
 				t.Error("the Secret is not among the objects")
 			}
 			args := strings.Join(o.ControllerArgs(), " ")
-			if !strings.Contains(args, "--api-key $(AIPERF_API_KEY) --header $(AIPERF_HEADER_0) --header $(AIPERF_HEADER_1)") {
+			if !strings.Contains(args, "--api-key $(AIPERF_API_KEY) --header Authorization: $(AIPERF_HEADER_0) --header X-Trace: $(AIPERF_HEADER_1)") {
 				t.Errorf("controller args %s", args)
 			}
 			env := o.controllerJob().Spec.Template.Spec.Containers[0].Env
@@ -79,6 +79,10 @@ func TestCredentialErrors(t *testing.T) {
 	o.APIKeySecret = &SecretRef{Name: "mine", Key: "k"}
 	if _, err := o.TakeCredentials(); err == nil || !strings.Contains(err.Error(), "one way") {
 		t.Errorf("--api-key beside --api-key-secret: %v", err)
+	}
+	o = Options{Name: "chat", ProfileArgs: []string{"-m", "x", "-H", `{"Authorization":"Bearer zzzz"}`}}
+	if _, err := o.TakeCredentials(); err == nil || !strings.Contains(err.Error(), "Name:Value") || strings.Contains(err.Error(), "zzzz") {
+		t.Errorf("-H JSON object: %v", err)
 	}
 	o = Options{Name: "chat", ProfileArgs: []string{"-m", "x", "--api-key"}}
 	if _, err := o.TakeCredentials(); err == nil {

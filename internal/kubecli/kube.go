@@ -108,7 +108,7 @@ func newKubeProfileCommand(env *Env, use string, client func() (kubernetes.Inter
 	var dryRun, noOperator, operator, detach bool
 	var sw sweepFlags
 	jobSet := "auto"
-	var configFile string
+	var configFile, apiKeySecret string
 	short := "Create the benchmark's objects on the cluster (direct mode)"
 	example := "  aiperf kube " + use + " --name chat1 --namespace perf --image registry/aiperf:v1 --workers 8 -- \\\n" +
 		"    -m llama -u http://vllm.perf.svc:8000 --streaming --concurrency 2000 --request-count 100000"
@@ -127,6 +127,18 @@ func newKubeProfileCommand(env *Env, use string, client func() (kubernetes.Inter
 		RunE: func(cmd *cobra.Command, args []string) error {
 			_ = detach // the command always returns once the objects exist
 			o.ProfileArgs = append(args, sw.profileArgs()...)
+			if apiKeySecret != "" {
+				ref, err := kube.ParseSecretRef(apiKeySecret)
+				if err != nil {
+					return kubeUsage(use, fmt.Errorf("--api-key-secret: %w", err))
+				}
+				o.APIKeySecret = &ref
+			}
+			// The API key and headers leave the arguments for a Secret:
+			// no resource holds them in plaintext.
+			if _, err := o.TakeCredentials(); err != nil {
+				return kubeUsage(use, err)
+			}
 			var spec v1alpha1.WorkloadSpec
 			if configFile != "" {
 				s, name, err := benchmarkSpec(configFile)
@@ -226,6 +238,8 @@ func newKubeProfileCommand(env *Env, use string, client func() (kubernetes.Inter
 	f.BoolVar(&o.CreateNamespace, "create-namespace", true, "also create the namespace (an existing one is kept)")
 	f.BoolVar(&noOperator, "no-operator", true, "direct mode: create the Jobs with client-go (the default)")
 	f.BoolVar(&operator, "operator", false, "submit an AIPerfJob for the operator (aiperf kube install) instead of creating the objects")
+	f.StringVar(&apiKeySecret, "api-key-secret", "", "the endpoint's API key from this Secret's key (NAME or NAME/KEY, KEY default api-key) in the benchmark's namespace; "+
+		"an --api-key or -H given after -- is moved into a Secret NAME-credentials instead of the pods' arguments")
 	f.StringVarP(&configFile, "config", "f", "", "benchmark config file, or an AIPerfJob manifest (aiperf kube init); profile arguments after -- still apply")
 	if use != "generate" {
 		f.BoolVar(&dryRun, "dry-run", false, "print the manifests instead of creating them")

@@ -226,6 +226,13 @@ func submitAIPerfJob(cmd *cobra.Command, env *Env, restConfig func() (*rest.Conf
 	use := cmd.Name()
 	workers := int32(o.Workers)
 	spec.Image, spec.TotalWorkers, spec.ProfileArgs = o.Image, &workers, o.ProfileArgs
+	if r := o.APIKeySecret; r != nil {
+		spec.APIKeySecret = &v1alpha1.SecretKeyRef{Name: r.Name, Key: r.Key}
+	}
+	for _, r := range o.HeaderSecrets {
+		spec.HeaderSecrets = append(spec.HeaderSecrets, v1alpha1.HeaderSecret{Header: r.Header, Name: r.Name, Key: r.Key})
+	}
+	secret := o.CredentialsSecret // created after the resource, which owns it
 	if len(spec.Benchmark.Raw) == 0 {
 		spec.Benchmark = runtime.RawExtension{Raw: []byte("{}")}
 	}
@@ -264,6 +271,13 @@ func submitAIPerfJob(cmd *cobra.Command, env *Env, restConfig func() (*rest.Conf
 		if err != nil {
 			return err
 		}
+		if secret != nil { // the Secret the resource names, to apply with it
+			sy, err := yaml.Marshal(secret)
+			if err != nil {
+				return err
+			}
+			y = append(append(sy, "---\n"...), y...)
+		}
 		_, err = env.Stdout.Write(y)
 		return err
 	}
@@ -282,6 +296,14 @@ func submitAIPerfJob(cmd *cobra.Command, env *Env, restConfig func() (*rest.Conf
 			return fmt.Errorf("creating %s %s/%s: %w (is the operator installed? aiperf kube install)", kind, o.Namespace, o.Name, err)
 		}
 		return fmt.Errorf("creating %s %s/%s: %w", kind, o.Namespace, o.Name, err)
+	}
+	if secret != nil {
+		// Owned by the resource: deleting it deletes the Secret. Until
+		// the Secret exists the controller pod waits (the kubelet retries).
+		secret.OwnerReferences = []metav1.OwnerReference{{APIVersion: v1alpha1.APIVersion, Kind: kind, Name: obj.GetName(), UID: obj.GetUID()}}
+		if err := c.Create(cmd.Context(), secret); err != nil {
+			return fmt.Errorf("creating the credentials Secret %s/%s: %w", secret.Namespace, secret.Name, err)
+		}
 	}
 	saveLastBenchmark(env, o.Name, o.Namespace) // later commands may leave NAME out
 	fmt.Fprintf(env.Stdout, "%s %s/%s created: %d load workers; the operator creates its objects\n"+

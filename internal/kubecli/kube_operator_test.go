@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
@@ -27,6 +28,7 @@ import (
 	"github.com/aiperf-go/aiperf/internal/kube/api/v1alpha1"
 	"github.com/aiperf-go/aiperf/internal/kube/kubetest"
 	"github.com/aiperf-go/aiperf/internal/kube/operator"
+	"github.com/aiperf-go/aiperf/internal/live"
 )
 
 // TestKubeInstallDryRunPrintsTheOperator: `kube install --dry-run` prints
@@ -187,9 +189,18 @@ func TestOperatorFollowsTheControllerPodsRun(t *testing.T) {
 		}
 	}
 	setController(func(s *batchv1.JobStatus) { s.Active, s.Ready = 1, ptrTo(int32(1)) })
+	// The controller pod answers, its workers not yet connected (no
+	// phase has begun): Initializing.
 	res, got := reconcile()
-	if got.Status.Phase != v1alpha1.PhaseRunning || res.RequeueAfter == 0 {
-		t.Fatalf("mid-run: phase %s, requeue %v", got.Status.Phase, res.RequeueAfter)
+	if got.Status.Phase != v1alpha1.PhaseInitializing || res.RequeueAfter == 0 {
+		t.Fatalf("waiting for the workers: phase %s, requeue %v", got.Status.Phase, res.RequeueAfter)
+	}
+	// The first phase began: every worker connected.
+	srv.Observe(&live.Snapshot{Seq: 1, Wall: time.Now(), Phase: live.Progress{Phase: "profiling", Sent: 12, Done: 10, Errors: 1}})
+	res, got = reconcile()
+	if got.Status.Phase != v1alpha1.PhaseRunning || res.RequeueAfter == 0 || got.Status.Workers.Connected != 2 ||
+		got.Status.Progress == nil || *got.Status.Progress != (v1alpha1.RunProgress{Phase: "profiling", RequestsSent: 12, RequestsCompleted: 10, RequestErrors: 1}) {
+		t.Fatalf("mid-run: phase %s, requeue %v, %+v, %+v", got.Status.Phase, res.RequeueAfter, got.Status.Workers, got.Status.Progress)
 	}
 
 	srv.Finish(api.StatusComplete, "")

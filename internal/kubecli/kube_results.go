@@ -143,7 +143,7 @@ func newKubeShutdownCommand(env *Env, client func() (kubernetes.Interface, error
 // benchmark's progress until its run ends.
 func newKubeAttachCommand(env *Env, client func() (kubernetes.Interface, error)) *cobra.Command {
 	var ns string
-	var interval time.Duration
+	var interval, wait time.Duration
 	var ignoreNotFound bool
 	cmd := &cobra.Command{
 		Use:   "attach [NAME]",
@@ -161,16 +161,17 @@ func newKubeAttachCommand(env *Env, client func() (kubernetes.Interface, error))
 			if err != nil {
 				return err
 			}
-			return attach(cmd.Context(), env.Stdout, cs, ns, name, interval, ignoreNotFound)
+			return attach(cmd.Context(), env.Stdout, cs, ns, name, interval, wait, ignoreNotFound)
 		},
 	}
 	kubeNamespaceFlag(cmd, &ns)
 	cmd.Flags().DurationVar(&interval, "interval", 2*time.Second, "how often to poll the progress")
-	cmd.Flags().BoolVar(&ignoreNotFound, "ignore-not-found", false, "exit 0 when the benchmark has no controller pod")
+	cmd.Flags().BoolVar(&ignoreNotFound, "ignore-not-found", false, "exit 0 when the benchmark has no controller pod (no waiting for one)")
+	cmd.Flags().DurationVar(&wait, "wait", 10*time.Minute, "how long to wait for the controller pod to be created and start (a pod that can never start, such as a missing image, ends the wait at once)")
 	return cmd
 }
 
-func attach(ctx context.Context, w io.Writer, cs kubernetes.Interface, ns, name string, interval time.Duration, ignoreNotFound bool) error {
+func attach(ctx context.Context, w io.Writer, cs kubernetes.Interface, ns, name string, interval, wait time.Duration, ignoreNotFound bool) error {
 	if interval <= 0 {
 		return kubeUsage("attach", fmt.Errorf("--interval %s: must be positive", interval))
 	}
@@ -178,6 +179,16 @@ func attach(ctx context.Context, w io.Writer, cs kubernetes.Interface, ns, name 
 	defer tick.Stop()
 	start := time.Now()
 	var last, waiting string
+	// Right after kube profile the pod may not exist yet (the operator
+	// creates it) or still be starting: wait for it, not fail.
+	if !ignoreNotFound {
+		wctx, cancel := context.WithTimeout(ctx, wait)
+		_, err := kube.WaitControllerPod(wctx, cs, ns, name, interval, func(s string) { fmt.Fprintln(w, s) })
+		cancel()
+		if err != nil {
+			return &config.ExitError{Code: config.ExitFailure, Err: err}
+		}
+	}
 	for first := true; ; first = false {
 		if !first {
 			select {

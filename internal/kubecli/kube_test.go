@@ -116,3 +116,29 @@ func TestKubeSweep(t *testing.T) {
 		t.Errorf("profile --operator of a sweep: exit %d %s", r.code, r.stderr)
 	}
 }
+
+// TestKubeCredentialsStayOutOfResources: an --api-key and -H values given
+// after -- go into a Secret, in direct and operator mode alike; no other
+// object printed holds them; --api-key-secret names a Secret of one's own.
+func TestKubeCredentialsStayOutOfResources(t *testing.T) {
+	const key = "sk-plaintext-0123456789"
+	args := []string{"-m", "llama", "-u", "http://vllm:8000", "--concurrency", "4", "--request-count", "8", "--api-key", key, "-H", "X-Api-Key: " + key}
+	for _, mode := range [][]string{{"generate"}, {"profile", "--operator", "--dry-run"}} {
+		r := runMain(t, context.Background(), nil, append(append(append([]string{"kube"}, mode...), "--name", "chat", "--"), args...)...)
+		if r.code != 0 {
+			t.Fatalf("%v: exit %d\n%s", mode, r.code, r.stderr)
+		}
+		if strings.Contains(r.stdout, key) || !strings.Contains(r.stdout, "kind: Secret") || !strings.Contains(r.stdout, "name: chat-credentials") {
+			t.Errorf("%v: the key in plaintext, or no Secret:\n%s", mode, r.stdout)
+		}
+	}
+	r := runMain(t, context.Background(), nil, "kube", "generate", "--name", "chat", "--api-key-secret", "openai/token", "--", "-m", "llama", "-u", "http://vllm:8000")
+	if r.code != 0 || strings.Contains(r.stdout, "kind: Secret") || !strings.Contains(r.stdout, "$(AIPERF_API_KEY)") ||
+		!strings.Contains(r.stdout, "name: openai") || !strings.Contains(r.stdout, "key: token") {
+		t.Fatalf("--api-key-secret: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	r = runMain(t, context.Background(), nil, "kube", "generate", "--api-key-secret", "Bad_Name", "--", "-m", "llama", "-u", "http://vllm:8000")
+	if r.code != 2 || !strings.Contains(r.stderr, "--api-key-secret") {
+		t.Fatalf("bad --api-key-secret: exit %d\n%s", r.code, r.stderr)
+	}
+}

@@ -66,7 +66,7 @@ func TestHelmChartEqualsInstall(t *testing.T) {
 
 // objectSet reads a multi-document YAML stream into objects keyed by
 // kind/namespace/name, less what the API server fills in (the empty
-// status and creationTimestamp a Go object prints).
+// status, spec and creationTimestamp a Go object prints).
 func objectSet(t *testing.T, stream []byte) map[string]any {
 	t.Helper()
 	out := map[string]any{}
@@ -79,6 +79,9 @@ func objectSet(t *testing.T, stream []byte) map[string]any {
 			continue
 		}
 		delete(m, "status")
+		if sp, ok := m["spec"].(map[string]any); ok && len(sp) == 0 {
+			delete(m, "spec") // a Namespace's zero spec
+		}
 		md, _ := m["metadata"].(map[string]any)
 		delete(md, "creationTimestamp")
 		if tpl, ok := dig(m, "spec", "template", "metadata").(map[string]any); ok {

@@ -232,7 +232,7 @@ func (r *Reconciler) options(ctx context.Context, job *v1alpha1.AIPerfJob, sweep
 		o.APIKeySecret = &kube.SecretRef{Name: k.Name, Key: k.Key}
 	}
 	for _, h := range s.HeaderSecrets {
-		o.HeaderSecrets = append(o.HeaderSecrets, kube.SecretRef{Name: h.Name, Key: h.Key})
+		o.HeaderSecrets = append(o.HeaderSecrets, kube.HeaderSecret{Header: h.Header, SecretRef: kube.SecretRef{Name: h.Name, Key: h.Key}})
 	}
 	if o.PodTemplate, err = kube.PodTemplateFrom(s.Extra); err != nil {
 		return o, err

@@ -96,8 +96,8 @@ func jobSpecSchema(sweep bool) apiextensionsv1.JSONSchemaProps {
 			"timeoutSeconds":          {Type: "number", Minimum: &zero, Description: "Run timeout in seconds (0: none)."},
 			"ttlSecondsAfterFinished": integer("Remove the Jobs this long after they finish.", 0),
 			"apiKeySecret":            secretKeyRef("The Secret key holding the endpoint's API key (the key never appears in this resource)."),
-			"headerSecrets": {Type: "array", Description: "Request headers (-H values) read from Secret keys.",
-				Items: &apiextensionsv1.JSONSchemaPropsOrArray{Schema: ptr(secretKeyRef("A Secret key holding one -H value."))}},
+			"headerSecrets": {Type: "array", Description: "Request headers whose values are read from Secret keys.",
+				Items: &apiextensionsv1.JSONSchemaPropsOrArray{Schema: ptr(headerSecret())}},
 			"profileArgs": {Type: "array", Description: "aiperf profile arguments for the controller pod (after the config file; with benchmark: {} the whole benchmark).",
 				Items: &apiextensionsv1.JSONSchemaPropsOrArray{Schema: &apiextensionsv1.JSONSchemaProps{Type: "string"}}},
 		},
@@ -115,6 +115,13 @@ func jobSpecSchema(sweep bool) apiextensionsv1.JSONSchemaProps {
 func secretKeyRef(desc string) apiextensionsv1.JSONSchemaProps {
 	return apiextensionsv1.JSONSchemaProps{Type: "object", Description: desc, Required: []string{"name", "key"},
 		Properties: map[string]apiextensionsv1.JSONSchemaProps{"name": str("Secret name, in the job's namespace."), "key": str("Key in the Secret.")}}
+}
+
+func headerSecret() apiextensionsv1.JSONSchemaProps {
+	s := secretKeyRef("A header whose value is a Secret's key.")
+	s.Required = append(s.Required, "header")
+	s.Properties["header"] = str("The header's name.")
+	return s
 }
 
 func conditionsSchema() apiextensionsv1.JSONSchemaProps {

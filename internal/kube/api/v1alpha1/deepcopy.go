@@ -23,7 +23,7 @@ func (s *WorkloadSpec) DeepCopyInto(out *WorkloadSpec) {
 	}
 	out.APIKeySecret = copyPtr(s.APIKeySecret)
 	if s.HeaderSecrets != nil {
-		out.HeaderSecrets = append([]SecretKeyRef(nil), s.HeaderSecrets...)
+		out.HeaderSecrets = append([]HeaderSecret(nil), s.HeaderSecrets...)
 	}
 	if s.ChildMetadata != nil {
 		out.ChildMetadata = &ChildMetadata{Labels: copyMap(s.ChildMetadata.Labels), Annotations: copyMap(s.ChildMetadata.Annotations)}

@@ -97,9 +97,9 @@ type WorkloadSpec struct {
 	// the controller pod reads it from the Secret, so the key is never in
 	// this resource, the ConfigMap or a pod's arguments.
 	APIKeySecret *SecretKeyRef `json:"apiKeySecret,omitempty"`
-	// HeaderSecrets are request headers (-H values, "Name: value" or a
-	// JSON object) read from Secret keys, for credentials sent as headers.
-	HeaderSecrets []SecretKeyRef `json:"headerSecrets,omitempty"`
+	// HeaderSecrets are request headers whose values are read from Secret
+	// keys, for credentials sent as headers.
+	HeaderSecrets []HeaderSecret `json:"headerSecrets,omitempty"`
 
 	// Extra holds every other key (model, dataset, variables, random_seed,
 	// multi_run, podTemplate, scheduling, ...) as raw JSON.
@@ -110,6 +110,14 @@ type WorkloadSpec struct {
 type SecretKeyRef struct {
 	Name string `json:"name"`
 	Key  string `json:"key"`
+}
+
+// HeaderSecret is a request header whose value is a Secret's key.
+type HeaderSecret struct {
+	// Header is the header's name (Authorization, X-Api-Key, ...).
+	Header string `json:"header"`
+	Name   string `json:"name"`
+	Key    string `json:"key"`
 }
 
 // ChildMetadata is stamped onto each child AIPerfJob of a sweep.
