@@ -30,9 +30,13 @@ func TestDeployManifestIsCurrent(t *testing.T) {
 	}
 	want := append([]byte("# The AIPerfJob/AIPerfSweep CRDs and the operator: kubectl apply -f deploy/aiperf-operator.yaml\n"+
 		"# Generated: aiperf kube install --dry-run (go test -run TestDeployManifestIsCurrent ./internal/kube/operator/ -update)\n"), y...)
-	path := filepath.Join("..", "..", "..", "deploy", "aiperf-operator.yaml")
+	golden(t, filepath.Join("..", "..", "..", "deploy", "aiperf-operator.yaml"), want, "is not what kube install --dry-run prints")
+}
+
+// golden compares the file at path with want (-update writes it).
+func golden(t *testing.T, path string, want []byte, differs string) {
+	t.Helper()
 	if *update {
-		os.MkdirAll(filepath.Dir(path), 0o755)
 		if err := os.WriteFile(path, want, 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -42,7 +46,7 @@ func TestDeployManifestIsCurrent(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(got, want) {
-		t.Fatalf("%s is not what kube install --dry-run prints; rerun with -update", path)
+		t.Fatalf("%s %s; rerun with -update", path, differs)
 	}
 }
 
@@ -59,17 +63,5 @@ func TestHelmChartCRDsAreCurrent(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := append([]byte("# Generated: the CRDs of aiperf kube install --dry-run (go test -run TestHelmChartCRDsAreCurrent ./internal/kube/operator/ -update)\n"), y...)
-	path := filepath.Join(chartDir, "crds", "aiperf-crds.yaml")
-	if *update {
-		if err := os.WriteFile(path, want, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	got, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Fatalf("%s are not kube install's CRDs; rerun with -update", path)
-	}
+	golden(t, filepath.Join(chartDir, "crds", "aiperf-crds.yaml"), want, "are not kube install's CRDs")
 }
