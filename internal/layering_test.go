@@ -148,7 +148,9 @@ var isolated = []string{
 	// the command lines of profile and cluster-worker, not their code.
 	// kube/api/v1alpha1: the AIPerfJob/AIPerfSweep types and CRDs;
 	// kube/kubetest: an API server for pods/proxy and pods/log in tests.
-	"internal/kube", "internal/kube/api/v1alpha1", "internal/kube/kubetest", "internal/api/apitest", "internal/otel/otlptest", "internal/mlflow/mlflowtest", "internal/wandb/wandbtest",
+	"internal/kube", "internal/kube/api/v1alpha1", "internal/kube/kubetest", "internal/api/apitest",
+	// kube/realcluster: tests only, on a real cluster.
+	"internal/kube/realcluster", "internal/otel/otlptest", "internal/mlflow/mlflowtest", "internal/wandb/wandbtest",
 }
 
 type listedPackage struct {

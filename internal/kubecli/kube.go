@@ -11,6 +11,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -227,6 +228,7 @@ func newKubeProfileCommand(env *Env, use string, client func() (kubernetes.Inter
 	kubeNamespaceFlag(cmd, &o.Namespace)
 	f.StringVar(&jobSet, "jobset", "auto", "run as one JobSet (jobset.x-k8s.io) instead of two Jobs: auto = when the cluster serves the CRD (generate and --dry-run: two Jobs), true, false")
 	f.StringVar(&o.Image, "image", kube.DefaultImage, "aiperf container image (see Dockerfile)")
+	f.Var(pullPolicy{&o.ImagePullPolicy}, "image-pull-policy", "the pods' image pull policy: Always, IfNotPresent or Never (default: the cluster's, IfNotPresent unless the tag is latest); Never for an image loaded into the nodes without a registry")
 	f.IntVar(&o.Workers, "workers", 1, "number of load-worker pods")
 	f.IntVar(&o.Workers, "total-workers", 1, "same as --workers")
 	f.IntVar(&o.Port, "port", kube.DefaultPort, "the controller's protocol port")
@@ -401,3 +403,24 @@ func newKubeLogsCommand(env *Env, client func() (kubernetes.Interface, error)) *
 	cmd.Flags().BoolVarP(&follow, "follow", "f", false, "stream the logs until the pods end")
 	return cmd
 }
+
+// pullPolicy is --image-pull-policy: one of Kubernetes' three.
+type pullPolicy struct{ p *corev1.PullPolicy }
+
+func (v pullPolicy) String() string {
+	if v.p == nil {
+		return ""
+	}
+	return string(*v.p)
+}
+
+func (v pullPolicy) Set(s string) error {
+	switch p := corev1.PullPolicy(s); p {
+	case corev1.PullAlways, corev1.PullIfNotPresent, corev1.PullNever:
+		*v.p = p
+		return nil
+	}
+	return fmt.Errorf("want Always, IfNotPresent or Never")
+}
+
+func (pullPolicy) Type() string { return "policy" }

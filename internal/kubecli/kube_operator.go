@@ -226,6 +226,9 @@ func submitAIPerfJob(cmd *cobra.Command, env *Env, restConfig func() (*rest.Conf
 	use := cmd.Name()
 	workers := int32(o.Workers)
 	spec.Image, spec.TotalWorkers, spec.ProfileArgs = o.Image, &workers, o.ProfileArgs
+	if o.ImagePullPolicy != "" {
+		spec.ImagePullPolicy = string(o.ImagePullPolicy)
+	}
 	if r := o.APIKeySecret; r != nil {
 		spec.APIKeySecret = &v1alpha1.SecretKeyRef{Name: r.Name, Key: r.Key}
 	}
