@@ -54,6 +54,7 @@ type cluster struct {
 	t          *testing.T
 	kubeconfig string
 	image      string
+	pull       corev1.PullPolicy // the benchmark pods' (Never: the image is on the nodes)
 	cs         kubernetes.Interface
 	dyn        dynamic.Interface
 	disc       discovery.DiscoveryInterface
@@ -74,6 +75,10 @@ func setup(t *testing.T) *cluster {
 	c := &cluster{t: t, kubeconfig: kc, image: os.Getenv("AIPERF_TEST_IMAGE")}
 	if c.image == "" {
 		c.image = "aiperf:dev"
+	}
+	c.pull = corev1.PullPolicy(os.Getenv("AIPERF_TEST_PULL_POLICY"))
+	if c.pull == "" {
+		c.pull = corev1.PullNever
 	}
 	if c.cs, err = kubernetes.NewForConfig(cfg); err != nil {
 		t.Fatal(err)
@@ -154,7 +159,7 @@ func (c *cluster) startMock() {
 	ctx := context.Background()
 	labels := map[string]string{"app": "mock"}
 	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "mock", Namespace: c.ns, Labels: labels}, Spec: corev1.PodSpec{
-		Containers: []corev1.Container{{Name: "mock", Image: c.image, ImagePullPolicy: corev1.PullNever, Command: []string{"/aiperf"},
+		Containers: []corev1.Container{{Name: "mock", Image: c.image, ImagePullPolicy: c.pull, Command: []string{"/aiperf"},
 			Args:           []string{"mock-server", "--host", "0.0.0.0", "-p", "8000", "--ttft", "200", "--itl", "20"},
 			Ports:          []corev1.ContainerPort{{ContainerPort: 8000}},
 			ReadinessProbe: &corev1.Probe{ProbeHandler: corev1.ProbeHandler{TCPSocket: &corev1.TCPSocketAction{Port: intstr.FromInt32(8000)}}, PeriodSeconds: 1},
@@ -207,7 +212,7 @@ func (c *cluster) profileArgs(n int) []string {
 func (c *cluster) submit(name string, operator bool, workers, n int, image string) {
 	c.t.Helper()
 	// The image is on the node already: pods never pull (no egress).
-	args := []string{"kube", "profile", "--name", name, "-n", c.ns, "--image", image, "--image-pull-policy", "Never",
+	args := []string{"kube", "profile", "--name", name, "-n", c.ns, "--image", image, "--image-pull-policy", string(c.pull),
 		"--workers", strconv.Itoa(workers), "--results-linger", "10m"}
 	if operator {
 		args = append(args, "--operator")
@@ -611,7 +616,7 @@ func TestRealCluster(t *testing.T) {
 		}
 		for _, p := range c.benchmarkPods("direct", "") {
 			ct := p.Spec.Containers[0]
-			if !strings.HasSuffix(c.mockURL, ".svc:8000") || ct.ImagePullPolicy != corev1.PullNever {
+			if !strings.HasSuffix(c.mockURL, ".svc:8000") || ct.ImagePullPolicy != c.pull {
 				t.Errorf("pod %s could reach outside the machine: image pull %s", p.Name, ct.ImagePullPolicy)
 			}
 		}
@@ -789,6 +794,9 @@ func TestRealCluster(t *testing.T) {
 	t.Run("image-does-not-exist", func(t *testing.T) {
 		c := *c
 		c.t = t
+		if c.pull != corev1.PullNever {
+			t.Skip("AIPERF_TEST_PULL_POLICY is not Never: a missing image would be pulled for")
+		}
 		c.submit("noimage", true, 1, 10, "aiperf:does-not-exist-e2e")
 		// Not on the node and never pulled: the job fails with the
 		// kubelet's reason, its pods stopped, rather than wait forever.
