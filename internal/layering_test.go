@@ -223,7 +223,7 @@ var thirdParty = map[string][]string{
 	"charm.land/bubbletea/v2":                   {"internal/ui"},
 	"charm.land/lipgloss/v2":                    {"internal/ui"},
 	"github.com/charmbracelet/x/ansi":           {"internal/ui"},
-	"github.com/NVIDIA/go-nvml":                 {"internal/telemetry/nvml"},
+	"github.com/ebitengine/purego":              {"internal/telemetry/nvml"}, // the nvml build only
 	"github.com/ardanlabs/jinja":                {"internal/chattemplate", "internal/configfile", "internal/endpoint/template"},
 	"github.com/dlclark/regexp2/v2":             {"internal/tokenizer/hf"},
 	"golang.org/x/text":                         {"internal/tokenizer/hf"},
@@ -284,9 +284,10 @@ type depPackage struct {
 // TestThirdPartyImports checks thirdParty and notLinked against
 // `go list -deps -json`: the module of every package imported from
 // outside the standard library and this module, and every program's
-// transitive dependencies.
+// transitive dependencies. It lists the build with every optional part
+// (-tags nvml), a superset of the default one.
 func TestThirdPartyImports(t *testing.T) {
-	cmd := exec.Command("go", "list", "-deps", "-json", module+"/...")
+	cmd := exec.Command("go", "list", "-tags", "nvml", "-deps", "-json", module+"/...")
 	var out, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &stderr
 	if err := cmd.Run(); err != nil {

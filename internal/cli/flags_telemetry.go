@@ -171,7 +171,7 @@ func (b *flagBuilder) addTelemetryFlags(cfg *config.Config) {
 		return nil
 	}}, spec{
 		name: "gpu-telemetry", meta: "[<value> ...]",
-		usage: "GPU telemetry is collected by default from DCGM exporters at localhost:9400 and localhost:9401 when they answer (power, energy, utilisation, memory, temperature into gpu_telemetry_export.jsonl and telemetry_data, and the energy-efficiency metrics). This flag also shows the GPU tables on the console and takes: more DCGM exporter URLs (node1:9400), pynvml (or nvml) to read the local NVIDIA driver instead (a build with cgo on Linux), dashboard for live GPU panels, or a *.csv file of DCGM fields to collect.",
+		usage: "GPU telemetry is collected by default from DCGM exporters at localhost:9400 and localhost:9401 when they answer (power, energy, utilisation, memory, temperature into gpu_telemetry_export.jsonl and telemetry_data, and the energy-efficiency metrics). This flag also shows the GPU tables on the console and takes: more DCGM exporter URLs (node1:9400), pynvml (or nvml) to read the local NVIDIA driver instead (a build with -tags nvml on Linux), dashboard for live GPU panels, or a *.csv file of DCGM fields to collect.",
 	})
 	f.NoOptDefVal = bareValue
 	b.add(&boolValue{recorder: b.rec("no-gpu-telemetry"), p: &g.Disabled}, spec{

@@ -35,7 +35,7 @@ func telemetryFields() []field {
 		{path: "benchmark.gpu_telemetry.urls", flag: "gpu-telemetry", bind: func(t target) any { return &t.cfg.Telemetry.GPU.URLs }, conv: &metricsURLsConv,
 			doc: "DCGM exporter URLs; node1:9400 means http://node1:9400/metrics."},
 		{path: "benchmark.gpu_telemetry.collector", flag: "gpu-telemetry", bind: func(t target) any { return &t.cfg.Telemetry.GPU.Collector }, conv: &choiceConv,
-			doc: "dcgm (exporters over HTTP, the default) or pynvml (the local NVIDIA driver; a cgo build on Linux)."},
+			doc: "dcgm (exporters over HTTP, the default) or pynvml (the local NVIDIA driver; a build with -tags nvml on Linux)."},
 		{path: "benchmark.gpu_telemetry.mode", flag: "gpu-telemetry", bind: func(t target) any { return &t.cfg.Telemetry.GPU.Dashboard }, conv: &gpuModeConv,
 			doc: "summary (the default) or realtime_dashboard (live GPU panels)."},
 		{path: "benchmark.gpu_telemetry.metrics_file", flag: "gpu-telemetry", bind: func(t target) any { return &t.cfg.Telemetry.GPU.MetricsFile },

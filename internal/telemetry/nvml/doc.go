@@ -1,11 +1,15 @@
 // Package nvml reads GPU telemetry from the local NVIDIA driver (NVML),
-// AIPerf's pynvml collector: `--gpu-telemetry pynvml` (or nvml). The reader
-// needs cgo on Linux (github.com/NVIDIA/go-nvml, which loads
-// libnvidia-ml.so.1 at run time); the default static build (CGO_ENABLED=0)
-// and other systems get a stub whose Open reports ErrUnavailable, so the
-// binary still builds everywhere. Build with NVML:
+// AIPerf's pynvml collector: `--gpu-telemetry pynvml` (or nvml).
 //
-//	CGO_ENABLED=1 go build -o aiperf ./cmd/aiperf
+// NVML is a C library (libnvidia-ml.so.1) that only the driver installs,
+// so it is loaded at run time, never linked: the nvml build tag binds the
+// few functions the collector calls with github.com/ebitengine/purego,
+// without cgo. Loading a shared library needs the system's dynamic loader,
+// so such a binary is dynamically linked (to libc, present on every GPU
+// host); the default build stays static and its Open reports
+// ErrUnavailable. Build with NVML:
+//
+//	go build -tags nvml -o aiperf ./cmd/aiperf
 //
 // Values use AIPerf's units: power in W (NVML: mW), energy in MJ (mJ),
 // memory used in GB (bytes, 1e9 per GB), power-throttling time in µs (ns).
@@ -16,10 +20,10 @@ import "errors"
 // SourceURL is how exports name the local NVML source, as AIPerf does.
 const SourceURL = "pynvml://localhost"
 
-// ErrUnavailable reports a binary built without NVML support (no cgo, or
-// not Linux).
-var ErrUnavailable = errors.New("this aiperf was built without NVML support: rebuild with CGO_ENABLED=1 on Linux (go build ./cmd/aiperf with a C compiler), or use a DCGM exporter URL")
+// ErrUnavailable reports a binary built without NVML support (the default
+// static build, or a system other than Linux).
+var ErrUnavailable = errors.New("this aiperf was built without NVML support (the default build is static and cannot load libnvidia-ml): rebuild with `go build -tags nvml ./cmd/aiperf` on Linux, or use a DCGM exporter URL")
 
 // ErrNoDriver reports a build with NVML support on a machine without the
-// NVIDIA driver (NVML's ERROR_LIBRARY_NOT_FOUND: no libnvidia-ml.so.1).
+// NVIDIA driver (no libnvidia-ml.so.1 to load).
 var ErrNoDriver = errors.New("no NVIDIA driver found (libnvidia-ml.so.1 is not installed)")

@@ -8,7 +8,7 @@ import (
 )
 
 // TestOpenWithoutGPU: on a machine without an NVIDIA driver (CI), Open
-// fails cleanly: NVML's "library not found" with cgo, ErrUnavailable
+// fails cleanly: ErrNoDriver in the nvml build, ErrUnavailable
 // without. Where a driver is present it must find at least one GPU and
 // read its power.
 func TestOpenWithoutGPU(t *testing.T) {
