@@ -29,7 +29,7 @@ func newClusterWorkerCommand(env *Env) *cobra.Command {
 				return &usageError{command: "aiperf " + benchmark.WorkerCommand, problems: []error{errors.New("--controller: the controller's host:port is required")}}
 			}
 			log := slog.New(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
-			return benchmark.RunWorkerRuns(cmd.Context(), addr, name, buildVersion, log, nextRun)
+			return benchmark.RunWorkerRuns(cmd.Context(), addr, name, stamped().Version, log, nextRun)
 		},
 	}
 	cmd.Flags().StringVar(&addr, "controller", "", "the controller's host:port")

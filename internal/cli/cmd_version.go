@@ -17,6 +17,9 @@ func newVersionCommand(env *Env) *cobra.Command {
 			v := env.Version
 			_, err := fmt.Fprintf(cmd.OutOrStdout(), "%s\ncommit: %s\ngo: %s %s/%s\n",
 				versionLine(v), v.Commit, v.GoVersion, runtime.GOOS, runtime.GOARCH)
+			if err == nil && v.Build != "" {
+				_, err = fmt.Fprintf(cmd.OutOrStdout(), "build: %s\n", v.Build)
+			}
 			return err
 		},
 	}

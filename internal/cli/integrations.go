@@ -78,7 +78,7 @@ func startIntegrations(cfg *config.Config, rio RunIO, bio *benchmark.IO, single 
 			ArtifactDir: in.dir,
 			SummaryFile: benchmark.ResultPaths(cfg, in.dir).JSON,
 			Experiment:  !single, // its runs' summaries are in subdirectories (kube results, issue 20)
-			Version:     buildVersion,
+			Version:     stamped().Version,
 			Secrets:     cfg.Secrets(),
 			Header:      metricHeader(),
 			Log:         log,
@@ -150,7 +150,7 @@ func (in *integrations) mlflowOptions() mlflow.Options {
 		TrackingURI: string(m.TrackingURI), RedactedURI: m.TrackingURI.String(),
 		Experiment: cfg.MLflowExperiment(), RunName: m.RunName, ParentRunID: m.ParentRunID,
 		ArtifactDir: in.dir, SummaryFile: benchmark.ResultPaths(cfg, in.dir).JSON, Globs: cfg.MLflowArtifactGlobs(),
-		BenchmarkID: in.benchID, Version: buildVersion, Getenv: in.getenv, Params: runParams(cfg, in.dir, in.cliCommand),
+		BenchmarkID: in.benchID, Version: stamped().Version, Getenv: in.getenv, Params: runParams(cfg, in.dir, in.cliCommand),
 		Warn: func(s string) { fmt.Fprintln(in.stderr, "warning: "+s) },
 	}
 	for _, t := range m.Tags {
@@ -217,7 +217,7 @@ func (in *integrations) wandbUpload(ctx context.Context) error {
 	res, err := wandb.Upload(uctx, wandb.Options{
 		Project: w.Project, Entity: w.Entity, RunName: w.RunName, Tags: w.Tags, Config: conf,
 		CLICommand: config.Scrub(in.cliCommand, cfg.Secrets()), Rows: wandbRows(sum),
-		ArtifactDir: in.dir, SummaryFile: summaryFile, Files: files, BenchmarkID: in.benchID, Version: buildVersion, Getenv: in.getenv,
+		ArtifactDir: in.dir, SummaryFile: summaryFile, Files: files, BenchmarkID: in.benchID, Version: stamped().Version, Getenv: in.getenv,
 	})
 	if err != nil {
 		return err

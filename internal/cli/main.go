@@ -17,6 +17,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"sync"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
@@ -26,22 +27,33 @@ import (
 	"github.com/aiperf-go/aiperf/internal/search"
 )
 
-// Build identification, set at link time:
+// Build identification. A release build stamps it at link time (the
+// README's build command):
 //
-//	go build -ldflags "-X github.com/aiperf-go/aiperf/internal/cli.buildVersion=v0.1.0
-//	  -X github.com/aiperf-go/aiperf/internal/cli.buildCommit=$(git rev-parse --short HEAD)"
+//	go build -ldflags "-X github.com/aiperf-go/aiperf/internal/cli.buildVersion=$(git describe --tags --always --dirty)" ./cmd/...
 //
-// They are read only by OSEnv.
+// (buildCommit likewise). Unset, the version comes from what the Go
+// toolchain stamped into the binary; see resolveVersion. Read through
+// stamped only.
 var (
-	buildVersion = "dev"
-	buildCommit  = "dev"
+	buildVersion string
+	buildCommit  string
 )
+
+// stamped is this binary's identification.
+var stamped = sync.OnceValue(func() VersionInfo {
+	info, _ := debug.ReadBuildInfo()
+	return resolveVersion(buildVersion, buildCommit, info)
+})
 
 // VersionInfo identifies the build, for `aiperf version`.
 type VersionInfo struct {
 	Version   string
 	Commit    string
 	GoVersion string // e.g. "go1.26.8"; runtime.Version() when empty
+	// Build says how the binary was built: cgo, tags, static or not; ""
+	// when unknown.
+	Build string
 }
 
 // RunIO is what a profile run may touch of the process besides its
@@ -111,7 +123,7 @@ func OSEnv() Env {
 		Getenv:        os.Getenv,
 		IsTTY:         term.IsTerminal(int(os.Stdout.Fd())),
 		Runner:        RunBenchmark,
-		Version:       VersionInfo{Version: buildVersion, Commit: vcsCommit(buildCommit), GoVersion: runtime.Version()},
+		Version:       stamped(),
 		NotifySignals: true,
 	}
 }
@@ -127,7 +139,7 @@ func RunBenchmark(ctx context.Context, cfg *config.Config, rio RunIO) error {
 	}
 	bio := benchmark.IO{
 		Stdout: rio.Stdout, Stderr: rio.Stderr, IsTTY: rio.IsTTY, Width: width,
-		CLICommand: rio.CLICommand, Version: buildVersion, Abort: rio.Abort,
+		CLICommand: rio.CLICommand, Version: stamped().Version, Abort: rio.Abort,
 	}
 	single := rio.Search == nil && len(rio.Variations) <= 1 && cfg.Experiment.NumProfileRuns <= 1
 	integ, err := startIntegrations(cfg, rio, &bio, single) // issue 21: API, OTel, MLflow, W&B
@@ -153,22 +165,6 @@ func runProfile(ctx context.Context, cfg *config.Config, rio RunIO, bio benchmar
 		return autoPlot(&vars[0].Config, benchmark.ArtifactDir(&vars[0].Config), err, rio.Stderr)
 	}
 	return autoPlot(cfg, benchmark.ArtifactDir(cfg), benchmark.Run(ctx, cfg, bio), rio.Stderr)
-}
-
-// vcsCommit returns commit, or the VCS revision Go stamped into the binary
-// when commit was not set at link time.
-func vcsCommit(commit string) string {
-	if commit != "dev" {
-		return commit
-	}
-	if info, ok := debug.ReadBuildInfo(); ok {
-		for _, s := range info.Settings {
-			if s.Key == "vcs.revision" && s.Value != "" {
-				return s.Value
-			}
-		}
-	}
-	return commit
 }
 
 // withDefaults fills unset streams and functions with harmless ones.
