@@ -494,6 +494,13 @@ func stableMessage(err error) string {
 	if errors.As(err, &oerr) && oerr.Source != nil && oerr.Addr != nil {
 		msg = strings.Replace(msg, oerr.Source.String()+"->", "", 1)
 	}
+	// Every network error in the chain (a write inside a readfrom)
+	// names its source.
+	for e := err; e != nil; e = errors.Unwrap(e) {
+		if oerr, ok := e.(*net.OpError); ok && oerr.Source != nil && oerr.Addr != nil {
+			msg = strings.Replace(msg, oerr.Source.String()+"->", "", 1)
+		}
+	}
 	return msg
 }
 

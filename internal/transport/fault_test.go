@@ -134,6 +134,7 @@ func TestStableMessage(t *testing.T) {
 		{errors.Join(errors.New("wrapped"), reset), "wrapped\nread tcp 127.0.0.1:8000: read: connection reset by peer"},
 		{&net.OpError{Op: "dial", Net: "tcp", Addr: dst, Err: syscall.ECONNREFUSED}, "dial tcp 127.0.0.1:8000: connection refused"},
 		{errors.New("unexpected EOF"), "unexpected EOF"},
+		{&net.OpError{Op: "readfrom", Net: "tcp", Addr: dst, Err: reset}, "readfrom tcp 127.0.0.1:8000: read tcp 127.0.0.1:8000: read: connection reset by peer"},
 	} {
 		if got := stableMessage(tc.err); got != tc.want {
 			t.Errorf("stableMessage(%q) = %q; want %q", tc.err, got, tc.want)

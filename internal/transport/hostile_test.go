@@ -273,6 +273,43 @@ func hostileCases() []hostileCase {
 			},
 		},
 		{
+			// The same 413, then an immediate close with the upload
+			// unread (the kernel resets the connection).
+			name: "early_413_then_reset", n: 4,
+			body: func(i int) []byte {
+				if i%2 == 1 {
+					return bytes.Repeat([]byte("x"), 32<<20)
+				}
+				return []byte(`{"model":"m"}`)
+			},
+			serve: func(s *hostile, conn net.Conn, req *http.Request, id string, n int) bool {
+				if req.ContentLength > 1<<20 {
+					s.write(conn, "HTTP/1.1 413 Content Too Large\r\nConnection: close\r\nContent-Length: 8\r\n\r\ntoo long")
+					conn.Close()
+					return true // the next read fails: the connection is gone
+				}
+				readBody(req)
+				s.write(conn, answer(id))
+				return true
+			},
+			check: func(t *testing.T, c *Client, recs []*record.Record) {
+				// net/http's Transport returns whichever of the write's
+				// failure and the answer it sees first, and most often
+				// loses the 413 (8 of 10 runs): documented in
+				// docs/faults.md, where the default engine is the fix.
+				_, netHTTP := c.hc.Transport.(*http.Transport)
+				for i, r := range recs {
+					lost := netHTTP && r.Error != nil && r.Status == 0 && strings.Contains(r.Error.Message, "connection reset by peer")
+					if i%2 == 1 && !lost && (r.Error == nil || r.Error.Code != 413 || r.Status != 413) {
+						t.Errorf("request %d: status %d, error %+v; want the 413 recorded", i, r.Status, r.Error)
+					}
+					if i%2 == 0 && r.Error != nil {
+						t.Errorf("request %d: %+v; want a success", i, r.Error)
+					}
+				}
+			},
+		},
+		{
 			// 101 with the real answer behind it, on a connection that
 			// stays open.
 			name: "switching_protocols_101", n: 6,
