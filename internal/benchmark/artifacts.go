@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/aiperf-go/aiperf/internal/clienthealth"
 	"github.com/aiperf-go/aiperf/internal/export"
 	"github.com/aiperf-go/aiperf/internal/telemetry/gpu"
 	"github.com/aiperf-go/aiperf/internal/verdict"
@@ -146,7 +147,7 @@ func newArtifactRun(p *Plan, res *result, rio IO) *artifactRun {
 		ShowTraceTiming:  p.Config.Fidelity.ShowTraceTiming,
 	}
 	if res.Health != nil {
-		a.opts.Footer = healthConsole(*res.Health)
+		a.opts.Footer = clienthealth.Console(*res.Health)
 	}
 	if res.NetworkNote != "" {
 		a.opts.Footer += res.NetworkNote + "\n"

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/aiperf-go/aiperf/internal/clock"
-	"github.com/aiperf-go/aiperf/internal/record"
 	"github.com/aiperf-go/aiperf/internal/telemetry/netlatency"
 	"github.com/aiperf-go/aiperf/internal/transport"
 )
@@ -84,35 +83,6 @@ func baseURLs(p *Plan) []string {
 		}
 	}
 	return out
-}
-
-// connCounts tracks, over the profiling records, the connections their
-// requests opened on their own path: each of those paid a TCP (and TLS)
-// handshake inside its latencies. The pipeline's consumer is its only
-// writer.
-type connCounts struct {
-	opened       int
-	connect      time.Duration // the opened connections' connect time, summed
-	preconnected int           // first requests on a --pre-connect connection
-}
-
-func (c *connCounts) observe(r *record.Record) {
-	switch t := &r.Trace; {
-	case t.Dialed:
-		c.opened++
-		c.connect += t.ConnectDone - t.ConnectStart
-	case t.Preconnected:
-		c.preconnected++
-	}
-}
-
-// fill writes the counts into the run's client health.
-func (c *connCounts) fill(h *ClientHealth, preOpened int) {
-	h.ConnectionsOpened = c.opened
-	if c.opened > 0 {
-		h.ConnectMeanMs = finitePtr(ms(c.connect) / float64(c.opened))
-	}
-	h.Preconnected = preOpened
 }
 
 // netProbe runs the network round-trip probes of the profiling phases

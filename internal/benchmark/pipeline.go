@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/aiperf-go/aiperf/internal/accuracy"
+	"github.com/aiperf-go/aiperf/internal/clienthealth"
 	"github.com/aiperf-go/aiperf/internal/clock"
 	"github.com/aiperf-go/aiperf/internal/config"
 	"github.com/aiperf-go/aiperf/internal/export"
@@ -38,11 +39,11 @@ type pipeline struct {
 	// adaptive, while a phase runs an adaptive-scale controller, is fed
 	// every finished profiling record.
 	adaptive atomic.Pointer[adaptiveRun]
-	counts   *[2]counters  // by record.Phase
-	guard    *failureGuard // --failed-request-threshold; nil when not set
-	sends    sendStats     // profiling sends, for client health
-	live     *liveMeters   // the live view's meters
-	slices   *timeslicer   // --slice-duration; nil when not set
+	counts   *[2]counters       // by record.Phase
+	guard    *failureGuard      // --failed-request-threshold; nil when not set
+	sends    clienthealth.Sends // profiling sends, for client health
+	live     *liveMeters        // the live view's meters
+	slices   *timeslicer        // --slice-duration; nil when not set
 	// accuracy is --accuracy-benchmark's tally, set when its sink is
 	// finished; nil when off.
 	accuracy *accuracy.Summary

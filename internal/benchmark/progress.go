@@ -1,6 +1,7 @@
 package benchmark
 
 import (
+	"github.com/aiperf-go/aiperf/internal/clienthealth"
 	"math"
 	"runtime"
 	"sync"
@@ -291,8 +292,8 @@ type cpuSampler struct {
 }
 
 func newCPUSampler() cpuSampler {
-	c := cpuSampler{capacity: cpuCapacity(), pct: math.NaN(), prevWall: time.Now()}
-	c.prevCPU, c.ok = processCPU()
+	c := cpuSampler{capacity: clienthealth.CPUCapacity(), pct: math.NaN(), prevWall: time.Now()}
+	c.prevCPU, c.ok = clienthealth.ProcessCPU()
 	return c
 }
 
@@ -303,7 +304,7 @@ func (c *cpuSampler) percent() float64 {
 	}
 	now := time.Now()
 	if w := now.Sub(c.prevWall); w >= time.Second {
-		cpu, ok := processCPU()
+		cpu, ok := clienthealth.ProcessCPU()
 		if !ok {
 			c.ok = false
 			return math.NaN()

@@ -13,6 +13,7 @@ import (
 
 	"github.com/aiperf-go/aiperf/internal/accuracy"
 	"github.com/aiperf-go/aiperf/internal/builtin"
+	"github.com/aiperf-go/aiperf/internal/clienthealth"
 	"github.com/aiperf-go/aiperf/internal/clock"
 	"github.com/aiperf-go/aiperf/internal/config"
 	"github.com/aiperf-go/aiperf/internal/dataset"
@@ -143,7 +144,7 @@ type result struct {
 	AbortCode   int    // the exit code that goes with Aborted
 	Profiling   phaseResult
 	WriteErr    error
-	Health      *ClientHealth // nil when the profiling phase did not run
+	Health      *clienthealth.Report // nil when the profiling phase did not run
 	Timeslices  []export.Timeslice
 	Warmup      *metrics.Summary  // the warmup phase's metrics (warmup_metrics); nil without one
 	Accuracy    *accuracy.Summary // --accuracy-benchmark's tally; nil when off
@@ -297,11 +298,11 @@ func (w *watchers) stop(ctx context.Context, pl *pipeline, res *result) {
 // phaseLoop is what running the phases leaves for the teardown.
 type phaseLoop struct {
 	err      error
-	warmup   *phaseResult // the first warmup phase; nil when none ran
-	warmRan  bool         // it ended without error
-	profiled bool         // a profiling phase ran: res.Profiling is set
-	cpu      *cpuMonitor  // started with the first profiling phase; nil when none started
-	profiler bool         // the server profiler was started
+	warmup   *phaseResult          // the first warmup phase; nil when none ran
+	warmRan  bool                  // it ended without error
+	profiled bool                  // a profiling phase ran: res.Profiling is set
+	cpu      *clienthealth.Monitor // started with the first profiling phase; nil when none started
+	profiler bool                  // the server profiler was started
 }
 
 // runPhases runs the plan's phases in order until one fails, the run is
@@ -324,7 +325,7 @@ func runPhases(ctx, stop context.Context, r *phaseRunner, tel *telemetryRun, res
 			l.profiler = true
 		}
 		if spec.Phase == record.Profiling && l.cpu == nil {
-			l.cpu = startCPUMonitor()
+			l.cpu = clienthealth.StartMonitor()
 		}
 		pr, err := r.run(stop, spec, phaseSeed(r.plan, spec))
 		l.err = err
@@ -345,7 +346,7 @@ func runPhases(ctx, stop context.Context, r *phaseRunner, tel *telemetryRun, res
 		}
 	}
 	if l.cpu != nil {
-		l.cpu.stop()
+		l.cpu.Stop()
 	}
 	return l
 }
@@ -411,13 +412,12 @@ func summarize(res *result, plan *Plan, pl *pipeline, l *phaseLoop, tel *telemet
 }
 
 // runHealth judges the client over the profiling phases and logs it.
-func runHealth(cpu *cpuMonitor, res *result, plan *Plan, sends *sendStats, client *transport.Client, preOpened int, clustered bool, log *slog.Logger) *ClientHealth {
-	h := clientHealth(cpu, &res.Summary, &sends.span, &plan.Profiling)
-	h.ConnectionRetries = sends.retries
-	h.noteConns(client.ConnHealth())
-	h.noteBacklog(res.Profiling.Stats, plan.Profiling.Concurrency == 0 && !clustered && capsInFlight(plan))
-	sends.conns.fill(&h, preOpened)
-	logHealth(h, log)
+func runHealth(cpu *clienthealth.Monitor, res *result, plan *Plan, sends *clienthealth.Sends, client *transport.Client, preOpened int, clustered bool, log *slog.Logger) *clienthealth.Report {
+	h := clienthealth.Judge(cpu, &res.Summary, sends, plan.Profiling.Rate)
+	h.NoteConns(client.ConnHealth())
+	h.NoteBacklog(res.Profiling.Stats, plan.Profiling.Concurrency == 0 && !clustered && capsInFlight(plan), connectionLimit())
+	h.Preconnected = preOpened
+	clienthealth.Log(h, log)
 	return &h
 }
 
@@ -460,3 +460,6 @@ func newBenchmarkID() string {
 	rand.Read(b[:])
 	return hex.EncodeToString(b[:])
 }
+
+// ms is d in milliseconds, the unit of the artifacts' timings.
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

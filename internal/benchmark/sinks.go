@@ -67,7 +67,7 @@ func (pl *pipeline) runSinks(files []sink, observers []live.RecordObserver) []si
 	}
 	sinks = append(sinks,
 		fold(profilingRecords, pl.observeAdaptive),
-		fold(profilingRecords, pl.sends.observe),
+		fold(profilingRecords, func(p *metrics.Processed) { pl.sends.Observe(p.Record) }),
 		fold(profilingRecords, pl.acc.Add),
 	)
 	if pl.slices != nil {
@@ -108,20 +108,6 @@ func (pl *pipeline) observeAdaptive(p *metrics.Processed) {
 	if a := pl.adaptive.Load(); a != nil {
 		a.observe(p)
 	}
-}
-
-// sendStats are the profiling records' figures for client health: the
-// send span, the connection retries and the connections opened.
-type sendStats struct {
-	span    sendSpan
-	retries int        // ConnectionRetries, summed
-	conns   connCounts // requests that opened a connection (fidelity.go)
-}
-
-func (s *sendStats) observe(p *metrics.Processed) {
-	s.span.observe(p.Record)
-	s.retries += p.Record.ConnectionRetries
-	s.conns.observe(p.Record)
 }
 
 // recordFile is one per-request artifact: a file every record (or every

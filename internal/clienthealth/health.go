@@ -1,4 +1,10 @@
-package benchmark
+// Package clienthealth is the load generator's judgement of itself: CPU
+// use, schedule lag, achieved against scheduled request rate, its own
+// queue and connection limit, and the connection events a server caused.
+// Past any threshold, the client, not the server, may be what a run's
+// results measure; the report says so in the summary JSON's
+// client_health block, on the console and in the log.
+package clienthealth
 
 import (
 	"fmt"
@@ -20,37 +26,37 @@ import (
 // Client-health thresholds: past any of them the load generator itself,
 // not the server, may be what the results measure.
 const (
-	// HealthMaxCPU is the share of the CPU the process may use above which
+	// MaxCPU is the share of the CPU the process may use above which
 	// it is considered saturated.
-	HealthMaxCPU = 0.85
-	// HealthMaxLagP99 is the schedule-lag p99 above which sends are late
+	MaxCPU = 0.85
+	// MaxLagP99 is the schedule-lag p99 above which sends are late
 	// enough to distort the offered load. In request-rate mode the limit is
-	// the larger of this and HealthLagShareOfGap of the mean scheduled gap:
+	// the larger of this and LagShareOfGap of the mean scheduled gap:
 	// a plain Go timer wakes about 1 ms late (see timing.Coarse), which
 	// matters at 200 requests/s and above but not at 10/s, where warning
 	// on every run would teach users to ignore the warning.
-	HealthMaxLagP99 = time.Millisecond
-	// HealthMaxLagP99ClosedLoop is the schedule-lag p99 limit of runs
+	MaxLagP99 = time.Millisecond
+	// MaxLagP99ClosedLoop is the schedule-lag p99 limit of runs
 	// without a request rate (concurrency, replay). A closed loop has no
 	// arrival schedule to distort: a credit is issued when a slot frees,
 	// and its lag is the client's hand-off time, which a busy 2-core
 	// machine stretches past 1 ms without the load changing. 10 ms still
 	// catches a client too slow to keep its slots full.
-	HealthMaxLagP99ClosedLoop = 10 * time.Millisecond
-	// HealthLagShareOfGap is the share of the mean scheduled gap a send may
+	MaxLagP99ClosedLoop = 10 * time.Millisecond
+	// LagShareOfGap is the share of the mean scheduled gap a send may
 	// be late by (p99) in request-rate mode when that exceeds 1 ms.
-	HealthLagShareOfGap = 0.05
-	// HealthMinRate is the fraction of the scheduled request rate the
+	LagShareOfGap = 0.05
+	// MinRate is the fraction of the scheduled request rate the
 	// client must achieve in request-rate mode.
-	HealthMinRate = 0.99
+	MinRate = 0.99
 )
 
-// ClientHealth is the client's self-assessment of a profiling phase,
+// Report is the client's self-assessment of a profiling phase,
 // written to the summary JSON under "client_health" (a key of this port;
 // AIPerf has none) and summarised as console and log warnings. Figures that
 // could not be measured are nil (left out of the JSON); every figure that
 // is present is finite.
-type ClientHealth struct {
+type Report struct {
 	// Healthy is true when no threshold was crossed.
 	Healthy bool `json:"healthy"`
 	// Warnings says, one sentence each, which thresholds were crossed.
@@ -120,12 +126,12 @@ type ClientHealth struct {
 	UnsentRequests uint64 `json:"unsent_requests"`
 	// Thresholds are the limits the figures were judged against (the lag
 	// limit as it applied to this run).
-	Thresholds HealthThresholds `json:"thresholds"`
+	Thresholds Thresholds `json:"thresholds"`
 }
 
-// HealthThresholds records the limits in the JSON, so a reader does not
+// Thresholds records the limits in the JSON, so a reader does not
 // need this source to interpret the warnings.
-type HealthThresholds struct {
+type Thresholds struct {
 	CPUUtilizationPct   float64 `json:"max_cpu_utilization_pct"`
 	ScheduleLagP99Ms    float64 `json:"max_schedule_lag_p99_ms"`
 	AchievedRateOfPlanP float64 `json:"min_achieved_rate_pct"`
@@ -149,14 +155,14 @@ type healthFigures struct {
 
 // assessHealth is the decision table: each threshold crossed adds one
 // warning; figures that were not measured are neither judged nor reported.
-func assessHealth(f healthFigures) ClientHealth {
+func assessHealth(f healthFigures) Report {
 	lagLimit := f.lagLimit()
-	h := ClientHealth{
+	h := Report{
 		Warnings: []string{},
-		Thresholds: HealthThresholds{
-			CPUUtilizationPct:   100 * HealthMaxCPU,
+		Thresholds: Thresholds{
+			CPUUtilizationPct:   100 * MaxCPU,
 			ScheduleLagP99Ms:    ms(lagLimit),
-			AchievedRateOfPlanP: 100 * HealthMinRate,
+			AchievedRateOfPlanP: 100 * MinRate,
 		},
 	}
 	if f.cpuOK && f.wallSeconds > 0 && f.capacity > 0 {
@@ -167,10 +173,10 @@ func assessHealth(f healthFigures) ClientHealth {
 		if f.cpuPeak >= 0 {
 			h.CPUPeakUtilizationPct = finitePtr(100 * f.cpuPeak)
 		}
-		if util > HealthMaxCPU {
+		if util > MaxCPU {
 			h.Warnings = append(h.Warnings, fmt.Sprintf(
 				"client CPU at %.1f%% of the %.2f cores it can use (over %.0f%%): the load generator may be the bottleneck",
-				100*util, f.capacity, 100*HealthMaxCPU))
+				100*util, f.capacity, 100*MaxCPU))
 		}
 	}
 	if f.lagOK {
@@ -186,10 +192,10 @@ func assessHealth(f healthFigures) ClientHealth {
 		if f.rateOK {
 			h.ScheduledRequestRate = finitePtr(f.scheduled)
 			h.AchievedRequestRate = finitePtr(f.achieved)
-			if f.achieved < HealthMinRate*f.scheduled {
+			if f.achieved < MinRate*f.scheduled {
 				h.Warnings = append(h.Warnings, fmt.Sprintf(
 					"achieved request rate %.2f/s is %.1f%% of the scheduled %.2f/s (under %.0f%%): the offered load fell short",
-					f.achieved, 100*f.achieved/f.scheduled, f.scheduled, 100*HealthMinRate))
+					f.achieved, 100*f.achieved/f.scheduled, f.scheduled, 100*MinRate))
 			}
 		}
 	}
@@ -197,8 +203,8 @@ func assessHealth(f healthFigures) ClientHealth {
 	return h
 }
 
-// lagLimit is the schedule-lag p99 limit: HealthMaxLagP99, or in
-// request-rate mode HealthLagShareOfGap of the mean scheduled gap when that
+// lagLimit is the schedule-lag p99 limit: MaxLagP99, or in
+// request-rate mode LagShareOfGap of the mean scheduled gap when that
 // is larger (the drawn schedule's rate when known, else the target rate).
 func (f *healthFigures) lagLimit() time.Duration {
 	rate := f.target
@@ -206,16 +212,16 @@ func (f *healthFigures) lagLimit() time.Duration {
 		rate = f.scheduled
 	}
 	if !f.rateMode {
-		return HealthMaxLagP99ClosedLoop
+		return MaxLagP99ClosedLoop
 	}
 	if !(rate > 0) {
-		return HealthMaxLagP99
+		return MaxLagP99
 	}
-	gap := HealthLagShareOfGap / rate * float64(time.Second)
-	if gap > float64(HealthMaxLagP99) && gap < float64(time.Hour) {
+	gap := LagShareOfGap / rate * float64(time.Second)
+	if gap > float64(MaxLagP99) && gap < float64(time.Hour) {
 		return time.Duration(gap)
 	}
-	return HealthMaxLagP99
+	return MaxLagP99
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
@@ -259,9 +265,9 @@ func (s *sendSpan) rates() (scheduled, achieved float64, ok bool) {
 	return k / dueSpan.Seconds(), k / sentSpan.Seconds(), true
 }
 
-// cpuMonitor samples the process CPU time while a phase runs: the total
+// Monitor samples the process CPU time while a phase runs: the total
 // from start to stop, and the busiest one-second sample.
-type cpuMonitor struct {
+type Monitor struct {
 	capacity  float64
 	startCPU  time.Duration
 	startWall time.Time
@@ -278,10 +284,10 @@ type cpuMonitor struct {
 // cpuSampleEvery is the CPU sampling period for the peak figure.
 const cpuSampleEvery = time.Second
 
-// startCPUMonitor starts sampling; stop it with stop.
-func startCPUMonitor() *cpuMonitor {
-	m := &cpuMonitor{capacity: cpuCapacity(), quit: make(chan struct{}), done: make(chan struct{}), peak: -1}
-	m.startCPU, m.ok = processCPU()
+// StartMonitor starts sampling; stop it with Stop.
+func StartMonitor() *Monitor {
+	m := &Monitor{capacity: CPUCapacity(), quit: make(chan struct{}), done: make(chan struct{}), peak: -1}
+	m.startCPU, m.ok = ProcessCPU()
 	m.startWall = time.Now()
 	if !m.ok {
 		close(m.done)
@@ -291,7 +297,7 @@ func startCPUMonitor() *cpuMonitor {
 	return m
 }
 
-func (m *cpuMonitor) sample() {
+func (m *Monitor) sample() {
 	defer close(m.done)
 	t := time.NewTicker(cpuSampleEvery)
 	defer t.Stop()
@@ -301,7 +307,7 @@ func (m *cpuMonitor) sample() {
 		case <-m.quit:
 			return
 		case now := <-t.C:
-			c, ok := processCPU()
+			c, ok := ProcessCPU()
 			if !ok {
 				return
 			}
@@ -313,39 +319,44 @@ func (m *cpuMonitor) sample() {
 	}
 }
 
-// stop ends sampling and fixes the totals; later calls do nothing.
-func (m *cpuMonitor) stop() {
+// Stop ends sampling and fixes the totals; later calls do nothing.
+func (m *Monitor) Stop() {
 	m.stopOnce.Do(func() {
 		close(m.quit)
 		<-m.done
-		end, ok := processCPU()
+		end, ok := ProcessCPU()
 		m.ok = m.ok && ok
 		m.cpu = (end - m.startCPU).Seconds()
 		m.wall = time.Since(m.startWall).Seconds()
 	})
 }
 
-// clientHealth stops the monitor and judges the phase: CPU from the
-// monitor, lag p99 from the summary's schedule_lag, rates from the span.
-func clientHealth(m *cpuMonitor, s *metrics.Summary, span *sendSpan, spec *PhaseSpec) ClientHealth {
-	m.stop()
+// Judge stops the monitor and judges the profiling phases: CPU from the
+// monitor, lag p99 from the summary's schedule_lag, rates, resends and
+// connections opened from the sends. rate is the phase's --request-rate,
+// 0 without one.
+func Judge(m *Monitor, s *metrics.Summary, sends *Sends, rate float64) Report {
+	m.Stop()
 	f := healthFigures{
 		cpuSeconds: m.cpu, wallSeconds: m.wall, capacity: m.capacity, cpuOK: m.ok, cpuPeak: m.peak,
-		rateMode: spec.Rate > 0, target: spec.Rate,
+		rateMode: rate > 0, target: rate,
 	}
 	if r, ok := s.Get("schedule_lag"); ok && r.Stats != nil {
 		// The summary holds display units (ms).
 		f.lagP99, f.lagOK = time.Duration(math.Round(r.Stats.P99*float64(time.Millisecond))), true
 	}
-	f.scheduled, f.achieved, f.rateOK = span.rates()
-	return assessHealth(f)
+	f.scheduled, f.achieved, f.rateOK = sends.span.rates()
+	h := assessHealth(f)
+	h.ConnectionRetries = sends.retries
+	sends.conns.fill(&h)
+	return h
 }
 
-// noteBacklog adds the scheduler's overload counts to h, with a warning
+// NoteBacklog adds the scheduler's overload counts to h, with a warning
 // when the client held credits back, left due requests unsent, or (capped,
 // the phase set no --concurrency) made requests wait for the connection
-// limit.
-func (h *ClientHealth) noteBacklog(st timing.Stats, capped bool) {
+// limit, connLimit (AIPERF_HTTP_CONNECTION_LIMIT).
+func (h *Report) NoteBacklog(st timing.Stats, capped bool, connLimit int) {
 	h.BackloggedRequests, h.UnsentRequests = st.Backlogged, st.Unsent
 	if capped {
 		h.ConnectionLimitWaits = st.Waited
@@ -355,12 +366,12 @@ func (h *ClientHealth) noteBacklog(st timing.Stats, capped bool) {
 	}
 	h.Warnings = append(h.Warnings, fmt.Sprintf(
 		"the client could not send as fast as scheduled: %d requests waited for its queue of %d unsent requests, %d for one of the %d requests in flight its connection limit allows (AIPERF_HTTP_CONNECTION_LIMIT), and %d due before the end were never sent (memory stays bounded; the shortfall is in schedule_lag)",
-		st.Backlogged, timing.DefaultBacklog, h.ConnectionLimitWaits, connectionLimit(), st.Unsent))
+		st.Backlogged, timing.DefaultBacklog, h.ConnectionLimitWaits, connLimit, st.Unsent))
 	h.Healthy = false
 }
 
-// logHealth writes each warning to the log, or one line saying all is well.
-func logHealth(h ClientHealth, log *slog.Logger) {
+// Log writes each warning to the log, or one line saying all is well.
+func Log(h Report, log *slog.Logger) {
 	// Info, not Warn: the console prints the warnings once, below the
 	// tables; a Warn would also print them as raw log lines before.
 	for _, w := range h.Warnings {
@@ -384,16 +395,16 @@ func logHealth(h ClientHealth, log *slog.Logger) {
 	}
 }
 
-// noteConns copies the client's connection events into h.
-func (h *ClientHealth) noteConns(c transport.ConnHealth) {
+// NoteConns copies the client's connection events into h.
+func (h *Report) NoteConns(c transport.ConnHealth) {
 	h.StrayResponses, h.ServersNotReused = c.StrayResponses, c.NotReused
 	h.firstStray = c.FirstStray
 }
 
-// healthConsole is the console text for h: one line per warning, then
+// Console is the console text for h: one line per warning, then
 // one per connection event the server caused (resends, stray responses,
 // servers whose connections were not reused), empty when there is none.
-func healthConsole(h ClientHealth) string {
+func Console(h Report) string {
 	var b strings.Builder
 	for _, w := range h.Warnings {
 		b.WriteString("Client health warning: " + w + "\n")
@@ -410,10 +421,10 @@ func healthConsole(h ClientHealth) string {
 	return b.String()
 }
 
-// cpuCapacity is how many cores the process can use: GOMAXPROCS (which
+// CPUCapacity is how many cores the process can use: GOMAXPROCS (which
 // since Go 1.25 follows the affinity mask and a cgroup limit, rounded up)
 // or, when lower, the exact cgroup v2 quota.
-func cpuCapacity() float64 {
+func CPUCapacity() float64 {
 	c := float64(runtime.GOMAXPROCS(0))
 	if b, err := os.ReadFile("/sys/fs/cgroup/cpu.max"); err == nil {
 		if q, ok := parseCPUMax(string(b)); ok {

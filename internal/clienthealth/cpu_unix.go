@@ -1,15 +1,15 @@
 //go:build unix
 
-package benchmark
+package clienthealth
 
 import (
 	"syscall"
 	"time"
 )
 
-// processCPU returns the CPU time (user + system) the process has used so
+// ProcessCPU returns the CPU time (user + system) the process has used so
 // far, from getrusage(RUSAGE_SELF).
-func processCPU() (time.Duration, bool) {
+func ProcessCPU() (time.Duration, bool) {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
 		return 0, false

@@ -1,0 +1,50 @@
+package clienthealth
+
+import (
+	"time"
+
+	"github.com/aiperf-go/aiperf/internal/record"
+)
+
+// Sends are the profiling records' figures the report judges: the send
+// span, the connection retries and the connections opened. Observe is
+// called from one goroutine (the run's record consumer).
+type Sends struct {
+	span    sendSpan
+	retries int // ConnectionRetries, summed
+	conns   connCounts
+}
+
+// Observe counts one finished profiling record.
+func (s *Sends) Observe(r *record.Record) {
+	s.span.observe(r)
+	s.retries += r.ConnectionRetries
+	s.conns.observe(r)
+}
+
+// connCounts tracks, over the profiling records, the connections their
+// requests opened on their own path: each of those paid a TCP (and TLS)
+// handshake inside its latencies.
+type connCounts struct {
+	opened       int
+	connect      time.Duration // the opened connections' connect time, summed
+	preconnected int           // first requests on a --pre-connect connection
+}
+
+func (c *connCounts) observe(r *record.Record) {
+	switch t := &r.Trace; {
+	case t.Dialed:
+		c.opened++
+		c.connect += t.ConnectDone - t.ConnectStart
+	case t.Preconnected:
+		c.preconnected++
+	}
+}
+
+// fill writes the counts into the report.
+func (c *connCounts) fill(h *Report) {
+	h.ConnectionsOpened = c.opened
+	if c.opened > 0 {
+		h.ConnectMeanMs = finitePtr(ms(c.connect) / float64(c.opened))
+	}
+}
