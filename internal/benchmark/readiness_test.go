@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"math"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -360,23 +359,4 @@ func FuzzModelIDs(f *testing.F) {
 		}
 		_ = snippet(body)
 	})
-}
-
-func TestSaturatingSeconds(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		in   float64
-		want time.Duration
-	}{
-		{0, 0},
-		{0.05, 50 * time.Millisecond},
-		{1e9, time.Duration(1e18)},
-		{1e10, time.Duration(math.MaxInt64)},
-		{math.MaxFloat64, time.Duration(math.MaxInt64)},
-	}
-	for _, tt := range tests {
-		if got := saturatingSeconds(tt.in); got != tt.want {
-			t.Errorf("saturatingSeconds(%v) = %v; want %v", tt.in, got, tt.want)
-		}
-	}
 }

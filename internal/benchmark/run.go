@@ -13,6 +13,7 @@ import (
 
 	"github.com/aiperf-go/aiperf/internal/accuracy"
 	"github.com/aiperf-go/aiperf/internal/builtin"
+	"github.com/aiperf-go/aiperf/internal/cancellation"
 	"github.com/aiperf-go/aiperf/internal/clienthealth"
 	"github.com/aiperf-go/aiperf/internal/clock"
 	"github.com/aiperf-go/aiperf/internal/config"
@@ -22,6 +23,7 @@ import (
 	"github.com/aiperf-go/aiperf/internal/metrics"
 	"github.com/aiperf-go/aiperf/internal/record"
 	"github.com/aiperf-go/aiperf/internal/transport"
+	"github.com/aiperf-go/aiperf/internal/worker"
 )
 
 // IO is the process state a run may touch.
@@ -233,6 +235,16 @@ func openClient(ctx context.Context, plan *Plan, log *slog.Logger) (client *tran
 		client.Close()
 		restore()
 	}
+}
+
+// requestSender returns what the workers send through: the client itself,
+// or, with --request-cancellation-rate, the client behind a canceller.
+func (p *Plan) requestSender(client *transport.Client) worker.Sender {
+	rate := p.Config.Load.RequestCancellationRate
+	if rate == nil {
+		return client
+	}
+	return cancellation.Wrap(client, *rate, clock.Seconds(p.Config.Load.RequestCancellationDelay), p.Seed)
 }
 
 // runObservers are the live observers of a run: the terminal view, the

@@ -7,7 +7,10 @@
 // same start only when an artifact needs an epoch timestamp.
 package clock
 
-import "time"
+import (
+	"math"
+	"time"
+)
 
 // Clock is a run's time base. The zero value is not usable; call New.
 // A Clock is immutable after New and safe for concurrent use.
@@ -53,4 +56,14 @@ func (c *Clock) WallNanos(d time.Duration) int64 { return c.wall + int64(d) }
 // positions, never lengths.
 func Aligned(base *Clock, offset time.Duration, wallStart int64) *Clock {
 	return &Clock{start: base.start.Add(-offset), wall: wallStart}
+}
+
+// Seconds converts validated (finite, non-negative) seconds to a
+// duration, saturating at the longest time.Duration instead of overflowing
+// into a negative one that would fire at once.
+func Seconds(s float64) time.Duration {
+	if s >= float64(math.MaxInt64)/float64(time.Second) {
+		return math.MaxInt64
+	}
+	return time.Duration(s * float64(time.Second))
 }

@@ -2,6 +2,7 @@ package clock
 
 import (
 	"context"
+	"math"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -64,4 +65,23 @@ func TestAlignedClockReadsTheRemoteTimeline(t *testing.T) {
 			t.Errorf("WallNanos(1s) = %d; want the remote wall start + 1s = %d", got, want)
 		}
 	})
+}
+
+func TestSaturatingSeconds(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		in   float64
+		want time.Duration
+	}{
+		{0, 0},
+		{0.05, 50 * time.Millisecond},
+		{1e9, time.Duration(1e18)},
+		{1e10, time.Duration(math.MaxInt64)},
+		{math.MaxFloat64, time.Duration(math.MaxInt64)},
+	}
+	for _, tt := range tests {
+		if got := Seconds(tt.in); got != tt.want {
+			t.Errorf("Seconds(%v) = %v; want %v", tt.in, got, tt.want)
+		}
+	}
 }

@@ -1,10 +1,13 @@
-package benchmark
+// Package cancellation implements AIPerf's request cancellation
+// (--request-cancellation-rate, --request-cancellation-delay): a seeded
+// share of the profiling requests is cancelled a fixed delay after each
+// was written, as real users give up on a slow answer.
+package cancellation
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"net/http/httptrace"
 	"sync"
 	"time"
@@ -12,8 +15,13 @@ import (
 	"github.com/aiperf-go/aiperf/internal/clock"
 	"github.com/aiperf-go/aiperf/internal/record"
 	"github.com/aiperf-go/aiperf/internal/transport"
-	"github.com/aiperf-go/aiperf/internal/worker"
 )
+
+// Sender sends one request and fills its record: the run's transport
+// client, or whatever wraps it.
+type Sender interface {
+	Do(ctx context.Context, clk *clock.Clock, req *transport.Request, rec *record.Record)
+}
 
 // errPlannedCancel is the cancellation cause of a request chosen by
 // --request-cancellation-rate. Comparing causes is what tells a planned
@@ -25,19 +33,22 @@ var errPlannedCancel = errors.New("planned request cancellation (--request-cance
 // of the run's seed ("CANCEL").
 const cancellationSalt = 0x43414e43454c
 
-// requestSender returns what the workers send through: the client itself,
-// or, with --request-cancellation-rate, the client behind a canceller.
-func (p *Plan) requestSender(client *transport.Client) worker.Sender {
-	rate := p.Config.Load.RequestCancellationRate
-	if rate == nil || *rate <= 0 {
-		return client
+// Wrap returns what the workers send through: next itself when ratePct
+// (--request-cancellation-rate, in percent) is not positive, else next
+// behind a canceller that cancels the chosen requests delay after they
+// were sent. seed is the run's --random-seed.
+func Wrap(next Sender, ratePct float64, delay time.Duration, seed uint64) Sender {
+	if ratePct <= 0 {
+		return next
 	}
-	return &canceller{
-		next:  client,
-		prob:  *rate / 100,
-		delay: saturatingSeconds(p.Config.Load.RequestCancellationDelay),
-		seed:  p.Seed ^ cancellationSalt,
-	}
+	return &canceller{next: next, prob: ratePct / 100, delay: delay, seed: seed ^ cancellationSalt}
+}
+
+// Chosen reports whether the request for turn of credit seq is cancelled
+// at probability prob in a run seeded with seed: the choice Wrap's
+// canceller makes.
+func Chosen(seed uint64, prob float64, seq uint64, turn int) bool {
+	return (&canceller{prob: prob, seed: seed ^ cancellationSalt}).chosen(seq, turn)
 }
 
 // canceller implements AIPerf's request cancellation: each profiling
@@ -52,13 +63,11 @@ func (p *Plan) requestSender(client *transport.Client) worker.Sender {
 // same --random-seed however the workers interleave. Warmup requests are
 // never chosen (as in AIPerf).
 type canceller struct {
-	next  worker.Sender
+	next  Sender
 	prob  float64 // in (0, 1]
 	delay time.Duration
 	seed  uint64
 }
-
-var _ worker.Sender = (*canceller)(nil)
 
 // Do sends req through the wrapped sender, cancelling it on schedule when
 // it was chosen. The record of a cancelled request ends as a client
@@ -112,16 +121,6 @@ func (c *canceller) Do(ctx context.Context, clk *clock.Clock, req *transport.Req
 func (c *canceller) chosen(seq uint64, turn int) bool {
 	x := splitmix64(c.seed ^ splitmix64(seq) ^ splitmix64(uint64(turn)+0x7475726e)) // "turn"
 	return float64(x>>11)/(1<<53) < c.prob
-}
-
-// saturatingSeconds converts validated (finite, non-negative) seconds to a
-// duration, saturating at the longest time.Duration instead of overflowing
-// into a negative one that would fire at once.
-func saturatingSeconds(s float64) time.Duration {
-	if s >= float64(math.MaxInt64)/float64(time.Second) {
-		return math.MaxInt64
-	}
-	return seconds(s)
 }
 
 // splitmix64 is the SplitMix64 finaliser: a bijective mix whose outputs
