@@ -201,7 +201,8 @@ func BenchmarkLoadSingleTurn(b *testing.B) {
 // BenchmarkLoadMooncakeTrace loads a 100,000-row timestamped mooncake
 // trace (16-64 token prompts, one hash-id block each) and reports what the
 // loaded dataset retains per row: trace datasets are held whole, their
-// prompts built at load time (see BENCHMARKS.md, issue 15).
+// prompts built at load time (eager) or left to be built when sent (lazy,
+// as a run loads them); see BENCHMARKS.md.
 func BenchmarkLoadMooncakeTrace(b *testing.B) {
 	const n = 100_000
 	path := filepath.Join(b.TempDir(), "trace.jsonl")
@@ -219,17 +220,23 @@ func BenchmarkLoadMooncakeTrace(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.ReportAllocs()
-	var retained int64
-	for b.Loop() {
-		var l *Loaded
-		_, r := allocated(func() {
-			if l, err = Load(LoadOptions{Path: path, Type: TypeMooncakeTrace, Seed: 1, SeedSet: true}, tok); err != nil {
-				b.Fatal(err)
+	for _, lazy := range []bool{false, true} {
+		// eager: every prompt built at load time; lazy: as a run loads a
+		// trace, the prompts left to be built when sent.
+		b.Run(map[bool]string{false: "eager", true: "lazy"}[lazy], func(b *testing.B) {
+			b.ReportAllocs()
+			var retained int64
+			for b.Loop() {
+				var l *Loaded
+				_, r := allocated(func() {
+					if l, err = Load(LoadOptions{Path: path, Type: TypeMooncakeTrace, Seed: 1, SeedSet: true, LazyPrompts: lazy}, tok); err != nil {
+						b.Fatal(err)
+					}
+				})
+				runtime.KeepAlive(l)
+				retained = r
 			}
+			b.ReportMetric(float64(retained)/n, "retained-B/row")
 		})
-		runtime.KeepAlive(l)
-		retained = r
 	}
-	b.ReportMetric(float64(retained)/n, "retained-B/row")
 }
