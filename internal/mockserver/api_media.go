@@ -16,6 +16,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Non-text APIs: embeddings, rankings, image generation and editing, audio
@@ -198,7 +199,9 @@ func (r apiRequest) withPassages(ps []string) apiRequest {
 }
 
 // tinyPNG is the image the image APIs answer with: 8x8 pixels, a gradient.
-var tinyPNG = func() string {
+// It is encoded on first use (a PNG encoder's buffers at every start of the
+// program would cost every command).
+var tinyPNG = sync.OnceValue(func() string {
 	img := image.NewRGBA(image.Rect(0, 0, 8, 8))
 	for y := range 8 {
 		for x := range 8 {
@@ -208,7 +211,7 @@ var tinyPNG = func() string {
 	var b bytes.Buffer
 	_ = png.Encode(&b, img)
 	return base64.StdEncoding.EncodeToString(b.Bytes())
-}()
+})
 
 // imagesAPI serves /v1/images/generations (JSON) and /v1/images/edits
 // (multipart: prompt and an image file or url).
@@ -248,7 +251,7 @@ func imagesAPI(edit bool) *apiSpec {
 		answer: func(s *Server, ex *exchange) {
 			usage := map[string]any{"input_tokens": ex.plan.ISL, "output_tokens": ex.plan.Count,
 				"total_tokens": ex.plan.ISL + ex.plan.Count, "input_tokens_details": map[string]int{"text_tokens": ex.plan.ISL, "image_tokens": 0}}
-			item := map[string]any{"b64_json": tinyPNG}
+			item := map[string]any{"b64_json": tinyPNG()}
 			if ex.req.Fields["response_format"] == "url" {
 				item = map[string]any{"url": "http://" + ex.r.Host + "/v1/images/mock.png"}
 			}
@@ -270,7 +273,7 @@ func imagesAPI(edit bool) *apiSpec {
 			for i := range partials {
 				if !ex.waitTokens(ex.plan.Count*(i+1)/(partials+1)) ||
 					e.send("image_generation.partial_image", map[string]any{"type": "image_generation.partial_image",
-						"b64_json": tinyPNG, "partial_image_index": i, "created_at": ex.arrival.Unix()}) != nil {
+						"b64_json": tinyPNG(), "partial_image_index": i, "created_at": ex.arrival.Unix()}) != nil {
 					return
 				}
 			}
@@ -278,7 +281,7 @@ func imagesAPI(edit bool) *apiSpec {
 				return
 			}
 			_ = e.send("image_generation.completed", map[string]any{"type": "image_generation.completed",
-				"b64_json": tinyPNG, "created_at": ex.arrival.Unix(), "usage": usage})
+				"b64_json": tinyPNG(), "created_at": ex.arrival.Unix(), "usage": usage})
 		},
 	}
 }

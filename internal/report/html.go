@@ -8,6 +8,7 @@ import (
 	"html/template"
 	"image/color"
 	"math"
+	"sync"
 	"time"
 
 	"github.com/go-echarts/go-echarts/v2/charts"
@@ -53,7 +54,7 @@ func RenderHTML(p *Page) ([]byte, error) {
 		Dark: p.Theme.Name == "dark",
 	}
 	var buf bytes.Buffer
-	if err := pageTemplate.Execute(&buf, data); err != nil {
+	if err := pageTemplate().Execute(&buf, data); err != nil {
 		return nil, err
 	}
 	return buf.Bytes(), nil
@@ -318,7 +319,8 @@ func configBlocks(runs []*Run) []configBlock {
 	return out
 }
 
-var pageTemplate = template.Must(template.New("report").Parse(`<!DOCTYPE html>
+var pageTemplate = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("report").Parse(`<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -391,3 +393,4 @@ nav a { margin-right: 12px; color: #76B900; }
 </body>
 </html>
 `))
+})

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -178,7 +179,7 @@ func TurnMessages(runDir string, o TurnMessagesOptions) (string, error) {
 	}
 	out := cmp.Or(o.Out, filepath.Join(runDir, "turn_messages.html"))
 	var buf bytes.Buffer
-	err = turnMessagesTemplate.Execute(&buf, map[string]any{
+	err = turnMessagesTemplate().Execute(&buf, map[string]any{
 		"Title": "Turn messages: " + filepath.Base(runDir), "Shown": len(all), "Total": total, "Records": records,
 		"Data": template.JS(jsonForScript(data)),
 	})
@@ -253,7 +254,8 @@ func displayMessage(raw json.RawMessage) (role, body string) {
 	return cmp.Or(role, "?"), string(b)
 }
 
-var turnMessagesTemplate = template.Must(template.New("turns").Parse(`<!DOCTYPE html>
+var turnMessagesTemplate = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("turns").Parse(`<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>{{.Title}}</title>
 <style>
 body { font-family: -apple-system, "Segoe UI", Roboto, Helvetica, Arial, sans-serif; margin: 16px 24px; }
@@ -313,3 +315,4 @@ pre { white-space: pre-wrap; word-break: break-word; background: #f7f7f7; paddin
 </script>
 </body></html>
 `))
+})

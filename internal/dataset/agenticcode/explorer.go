@@ -6,9 +6,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 )
 
-var explorerTemplate = template.Must(template.New("explorer").Parse(`<!DOCTYPE html>
+var explorerTemplate = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("explorer").Parse(`<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>Cache Explorer</title><style>{{.CSS}}
 #turns{background:#fff;border-radius:8px;box-shadow:0 1px 3px rgba(0,0,0,.12);padding:12px}
@@ -63,6 +65,7 @@ select{font-size:14px;padding:2px 6px}</style></head><body>
 })();
 </script></body></html>
 `))
+})
 
 // writeExplorer writes cache_explorer.html: cache_structure.json inlined
 // and a viewer drawing each turn's blocks by layer and status.
@@ -81,7 +84,7 @@ func writeExplorer(dir string, structure obj) error {
 	}{CSS: template.CSS(chartCSS), Data: template.JS(strings.ReplaceAll(string(data), "</", `<\/`)),
 		BlockSize: structure.lookup("block_size"), L1: structure.lookup("l1_blocks"), L15: structure.lookup("l15_blocks"), Count: count}
 	var b bytes.Buffer
-	if err := explorerTemplate.Execute(&b, p); err != nil {
+	if err := explorerTemplate().Execute(&b, p); err != nil {
 		return err
 	}
 	return os.WriteFile(filepath.Join(dir, "cache_explorer.html"), b.Bytes(), 0o644)

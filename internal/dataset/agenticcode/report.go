@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"sync"
 )
 
 // reportRow is one line of the report's statistics tables.
@@ -24,7 +25,8 @@ type reportPage struct {
 	Charts          []template.HTML
 }
 
-var reportTemplate = template.Must(template.New("report").Parse(`<!DOCTYPE html>
+var reportTemplate = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("report").Parse(`<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>Dataset Report</title><style>{{.CSS}}</style></head><body>
 <h1>Dataset Report</h1>
@@ -39,6 +41,7 @@ var reportTemplate = template.Must(template.New("report").Parse(`<!DOCTYPE html>
 <div class="grid">{{range .Charts}}<div>{{.}}</div>{{end}}</div>
 </body></html>
 `))
+})
 
 // writeReport writes report.html: the target-vs-observed and summary
 // tables of AIPerf's text report and a chart of every distribution.
@@ -123,7 +126,7 @@ func writeReport(dir string, sessions []Session, c *Config, m *Metrics) error {
 		linesSVG("Per-Session Cache Hit Rate (first 10 sessions)", "turn", "hit rate", hits, math.NaN(), ""),
 		scatterSVG("Cache Hit Rate vs Row Input", "row input (tokens)", "sequential hit rate", m.TotalISL, m.SequentialHitRate))
 	var b bytes.Buffer
-	if err := reportTemplate.Execute(&b, p); err != nil {
+	if err := reportTemplate().Execute(&b, p); err != nil {
 		return err
 	}
 	return os.WriteFile(filepath.Join(dir, "report.html"), b.Bytes(), 0o644)

@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"sync"
 )
 
 // simulationPage is simulation.html's content.
@@ -17,7 +18,8 @@ type simulationPage struct {
 	Charts   []template.HTML
 }
 
-var simulationTemplate = template.Must(template.New("simulation").Parse(`<!DOCTYPE html>
+var simulationTemplate = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("simulation").Parse(`<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>Serving Simulation</title><style>{{.CSS}}</style></head><body>
 <h1>Serving Simulation</h1>
@@ -29,6 +31,7 @@ var simulationTemplate = template.Must(template.New("simulation").Parse(`<!DOCTY
 <div class="grid">{{range .Charts}}<div>{{.}}</div>{{end}}</div>
 </body></html>
 `))
+})
 
 // writeSimulation writes simulation.html: the dataset's rows (rowIDs, as
 // dataset.jsonl holds them) replayed through Simulate with
@@ -65,7 +68,7 @@ func writeSimulation(dir string, sessions []Session, rowIDs [][][]int, c *Config
 		linesSVG("Blocks evicted (cumulative)", "time (min)", "blocks", []line{{Name: "evicted", X: t, Y: evicted, Step: true}}, math.NaN(), ""),
 	}
 	var b bytes.Buffer
-	if err := simulationTemplate.Execute(&b, p); err != nil {
+	if err := simulationTemplate().Execute(&b, p); err != nil {
 		return err
 	}
 	return os.WriteFile(filepath.Join(dir, "simulation.html"), b.Bytes(), 0o644)

@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // The unit exports show for a server metric is inferred the way AIPerf 0.13
@@ -51,19 +52,26 @@ var sortedSuffixes = func() []string {
 }()
 
 // descriptionUnits are unit phrases in a description, tried in order.
-var descriptionUnits = []struct {
+// They and the patterns below compile on first use, not at every start of
+// the program.
+var descriptionUnits = sync.OnceValue(func() []unitPhrase {
+	return []unitPhrase{
+		{regexp.MustCompile(`(?i)(?:\bin\s+|\()seconds?(?:\b|\))`), "seconds"},
+		{regexp.MustCompile(`(?i)(?:\bin\s+|\()(?:milliseconds?|ms)(?:\b|\))`), "milliseconds"},
+		{regexp.MustCompile(`(?i)(?:\bin\s+|\()(?:nanoseconds?|ns)(?:\b|\))`), "nanoseconds"},
+		{regexp.MustCompile(`(?i)(?:\bin\s+|\()bytes?(?:\b|\))`), "bytes"},
+		{regexp.MustCompile(`(?i)(?:\bin\s+|\()GB/s(?:\b|\))`), "gb/s"},
+		{regexp.MustCompile(`(?i)(?:\bin\s+|\()MB/s(?:\b|\))`), "mb/s"},
+		{regexp.MustCompile(`(?i)(?:\bin\s+|\()tokens?/s(?:ec(?:ond)?)?(?:\b|\))`), "tokens/s"},
+		{regexp.MustCompile(`(?i)(?:\bin\s+|\()requests?/s(?:ec(?:ond)?)?(?:\b|\))`), "requests/s"},
+		{regexp.MustCompile(`(?i)\bin\s+tokens?\b`), "tokens"},
+	}
+})
+
+// unitPhrase is a unit phrase of a description and the unit it names.
+type unitPhrase struct {
 	re   *regexp.Regexp
 	unit string
-}{
-	{regexp.MustCompile(`(?i)(?:\bin\s+|\()seconds?(?:\b|\))`), "seconds"},
-	{regexp.MustCompile(`(?i)(?:\bin\s+|\()(?:milliseconds?|ms)(?:\b|\))`), "milliseconds"},
-	{regexp.MustCompile(`(?i)(?:\bin\s+|\()(?:nanoseconds?|ns)(?:\b|\))`), "nanoseconds"},
-	{regexp.MustCompile(`(?i)(?:\bin\s+|\()bytes?(?:\b|\))`), "bytes"},
-	{regexp.MustCompile(`(?i)(?:\bin\s+|\()GB/s(?:\b|\))`), "gb/s"},
-	{regexp.MustCompile(`(?i)(?:\bin\s+|\()MB/s(?:\b|\))`), "mb/s"},
-	{regexp.MustCompile(`(?i)(?:\bin\s+|\()tokens?/s(?:ec(?:ond)?)?(?:\b|\))`), "tokens/s"},
-	{regexp.MustCompile(`(?i)(?:\bin\s+|\()requests?/s(?:ec(?:ond)?)?(?:\b|\))`), "requests/s"},
-	{regexp.MustCompile(`(?i)\bin\s+tokens?\b`), "tokens"},
 }
 
 // parentheticalUnits are the "(in <unit>)" spellings DCGM uses, matched
@@ -81,32 +89,37 @@ var parentheticalUnits = map[string]string{
 }
 
 var (
-	parentheticalRE = regexp.MustCompile(`\(in\s+([^\s)]+)\)`)
-	ratioRangeRE    = regexp.MustCompile(`(?i)\(0(?:\.0)?\s*(?:[-–—]+|to)\s*1(?:\.0)?\)` +
+	parentheticalRE = lazyRE(`\(in\s+([^\s)]+)\)`)
+	ratioRangeRE    = lazyRE(`(?i)\(0(?:\.0)?\s*(?:[-–—]+|to)\s*1(?:\.0)?\)` +
 		`|\b0(?:\.0)?\s*(?:[-–—]+|to)\s*1(?:\.0)?\b` +
 		`|\brange\s+0(?:\.0)?\s*(?:[-–—]+|to)\s*1(?:\.0)?\b` +
 		`|(?:\b|\()1(?:\.0)?\s*(?:means|is|equals?|==?)\s*100\s*(?:%|percent)`)
-	percentRangeRE = regexp.MustCompile(`(?i)\(0(?:\.0)?\s*(?:[-–—]+|to)\s*100(?:\.0)?\)` +
+	percentRangeRE = lazyRE(`(?i)\(0(?:\.0)?\s*(?:[-–—]+|to)\s*100(?:\.0)?\)` +
 		`|\brange\s+0\s*(?:[-–—]+|to)\s*100\b` +
 		`|\b0\s*(?:[-–—]+|to)\s*100\s*%`)
 )
+
+// lazyRE compiles expr on first use.
+func lazyRE(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
+}
 
 // InferUnit returns the display unit of a metric from its (AIPerf) name and
 // HELP text, or "" when none can be told.
 func InferUnit(name, help string) string {
 	if help != "" {
 		switch {
-		case ratioRangeRE.MatchString(help):
+		case ratioRangeRE().MatchString(help):
 			return "ratio"
-		case percentRangeRE.MatchString(help):
+		case percentRangeRE().MatchString(help):
 			return "percent"
 		}
-		if m := parentheticalRE.FindStringSubmatch(help); m != nil {
+		if m := parentheticalRE().FindStringSubmatch(help); m != nil {
 			if u, ok := parentheticalUnits[strings.TrimSpace(m[1])]; ok {
 				return u
 			}
 		}
-		for _, d := range descriptionUnits {
+		for _, d := range descriptionUnits() {
 			if d.re.MatchString(help) {
 				return d.unit
 			}
