@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // ConnHealth is what the client saw of its connections that no record
@@ -53,17 +54,28 @@ func (s *connStats) strayBytes(b []byte) {
 }
 
 // idleClosed notes a connection to addr that the server closed while it
-// sat idle, after served responses.
-func (s *connStats) idleClosed(addr string, served int) {
+// sat idle for idle, after served responses. Only a close found soon after
+// the connection's one response is evidence (see learnWithin).
+func (s *connStats) idleClosed(addr string, served int, idle time.Duration) {
 	if s.learn == nil {
 		return
 	}
-	if served <= 1 {
-		s.learn.closed(addr)
-	} else {
+	switch {
+	case served > 1:
 		s.learn.kept(addr)
+	case idle < learnWithin:
+		s.learn.closed(addr)
 	}
 }
+
+// learnWithin is how soon after its response a connection must be found
+// closed to count as closed by a server that closes every connection.
+// Servers with an idle timeout (uvicorn's, so vLLM's, is 5 s) close
+// connections that waited longer; a run whose requests come seconds apart
+// meets those closes on every request, and must not stop reusing
+// connections for them, or a later burst would pay a handshake per
+// request.
+const learnWithin = time.Second
 
 // learnAfter is how many connections in a row a server must close after
 // their first response before the client stops reusing connections to
@@ -79,9 +91,9 @@ const learnAfter = 3
 // Once learned, requests to it get a connection of their own (the
 // client's never-reuse transport, which says "Connection: close").
 //
-// Evidence: a request resent because its reused connection was closed
-// before any response byte, or an idle connection found closed after one
-// response. A reused connection that carried a request to its end, or
+// Evidence: a request resent because its reused connection, idle for less
+// than learnWithin, was closed before any response byte, or an idle
+// connection found closed within learnWithin of its one response. A reused connection that carried a request to its end, or
 // one closed after several responses, resets the count. Safe for
 // concurrent use; the request path reads two atomics while nothing is
 // learned or counting.

@@ -158,7 +158,7 @@ func (c *Client) Do(ctx context.Context, clk *clock.Clock, req *Request, rec *re
 			resp, err = retry.Do(hreq)
 		}
 	}
-	if rt.retries > 0 {
+	if rt.retries > 0 && rt.staleIdle < learnWithin {
 		c.learn.closed(c.hostAddr(req.URL))
 	} else if err == nil && rec.Trace.Reused && c.learn.counting.Load() != 0 {
 		c.learn.kept(c.hostAddr(req.URL))

@@ -158,7 +158,7 @@ func (p *pool) usable(c *conn) bool {
 			return false
 		}
 	}
-	p.stats.idleClosed(c.host.key.addr, c.served)
+	p.stats.idleClosed(c.host.key.addr, c.served, time.Since(c.idleAt))
 	return false
 }
 

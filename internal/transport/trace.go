@@ -37,6 +37,8 @@ type reqTrace struct {
 	started   bool // an attempt was made
 	responded bool // the last attempt got a response byte
 	wasIdle   bool // the last attempt's connection came from the idle pool
+	idle      time.Duration // how long the last attempt's connection sat idle
+	staleIdle time.Duration // that of the last attempt resent (retries > 0)
 
 	// Stamps from other goroutines, as run-clock nanoseconds.
 	dnsStart, dnsDone      atomic.Int64
@@ -83,6 +85,7 @@ func newReqTrace(clk *clock.Clock, rec *record.Record, pre *preconnector, detail
 func (t *reqTrace) reset(clk *clock.Clock, rec *record.Record, pre *preconnector, detail bool) {
 	t.clk, t.rec, t.pre = clk, rec, pre
 	t.retries, t.attempts, t.started, t.responded, t.wasIdle = 0, 0, false, false, false
+	t.idle, t.staleIdle = 0, 0
 	t.bodyLen = 0
 	t.wroteDone.Store(false)
 	t.detail = nil
@@ -110,7 +113,9 @@ func (t *reqTrace) hook() {
 		t.attempts++
 		if t.started && !t.responded {
 			t.retries++
+			t.staleIdle = t.idle
 		}
+		t.idle = 0
 		t.started, t.responded, t.wasIdle = true, false, false
 		select {
 		case <-t.wrote:
@@ -130,7 +135,7 @@ func (t *reqTrace) hook() {
 	t.trace.GotConn = func(i httptrace.GotConnInfo) {
 		tr := &t.rec.Trace
 		tr.GotConn = t.clk.Now()
-		tr.Reused, t.wasIdle = i.Reused, i.WasIdle
+		tr.Reused, t.wasIdle, t.idle = i.Reused, i.WasIdle, i.IdleTime
 		if !i.Reused && t.pre != nil && t.pre.owns(i.Conn) {
 			tr.Preconnected = true
 		}
