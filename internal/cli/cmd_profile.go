@@ -100,6 +100,7 @@ func (p *profileCommand) run(ctx context.Context, args []string) error {
 		// A config file that did not load left the configuration half
 		// applied: checking it would add problems the file does not have
 		// (a spurious "model required" when the models key was fine).
+		problems = append(problems, unjoin(p.cfg.ApplyHTTPEnv(p.env.Getenv))...)
 		problems = append(problems, unjoin(p.cfg.Validate())...)
 		problems = append(problems, plotConfigProblems(&p.cfg)...)
 		problems = append(problems, nonTextEndpointProblems(p.cmd.Flags(), p.cfg.Endpoint.Type)...) // issue 13

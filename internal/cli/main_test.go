@@ -180,6 +180,7 @@ func TestDefaultsReachRunner(t *testing.T) {
 	cfg := profile(t, "-m", "mock-model")
 	want := config.Defaults()
 	want.Endpoint.ModelNames = []string{"mock-model"}
+	want.Network.HTTPClient = config.ClientLean // resolved, so input_config names the engine
 	got, _ := json.Marshal(cfg)
 	wantJSON, _ := json.Marshal(want)
 	if string(got) != string(wantJSON) {

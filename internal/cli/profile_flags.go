@@ -34,7 +34,7 @@ const (
 func profileGroups() []string {
 	return []string{
 		groupEndpoint, groupInput, groupConv, groupTok, groupISL, groupOSL, groupPrompt, groupPrefix, groupCacheBust, groupRankings, groupSynthesis, groupAudio, groupImage, groupVideo,
-		groupLoad, groupFixed, groupWarmup, groupUserCentric, groupGoodput, groupOutput, groupUI, groupService, groupAccuracy, groupHTTPTrace, groupNetworkLatency, groupServerMetrics, groupGPUTelemetry, groupMultiRun, groupAnalysis, groupCluster,
+		groupLoad, groupFixed, groupWarmup, groupUserCentric, groupGoodput, groupOutput, groupUI, groupService, groupAccuracy, groupNetwork, groupHTTPTrace, groupNetworkLatency, groupServerMetrics, groupGPUTelemetry, groupMultiRun, groupAnalysis, groupCluster,
 	}
 }
 
@@ -315,6 +315,7 @@ func registerProfileFlags(fs *pflag.FlagSet, cfg *config.Config, probs *problemL
 
 	b.addReplayFlags(cfg)
 	b.addReliabilityFlags(cfg)
+	b.addNetworkFlags(cfg)
 	b.addFidelityFlags(cfg) // issue 19: --pre-connect, HTTP Trace, Network Latency
 	b.addExperimentFlags(cfg)
 	b.addLoadShapeFlags(cfg)

@@ -82,6 +82,10 @@ type Config struct {
 
 	// Issue 20: scale-out over load-worker processes (--workers).
 	Cluster Cluster `json:"cluster,omitzero"`
+
+	// How the HTTP client reaches the servers: engine, HTTP version,
+	// TLS, proxies (network.go).
+	Network Network `json:"network,omitzero"`
 }
 
 // Endpoint is where requests go and how they are shaped (AIPerf's

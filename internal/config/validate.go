@@ -70,6 +70,7 @@ func (c *Config) Validate() error {
 	c.validateTelemetry(&p)
 	c.validateIntegrations(&p) // issue 21
 	c.validateCluster(&p)      // issue 20
+	c.validateNetwork(&p)
 	return errors.Join(p...)
 }
 

@@ -1,0 +1,181 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// HTTPVersion is the HTTP version the client speaks (--http-version).
+type HTTPVersion string
+
+// HTTP versions. "" means not given: 1.1, as AIPerf.
+const (
+	HTTP11   HTTPVersion = "1.1"
+	HTTP2    HTTPVersion = "2"
+	HTTPAuto HTTPVersion = "auto"
+)
+
+// HTTPVersions lists the valid --http-version values in help order.
+func HTTPVersions() []HTTPVersion { return []HTTPVersion{HTTP11, HTTP2, HTTPAuto} }
+
+// HTTPClient is the HTTP engine that sends the requests (--http-client).
+type HTTPClient string
+
+// HTTP engines. "" means not given: see Config.HTTPEngine.
+const (
+	// ClientLean is the project's own HTTP/1.1 client, the default.
+	ClientLean HTTPClient = "lean"
+	// ClientNetHTTP is Go's net/http Transport, the reference the lean
+	// client is tested against, and the engine of HTTP/2.
+	ClientNetHTTP HTTPClient = "net/http"
+)
+
+// HTTPClients lists the valid --http-client values in help order.
+func HTTPClients() []HTTPClient { return []HTTPClient{ClientLean, ClientNetHTTP} }
+
+// Network is how the HTTP client reaches the servers: engine, HTTP
+// version, TLS and proxies. None is an AIPerf flag; AIPerf sets TLS
+// verification and proxy use through AIPERF_HTTP_SSL_VERIFY and
+// AIPERF_HTTP_TRUST_ENV, which ApplyHTTPEnv reads into these fields so
+// that input_config records what the run did.
+type Network struct {
+	// HTTPClient (--http-client) is the engine; "" = Config.HTTPEngine.
+	HTTPClient HTTPClient `json:"http_client,omitempty"`
+	// HTTPVersion (--http-version); "" = 1.1.
+	HTTPVersion HTTPVersion `json:"http_version,omitempty"`
+	// TLSCAFile (--tls-ca-file) is a PEM bundle of the authorities that
+	// may sign the server's certificate, in place of the system's.
+	TLSCAFile string `json:"tls_ca_file,omitempty"`
+	// TLSCertFile and TLSKeyFile (--tls-cert-file, --tls-key-file) are
+	// the PEM client certificate and its key, for servers that ask for
+	// one (mutual TLS).
+	TLSCertFile string `json:"tls_cert_file,omitempty"`
+	TLSKeyFile  string `json:"tls_key_file,omitempty"`
+	// TLSSkipVerify (--tls-skip-verify, AIPERF_HTTP_SSL_VERIFY=false)
+	// accepts any server certificate.
+	TLSSkipVerify bool `json:"tls_skip_verify,omitempty"`
+	// TrustEnv (--trust-env, AIPERF_HTTP_TRUST_ENV=true) sends requests
+	// through the proxies of HTTP_PROXY, HTTPS_PROXY and NO_PROXY.
+	TrustEnv bool `json:"trust_env,omitempty"`
+}
+
+// HTTPVersionResolved is --http-version, or 1.1 when not given.
+func (c *Config) HTTPVersionResolved() HTTPVersion {
+	if c.Network.HTTPVersion == "" {
+		return HTTP11
+	}
+	return c.Network.HTTPVersion
+}
+
+// HTTPEngine is the engine that sends the run's requests: --http-client
+// when given, else the lean client for HTTP/1.1 and net/http for
+// HTTP/2 (the lean client speaks HTTP/1.1 only).
+func (c *Config) HTTPEngine() HTTPClient {
+	if c.Network.HTTPClient != "" {
+		return c.Network.HTTPClient
+	}
+	if c.HTTPVersionResolved() != HTTP11 {
+		return ClientNetHTTP
+	}
+	return ClientLean
+}
+
+// NormalizeHTTPClient canonicalises an engine name ("NET/HTTP",
+// " nethttp ", "net-http" are net/http).
+func NormalizeHTTPClient(s string) HTTPClient {
+	s = strings.ToLower(strings.TrimSpace(s))
+	switch s {
+	case "nethttp", "net-http", "net_http", "go":
+		return ClientNetHTTP
+	}
+	return HTTPClient(s)
+}
+
+// NormalizeHTTPVersion canonicalises a version ("1", "http/1.1", "h2",
+// "HTTP/2", "2.0").
+func NormalizeHTTPVersion(s string) HTTPVersion {
+	s = strings.TrimPrefix(strings.ToLower(strings.TrimSpace(s)), "http/")
+	switch s {
+	case "1", "1.1", "h1", "http1.1":
+		return HTTP11
+	case "2", "2.0", "h2", "http2":
+		return HTTP2
+	}
+	return HTTPVersion(s)
+}
+
+// The AIPERF_HTTP_* variables this port reads into the configuration.
+const (
+	// EnvHTTPClient selects the engine when --http-client is not given
+	// (this port's variable, kept for scripts that set it).
+	EnvHTTPClient = "AIPERF_HTTP_CLIENT"
+	// EnvSSLVerify is AIPerf's switch for certificate verification.
+	EnvSSLVerify = "AIPERF_HTTP_SSL_VERIFY"
+	// EnvTrustEnv is AIPerf's opt-in to the proxy variables.
+	EnvTrustEnv = "AIPERF_HTTP_TRUST_ENV"
+)
+
+// ApplyHTTPEnv reads AIPerf's AIPERF_HTTP_* settings that shape the
+// client into the configuration (a flag given wins over its variable)
+// and resolves the engine, so that input_config names the one that ran.
+// A value that does not parse is a problem naming the variable.
+func (c *Config) ApplyHTTPEnv(getenv func(string) string) error {
+	var p problems
+	n := &c.Network
+	if v := getenv(EnvHTTPClient); v != "" && n.HTTPClient == "" {
+		n.HTTPClient = NormalizeHTTPClient(v)
+		if !slices.Contains(HTTPClients(), n.HTTPClient) {
+			p.add(EnvHTTPClient, "invalid value %q (choose from %s)", v, joinChoices(HTTPClients()))
+		}
+	}
+	if v := getenv(EnvSSLVerify); v != "" {
+		if on, err := envBool(v); err != nil {
+			p.add(EnvSSLVerify, "%v", err)
+		} else if !on {
+			n.TLSSkipVerify = true
+		}
+	}
+	if v := getenv(EnvTrustEnv); v != "" {
+		if on, err := envBool(v); err != nil {
+			p.add(EnvTrustEnv, "%v", err)
+		} else if on {
+			n.TrustEnv = true
+		}
+	}
+	if len(p) == 0 && n.HTTPClient == "" {
+		n.HTTPClient = c.HTTPEngine()
+	}
+	return errors.Join(p...)
+}
+
+// envBool parses a boolean as pydantic does for AIPerf's settings.
+func envBool(v string) (bool, error) {
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "1", "true", "t", "yes", "y", "on":
+		return true, nil
+	case "0", "false", "f", "no", "n", "off":
+		return false, nil
+	}
+	return false, fmt.Errorf("invalid boolean %s (use true or false)", strconv.Quote(v))
+}
+
+func (c *Config) validateNetwork(p *problems) {
+	n := &c.Network
+	if n.HTTPClient != "" && !slices.Contains(HTTPClients(), n.HTTPClient) {
+		p.add("--http-client", "invalid choice %q (choose from %s)", n.HTTPClient, joinChoices(HTTPClients()))
+	}
+	if v := c.HTTPVersionResolved(); !slices.Contains(HTTPVersions(), v) {
+		p.add("--http-version", "invalid choice %q (choose from %s)", n.HTTPVersion, joinChoices(HTTPVersions()))
+	} else if v != HTTP11 && n.HTTPClient == ClientLean {
+		p.add("--http-version", "%s needs --http-client net/http: the lean client speaks HTTP/1.1 only", v)
+	}
+	if (n.TLSCertFile == "") != (n.TLSKeyFile == "") {
+		p.add("--tls-cert-file", "a client certificate needs both --tls-cert-file and --tls-key-file")
+	}
+	if n.TLSSkipVerify && n.TLSCAFile != "" {
+		p.add("--tls-ca-file", "has no effect with --tls-skip-verify (AIPERF_HTTP_SSL_VERIFY=false), which accepts any certificate")
+	}
+}
