@@ -264,7 +264,11 @@ func newWorkerRunner(blob []byte) (*workerRunner, error) {
 	}
 	p.shapeRequests()
 	p.Profiling = profilingSpec(s.Config)
-	return &workerRunner{plan: p, client: newTransportClient(p), keep: s.KeepRequestHeader}, nil
+	client, err := newTransportClient(p)
+	if err != nil {
+		return nil, err
+	}
+	return &workerRunner{plan: p, client: client, keep: s.KeepRequestHeader}, nil
 }
 
 // NewPool builds one phase's pool with what the controller's phase runner
@@ -281,16 +285,3 @@ func (w *workerRunner) NewPool(ctx context.Context, ph cluster.PhaseInfo, h clus
 	return worker.NewPool(ctx, wo)
 }
 
-// newTransportClient is the HTTP client of a run's requests.
-func newTransportClient(plan *Plan) *transport.Client {
-	return transport.New(transport.Options{
-		Timeout:             seconds(plan.Config.Endpoint.TimeoutSeconds),
-		MaxIdleConnsPerHost: plan.Profiling.Concurrency, // 0 = the transport's large default
-		MaxConnsPerHost:     poolCap(plan),
-		Reuse:               transportReuse(plan.Config),
-		BackoffRefused:      plan.Config.Reliability.KeepGoingUnreachable,
-		TraceDetail:         plan.Config.Fidelity.ExportHTTPTrace,
-		LocalAddrs:          sourceAddrs(plan),
-		ConnBufferSize:      connBufferSize(plan),
-	})
-}

@@ -108,6 +108,9 @@ func NewPlan(cfg *config.Config, reg *builtin.Registries) (*Plan, error) {
 	var problems []error
 
 	problems = append(problems, p.resolveEndpoint(reg)...)
+	if _, err := tlsConfig(cfg); err != nil {
+		problems = append(problems, err)
+	}
 
 	tok, err := tokenizer.Open(cfg.Tokenizer.Name, firstModel(cfg), tokenizer.Options{
 		Revision:        cfg.Tokenizer.Revision,

@@ -179,7 +179,10 @@ func execute(ctx context.Context, plan *Plan, rio IO, log *slog.Logger, board *l
 	if err != nil {
 		return nil, err
 	}
-	client, preOpened, closeClient := openClient(ctx, plan, log)
+	client, preOpened, closeClient, err := openClient(ctx, plan, log)
+	if err != nil {
+		return nil, err
+	}
 	defer closeClient()
 	w, err := startWatchers(ctx, plan, clk, log, newPublisher(runObservers(plan, rio, console, log), clk, pl.counts, pl.live, board), board)
 	if err != nil {
@@ -226,15 +229,19 @@ func execute(ctx context.Context, plan *Plan, rio IO, log *slog.Logger, board *l
 // openClient raises the open-file limit and tunes the garbage collector
 // for the run's streams, builds the transport client and pre-opens the
 // --pre-connect connections. close undoes it all.
-func openClient(ctx context.Context, plan *Plan, log *slog.Logger) (client *transport.Client, preOpened int, close func()) {
+func openClient(ctx context.Context, plan *Plan, log *slog.Logger) (client *transport.Client, preOpened int, close func(), err error) {
+	client, err = newTransportClient(plan)
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	warnIgnoredProxies(plan.Config, log)
 	raiseFileLimit(plan, false, log)
 	restore := tuneForStreams(plan, log)
-	client = newTransportClient(plan)
 	preOpened = preconnect(ctx, plan, client, log)
 	return client, preOpened, func() {
 		client.Close()
 		restore()
-	}
+	}, nil
 }
 
 // requestSender returns what the workers send through: the client itself,

@@ -2,7 +2,7 @@
 // responses, stamping every step on the run clock.
 //
 // One Client (one keep-alive pool: the lean HTTP/1.1 transport's, or
-// net/http's Transport with AIPERF_HTTP_CLIENT=net/http) serves every
+// net/http's Transport, Options.NetHTTP) serves every
 // worker of a run, so that connections are pooled and reused across
 // thousands of concurrent streams.
 // Do never returns an error: every failure (refused connection, timeout,
@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"strconv"
 	"sync"
@@ -43,8 +44,18 @@ type Options struct {
 	// reuse. 0 means DefaultMaxIdleConnsPerHost.
 	MaxIdleConnsPerHost int
 	// InsecureSkipVerify disables TLS certificate verification, for
-	// self-signed inference endpoints.
+	// self-signed inference endpoints (TLSFiles.SkipVerify).
 	InsecureSkipVerify bool
+	// TLS, when set, is the base of every TLS connection's configuration
+	// (authorities, client certificate; see TLSFiles.Config). The
+	// transport sets ServerName and the ALPN protocols itself.
+	TLS *tls.Config
+	// Proxy picks each request's proxy (EnvProxy); nil sends every
+	// request direct. Both engines send http requests to an HTTP proxy
+	// in absolute form and tunnel https ones through CONNECT.
+	Proxy ProxyFunc
+	// HTTPVersion is the version spoken; HTTP2 and HTTPAuto need NetHTTP.
+	HTTPVersion HTTPVersion
 	// Reuse is the connection reuse strategy; the zero value pools.
 	Reuse Reuse
 	// BackoffRefused pauses before each request while connections are
@@ -71,9 +82,8 @@ type Options struct {
 	// buffer.
 	ConnBufferSize int
 	// NetHTTP selects net/http's Transport instead of the lean HTTP/1.1
-	// transport (leanTransport), as the environment variable
-	// AIPERF_HTTP_CLIENT=net/http does: the fallback, and the reference
-	// the lean one is measured and tested against.
+	// transport (leanTransport): the reference the lean one is measured
+	// and tested against, and the engine of HTTP/2 (--http-client).
 	NetHTTP bool
 	// MaxResponseHeaderBytes caps the bytes of a response's head (its
 	// status line and headers, interim 1xx heads included). 0 means
@@ -101,10 +111,27 @@ func maxResponseHeaderBytes(o Options) int64 {
 	return DefaultMaxResponseHeaderBytes
 }
 
-// ClientEnv is the environment variable that selects the HTTP client
-// engine: "net/http" for net/http's Transport; unset or "lean" for the
-// lean transport.
-const ClientEnv = "AIPERF_HTTP_CLIENT"
+// testNetHTTP makes every client of the package's tests net/http's, so
+// that the whole suite runs against both engines (set by TestMain from
+// AIPERF_HTTP_CLIENT; the CLI reads that variable into --http-client).
+var testNetHTTP bool
+
+// tlsConfig is the base TLS configuration of o (nil: the default), a
+// copy of its own for each transport: net/http's adds its ALPN protocols
+// to the one it is given.
+func (o *Options) tlsConfig() *tls.Config {
+	if o.TLS == nil && !o.InsecureSkipVerify {
+		return nil
+	}
+	cfg := &tls.Config{}
+	if o.TLS != nil {
+		cfg = o.TLS.Clone()
+	}
+	if o.InsecureSkipVerify {
+		cfg.InsecureSkipVerify = true //nolint:gosec // opt-in for self-signed servers
+	}
+	return cfg
+}
 
 // Client sends requests over one shared, tuned transport. It is safe
 // for concurrent use by any number of goroutines.
@@ -127,15 +154,20 @@ type Client struct {
 	pre         *preconnector // connections opened by Preconnect; nil until then
 	dial        dialFunc      // how the transports dial (source addresses applied)
 	traceDetail bool
+
+	version HTTPVersion
+	tlsBase *tls.Config // Options' TLS settings, for diagnose's probe
+	h2only  sync.Map    // "host:port" -> bool, diagnose's probes
 }
 
 // New builds the shared client.
 //
-// The transport speaks HTTP/1.1 only (one stream per connection, as AIPerf's
-// aiohttp connector), ignores proxy environment variables, never asks for
-// compression, and keeps connections alive with TCP keep-alive. It is the
-// lean transport (request and response on the caller's goroutine, see
-// leanTransport) unless Options.NetHTTP or AIPERF_HTTP_CLIENT=net/http
+// The transport speaks HTTP/1.1 (one stream per connection, as AIPerf's
+// aiohttp connector) unless Options.HTTPVersion asks for HTTP/2, uses a
+// proxy only through Options.Proxy, never asks for compression (Do
+// decodes what a server compresses anyway), and keeps connections alive
+// with TCP keep-alive. It is the lean transport (request and response on
+// the caller's goroutine, see leanTransport) unless Options.NetHTTP
 // selects net/http's.
 func New(o Options) *Client {
 	idle := o.MaxIdleConnsPerHost
@@ -148,7 +180,7 @@ func New(o Options) *Client {
 	stats := &connStats{learn: learn}
 	var pooled, once http.RoundTripper
 	var single func() http.RoundTripper
-	if o.NetHTTP || os.Getenv(ClientEnv) == "net/http" {
+	if o.NetHTTP || testNetHTTP || o.HTTPVersion != HTTP1 {
 		t := netHTTPTransport(pre.dialContext(dial), o, idle)
 		never := t.Clone()
 		never.DisableKeepAlives = true
@@ -178,6 +210,8 @@ func New(o Options) *Client {
 		dial:    dial,
 
 		traceDetail: o.TraceDetail,
+		version:     o.HTTPVersion,
+		tlsBase:     o.tlsConfig(),
 	}
 	if o.Reuse == ReuseNever {
 		c.hc = c.fresh
@@ -185,14 +219,17 @@ func New(o Options) *Client {
 	return c
 }
 
-// netHTTPTransport is net/http's Transport tuned as the lean one: HTTP/1.1
-// only, no proxy, no compression (a gzip body would be buffered and would
-// blur every chunk timestamp).
+// netHTTPTransport is net/http's Transport tuned as the lean one: the
+// HTTP versions of o (HTTP/1.1 by default), the proxy of o, no
+// compression asked for (Do decodes a compressed body itself, stamping
+// each chunk when its compressed bytes arrive).
 func netHTTPTransport(dial dialFunc, o Options, idle int) *http.Transport {
-	protocols := new(http.Protocols)
-	protocols.SetHTTP1(true)
+	var proxy func(*http.Request) (*url.URL, error)
+	if o.Proxy != nil {
+		proxy = func(r *http.Request) (*url.URL, error) { return o.Proxy(r.URL) }
+	}
 	t := &http.Transport{
-		Proxy:               nil,
+		Proxy:               proxy,
 		DialContext:         dial,
 		MaxIdleConns:        0, // no global cap; the per-host cap below applies
 		MaxIdleConnsPerHost: idle,
@@ -201,14 +238,12 @@ func netHTTPTransport(dial dialFunc, o Options, idle int) *http.Transport {
 		TLSHandshakeTimeout: tlsHandshakeTimeout,
 		DisableCompression:  true,
 		ForceAttemptHTTP2:   false,
-		Protocols:           protocols,
+		Protocols:           protocols(o.HTTPVersion),
 		ReadBufferSize:      max(o.ConnBufferSize, 0),
 		WriteBufferSize:     max(o.ConnBufferSize, 0),
+		TLSClientConfig:     o.tlsConfig(),
 
 		MaxResponseHeaderBytes: maxResponseHeaderBytes(o),
-	}
-	if o.InsecureSkipVerify {
-		t.TLSClientConfig = &tls.Config{InsecureSkipVerify: true} //nolint:gosec // opt-in for self-signed servers
 	}
 	return t
 }

@@ -165,7 +165,7 @@ func (c *Client) Do(ctx context.Context, clk *clock.Clock, req *Request, rec *re
 	}
 	if err != nil {
 		rt.failed(clk.Now())
-		c.fail(ctx, reqCtx, clk, rec, err, record.TypeConnect)
+		c.fail(ctx, reqCtx, clk, rec, c.diagnose(reqCtx, req.URL, err), record.TypeConnect)
 		return
 	}
 	rec.Ack = clk.Now()
@@ -449,6 +449,9 @@ func (c *Client) httpError(ctx, reqCtx context.Context, clk *clock.Clock, rec *r
 		text = fmt.Sprintf("redirect to %q not followed: a %d would resend the POST as a GET; give the final URL with --url",
 			resp.Header.Get("Location"), resp.StatusCode)
 	}
+	if h := plainToTLSHint(resp.StatusCode, msg); h != "" {
+		text += " (" + h + ")"
+	}
 	rec.Error = record.HTTPError(resp.StatusCode, reasonPhrase(resp), text)
 }
 
@@ -474,7 +477,7 @@ func (c *Client) fail(ctx, reqCtx context.Context, clk *clock.Clock, rec *record
 		}
 		// net/http's wrapper of a broken exchange says nothing the cause
 		// does not: both engines record the cause alone.
-		msg := strings.TrimPrefix(stableMessage(err), "net/http: HTTP/1.x transport connection broken: ")
+		msg := strings.TrimPrefix(stableMessage(withHint(err)), "net/http: HTTP/1.x transport connection broken: ")
 		if strings.Contains(msg, "server response headers exceeded") {
 			msg = fmt.Sprintf("the server's response headers exceeded %d bytes; aborted (%s sets the limit)", c.maxHead, MaxHeaderEnv)
 		}

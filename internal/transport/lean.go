@@ -61,9 +61,7 @@ func newLeanTransport(dial dialFunc, o Options, idle int, keepAlive bool, stats 
 	if o.ConnBufferSize > 0 {
 		t.bufSize = o.ConnBufferSize
 	}
-	if o.InsecureSkipVerify {
-		t.tlsConfig = &tls.Config{InsecureSkipVerify: true} //nolint:gosec // opt-in for self-signed servers
-	}
+	t.tlsConfig = o.tlsConfig()
 	return t
 }
 
@@ -507,6 +505,11 @@ func (t *leanTransport) encode(m *message) (_ *wireBuf, err error) {
 	b = append(b, "\r\n"...)
 	if _, ok := m.header["User-Agent"]; !ok {
 		b = append(b, "User-Agent: Go-http-client/1.1\r\n"...)
+	}
+	if m.url.User != nil && len(m.header["Authorization"]) == 0 {
+		b = append(b, "Authorization: "...) // the URL's userinfo, as http.Client sends it
+		b = append(b, basicAuth(m.url.User)...)
+		b = append(b, "\r\n"...)
 	}
 	for k, vs := range m.header {
 		if skipHeader(k) {

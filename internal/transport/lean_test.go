@@ -28,7 +28,7 @@ func lean(t *testing.T, c *Client) *leanTransport {
 	t.Helper()
 	lt, ok := c.hc.Transport.(*leanTransport)
 	if !ok {
-		t.Skipf("the client runs %T (%s set?)", c.hc.Transport, ClientEnv)
+		t.Skipf("the client runs %T (AIPERF_HTTP_CLIENT set?)", c.hc.Transport)
 	}
 	return lt
 }

@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"os"
 	"testing"
 
 	"go.uber.org/goleak"
@@ -8,4 +9,9 @@ import (
 
 // TestMain fails the package if a test leaves goroutines behind: a leaked
 // connection reader or SSE loop would grow with every request of a run.
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+// AIPERF_HTTP_CLIENT=net/http runs every test against net/http's
+// Transport instead of the lean one.
+func TestMain(m *testing.M) {
+	testNetHTTP = os.Getenv("AIPERF_HTTP_CLIENT") == "net/http"
+	goleak.VerifyTestMain(m)
+}
