@@ -284,4 +284,3 @@ func (w *workerRunner) NewPool(ctx context.Context, ph cluster.PhaseInfo, h clus
 	}
 	return worker.NewPool(ctx, wo)
 }
-

@@ -247,23 +247,7 @@ func TestWrongSchemeHints(t *testing.T) {
 	defer tlsSrv.Close()
 	// A TLS port that answers a plain request with a TLS alert, not Go's
 	// friendly 400.
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			buf := make([]byte, 1024)
-			_, _ = c.Read(buf)
-			_, _ = c.Write([]byte{0x15, 0x03, 0x01, 0x00, 0x02, 0x02, 0x46})
-			_ = c.Close()
-		}
-	}()
+	alert := rawAnswer(t, "\x15\x03\x01\x00\x02\x02\x46")
 	for _, e := range netEngines {
 		t.Run(e.name, func(t *testing.T) {
 			c := New(Options{NetHTTP: e.netHTTP, Timeout: 10 * time.Second})
@@ -272,7 +256,7 @@ func TestWrongSchemeHints(t *testing.T) {
 				{strings.Replace(plain.URL, "http://", "https://", 1), "use http://"},
 				{tlsSrv.URL[len("https://"):], ""}, // no scheme: not a case
 				{strings.Replace(tlsSrv.URL, "https://", "http://", 1), "use https://"},
-				{"http://" + ln.Addr().String(), "use https://"},
+				{"http://" + alert, "use https://"},
 			} {
 				if tc.want == "" {
 					continue
@@ -363,31 +347,39 @@ func TestHTTP2(t *testing.T) {
 	}
 	t.Run("h1 client at h2c port", func(t *testing.T) {
 		// A raw h2c port (a gRPC server) answers an HTTP/1.1 request with
-		// its SETTINGS frame.
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer ln.Close()
-		go func() {
-			for {
-				c, err := ln.Accept()
-				if err != nil {
-					return
-				}
-				buf := make([]byte, 1024)
-				_, _ = c.Read(buf)
-				_, _ = c.Write([]byte("\x00\x00\x06\x04\x00\x00\x00\x00\x00\x00\x03\x00\x00\x00\x64\x00\x00\x08\x07\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x01"))
-				_ = c.Close()
-			}
-		}()
+		// its SETTINGS frame and a GOAWAY.
+		addr := rawAnswer(t, "\x00\x00\x06\x04\x00\x00\x00\x00\x00\x00\x03\x00\x00\x00\x64\x00\x00\x08\x07\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x01")
 		for _, e := range netEngines {
 			c := New(Options{NetHTTP: e.netHTTP})
-			rec := do(t, c, t.Context(), "http://"+ln.Addr().String())
+			rec := do(t, c, t.Context(), "http://"+addr)
 			c.Close()
 			if rec.Error == nil || !strings.Contains(rec.Error.Message, "--http-version 2") {
 				t.Errorf("%s: %+v; want an error naming --http-version 2", e.name, rec.Error)
 			}
 		}
 	})
+}
+
+// rawAnswer starts a TCP server that answers each connection's first
+// read with answer and closes it; it returns its address.
+func rawAnswer(t *testing.T, answer string) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			buf := make([]byte, 4096)
+			_, _ = c.Read(buf)
+			_, _ = c.Write([]byte(answer))
+			_ = c.Close()
+		}
+	}()
+	return ln.Addr().String()
 }
