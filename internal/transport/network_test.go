@@ -38,12 +38,6 @@ func (l *sync2) all() []string {
 	return append([]string(nil), l.s...)
 }
 
-// netEngines are the two HTTP netEngines every network test runs against.
-var netEngines = []struct {
-	name    string
-	netHTTP bool
-}{{"lean", false}, {"net/http", true}}
-
 // okHandler answers a JSON body and counts the requests.
 func okHandler(n *atomic.Int64) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
@@ -137,13 +131,13 @@ func mustTLS(t *testing.T, f TLSFiles) *tls.Config {
 
 // TestSelfSignedTLS: a self-signed server is refused with an error naming
 // the flags that fix it, and reached without error with either of them,
-// in both netEngines.
+// in both engines.
 func TestSelfSignedTLS(t *testing.T) {
 	var served atomic.Int64
 	srv := httptest.NewTLSServer(okHandler(&served))
 	defer srv.Close()
 	ca := serverCAFile(t, srv)
-	for _, e := range netEngines {
+	for _, e := range engines {
 		t.Run(e.name, func(t *testing.T) {
 			c := New(Options{NetHTTP: e.netHTTP})
 			n, msg := errorsOf(runN(t, c, srv.URL, 2))
@@ -174,7 +168,7 @@ func TestMutualTLS(t *testing.T) {
 	srv.StartTLS()
 	defer srv.Close()
 	ca := serverCAFile(t, srv)
-	for _, e := range netEngines {
+	for _, e := range engines {
 		t.Run(e.name, func(t *testing.T) {
 			c := New(Options{NetHTTP: e.netHTTP, TLS: mustTLS(t, TLSFiles{CAFile: ca})})
 			n, msg := errorsOf(runN(t, c, srv.URL, 1))
@@ -205,7 +199,7 @@ func TestTLSFilesErrors(t *testing.T) {
 }
 
 // TestURLUserinfoBasicAuth: http://user:pass@host sends Basic credentials
-// in both netEngines; an Authorization header given wins.
+// in both engines; an Authorization header given wins.
 func TestURLUserinfoBasicAuth(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if u, p, ok := r.BasicAuth(); !ok || u != "alice" || p != "s3cr:t" {
@@ -219,7 +213,7 @@ func TestURLUserinfoBasicAuth(t *testing.T) {
 	}))
 	defer srv.Close()
 	withUser := strings.Replace(srv.URL, "http://", "http://alice:s3cr%3At@", 1)
-	for _, e := range netEngines {
+	for _, e := range engines {
 		t.Run(e.name, func(t *testing.T) {
 			c := New(Options{NetHTTP: e.netHTTP})
 			defer c.Close()
@@ -238,7 +232,7 @@ func TestURLUserinfoBasicAuth(t *testing.T) {
 }
 
 // TestWrongSchemeHints: https:// to a plain port and http:// to a TLS port
-// fail with the scheme to use, in both netEngines.
+// fail with the scheme to use, in both engines.
 func TestWrongSchemeHints(t *testing.T) {
 	var served atomic.Int64
 	plain := httptest.NewServer(okHandler(&served))
@@ -248,7 +242,7 @@ func TestWrongSchemeHints(t *testing.T) {
 	// A TLS port that answers a plain request with a TLS alert, not Go's
 	// friendly 400.
 	alert := rawAnswer(t, "\x15\x03\x01\x00\x02\x02\x46")
-	for _, e := range netEngines {
+	for _, e := range engines {
 		t.Run(e.name, func(t *testing.T) {
 			c := New(Options{NetHTTP: e.netHTTP, Timeout: 10 * time.Second})
 			defer c.Close()
@@ -335,7 +329,7 @@ func TestHTTP2(t *testing.T) {
 			}
 		})
 	}
-	for _, e := range netEngines {
+	for _, e := range engines {
 		t.Run("h1 client at h2-only server/"+e.name, func(t *testing.T) {
 			c := New(Options{NetHTTP: e.netHTTP, TLS: skip})
 			defer c.Close()
@@ -349,7 +343,7 @@ func TestHTTP2(t *testing.T) {
 		// A raw h2c port (a gRPC server) answers an HTTP/1.1 request with
 		// its SETTINGS frame and a GOAWAY.
 		addr := rawAnswer(t, "\x00\x00\x06\x04\x00\x00\x00\x00\x00\x00\x03\x00\x00\x00\x64\x00\x00\x08\x07\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x01")
-		for _, e := range netEngines {
+		for _, e := range engines {
 			c := New(Options{NetHTTP: e.netHTTP})
 			rec := do(t, c, t.Context(), "http://"+addr)
 			c.Close()
