@@ -3,6 +3,7 @@ package report
 import (
 	"math"
 	"strings"
+	"sync"
 	"unicode"
 
 	"github.com/aiperf-go/aiperf/internal/metrics"
@@ -78,20 +79,20 @@ func (s *Series) Len() int {
 }
 
 // builtinMetrics names and orients metrics.
-var builtinMetrics = metrics.Builtin()
+var builtinMetrics = sync.OnceValue(metrics.Builtin)
 
 // metricName is a metric's display name: the registry's header, with
 // AIPerf's derived suffixes; unknown tags are title-cased.
 func metricName(tag string) string {
 	for _, suf := range []struct{ tag, name string }{{"_per_gpu", " Per GPU"}, {"_per_user", " Per User"}} {
 		if base, ok := strings.CutSuffix(tag, suf.tag); ok {
-			if m, found := builtinMetrics.Lookup(tag); found {
+			if m, found := builtinMetrics().Lookup(tag); found {
 				return m.Header
 			}
 			return metricName(base) + suf.name
 		}
 	}
-	if m, ok := builtinMetrics.Lookup(tag); ok && m.Header != "" {
+	if m, ok := builtinMetrics().Lookup(tag); ok && m.Header != "" {
 		return m.Header
 	}
 	switch tag {
@@ -135,7 +136,7 @@ func titleCase(tag string) string {
 // largerIsBetter orients a metric for the Pareto front: throughputs up,
 // latencies down. Derived per-GPU and per-user metrics follow their base.
 func largerIsBetter(tag string) bool {
-	if m, ok := builtinMetrics.Lookup(tag); ok {
+	if m, ok := builtinMetrics().Lookup(tag); ok {
 		return m.Flags.Has(metrics.FlagLargerIsBetter)
 	}
 	for _, suf := range []string{"_per_gpu", "_per_user"} {

@@ -108,7 +108,7 @@ func (run *Run) columnUnit(name string) string {
 	}
 	for _, q := range run.Requests {
 		if _, ok := q.Metrics[name]; ok {
-			if m, found := builtinMetrics.Lookup(name); found {
+			if m, found := builtinMetrics().Lookup(name); found {
 				return string(m.DisplayUnit)
 			}
 			break
