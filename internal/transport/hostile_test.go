@@ -139,7 +139,10 @@ type hostileCase struct {
 	// server whose idle timeout is seconds.
 	idleWrites bool
 	opts       Options
-	check      func(t *testing.T, c *Client, recs []*record.Record)
+	// concurrency sends the requests from that many goroutines (0: one
+	// at a time).
+	concurrency int
+	check       func(t *testing.T, c *Client, recs []*record.Record)
 }
 
 func hostileCases() []hostileCase {
@@ -186,6 +189,28 @@ func hostileCases() []hostileCase {
 				return true
 			},
 			check: errorsWith(10, "malformed HTTP response"),
+		},
+		{
+			name: "garbage_answer_25pct_c8", n: 40, concurrency: 8,
+			serve: func(s *hostile, conn net.Conn, req *http.Request, id string, n int) bool {
+				readBody(req)
+				if n%4 == 0 {
+					s.write(conn, "garbage\r\n\r\n")
+					return false
+				}
+				s.write(conn, answer(id))
+				return true
+			},
+			check: errorsWith(10, "malformed HTTP response"),
+		},
+		{
+			name: "two_responses_c8", n: 40, concurrency: 8,
+			serve: func(s *hostile, conn net.Conn, req *http.Request, id string, n int) bool {
+				readBody(req)
+				s.write(conn, answer(id)+answer("stray-"+id))
+				return true
+			},
+			check: errorsWith(0, ""),
 		},
 		{
 			name: "malformed_status_line", n: 10,
@@ -422,25 +447,48 @@ func TestHostileServer(t *testing.T) {
 				c := New(o)
 				t.Cleanup(c.Close)
 				recs := make([]*record.Record, tc.n)
+				if tc.concurrency > 0 {
+					var wg sync.WaitGroup
+					next := make(chan int)
+					for range tc.concurrency {
+						wg.Go(func() {
+							for i := range next {
+								recs[i] = hostileDo(c, srv, tc, i)
+							}
+						})
+					}
+					for i := range tc.n {
+						next <- i
+					}
+					close(next)
+					wg.Wait()
+					checkHostile(t, srv, recs)
+					tc.check(t, c, recs)
+					return
+				}
 				for i := range tc.n {
 					if i > 0 && tc.idleWrites {
 						settle(t, c, srv, i)
 					}
-					body := []byte(`{"model":"m"}`)
-					if tc.body != nil {
-						body = tc.body(i)
-					}
-					id := fmt.Sprint("r", i)
-					h := http.Header{"Content-Type": {"application/json"}, "X-Request-Id": {id}}
-					rec := &record.Record{}
-					c.Do(context.Background(), clock.New(), &Request{URL: srv.url + "/v1/chat/completions", Body: body, Header: h}, rec)
-					recs[i] = rec
+					recs[i] = hostileDo(c, srv, tc, i)
 				}
 				checkHostile(t, srv, recs)
 				tc.check(t, c, recs)
 			})
 		}
 	}
+}
+
+// hostileDo sends the case's i-th request.
+func hostileDo(c *Client, srv *hostile, tc hostileCase, i int) *record.Record {
+	body := []byte(`{"model":"m"}`)
+	if tc.body != nil {
+		body = tc.body(i)
+	}
+	h := http.Header{"Content-Type": {"application/json"}, "X-Request-Id": {fmt.Sprint("r", i)}}
+	rec := &record.Record{}
+	c.Do(context.Background(), clock.New(), &Request{URL: srv.url + "/v1/chat/completions", Body: body, Header: h}, rec)
+	return rec
 }
 
 // settle waits until the bytes a case's server wrote after the i-th
