@@ -565,7 +565,7 @@ func chunkData(r *record.Record) string {
 func TestHeaderFloodMemory(t *testing.T) {
 	for _, eng := range engines {
 		t.Run(strings.ReplaceAll(eng.name, "/", "_"), func(t *testing.T) {
-			srv := newHostile(t, hostileCases()[5].serve)
+			srv := newHostile(t, caseNamed("header_flood").serve)
 			c := New(Options{NetHTTP: eng.netHTTP, Timeout: time.Minute})
 			t.Cleanup(c.Close)
 			rec := send(c, srv.url, "r0", "")
@@ -580,6 +580,16 @@ func TestHeaderFloodMemory(t *testing.T) {
 			}
 		})
 	}
+}
+
+// caseNamed is the case of that name.
+func caseNamed(name string) hostileCase {
+	for _, tc := range hostileCases() {
+		if tc.name == name {
+			return tc
+		}
+	}
+	panic("no hostile case " + name)
 }
 
 // peakRSS is the process's peak resident set (VmHWM), or 0 where unknown.
