@@ -16,6 +16,7 @@ import (
 
 	"github.com/aiperf-go/aiperf/internal/builtin"
 	"github.com/aiperf-go/aiperf/internal/config"
+	"github.com/aiperf-go/aiperf/internal/readiness"
 )
 
 // probeServer is an inference server that starts answering after a number
@@ -111,7 +112,7 @@ func (c *fakeClock) sleep(ctx context.Context, d time.Duration) error {
 
 // testProber builds the prober a run of cfg would use, on a fake clock,
 // logging at debug into log.
-func testProber(t *testing.T, cfg *config.Config) (*prober, *fakeClock, *bytes.Buffer) {
+func testProber(t *testing.T, cfg *config.Config) (*readiness.Prober, *fakeClock, *bytes.Buffer) {
 	t.Helper()
 	p, err := NewPlan(cfg, builtin.New())
 	if err != nil {
@@ -120,7 +121,7 @@ func testProber(t *testing.T, cfg *config.Config) (*prober, *fakeClock, *bytes.B
 	var log bytes.Buffer
 	pr := newProber(p, &http.Client{}, slog.New(slog.NewTextHandler(&log, &slog.HandlerOptions{Level: slog.LevelDebug})))
 	clk := &fakeClock{t: time.Unix(1_000_000, 0)}
-	pr.now, pr.sleep = clk.now, clk.sleep
+	pr.Now, pr.Sleep = clk.now, clk.sleep
 	return pr, clk, &log
 }
 
@@ -165,7 +166,7 @@ func TestReadinessBecomesReady(t *testing.T) {
 			cfg := readinessConfig(t, tt.mode, srv.start(t))
 			cfg.Endpoint.Type = tt.endpoint
 			pr, clk, log := testProber(t, cfg)
-			if err := pr.wait(context.Background()); err != nil {
+			if err := pr.Wait(context.Background()); err != nil {
 				t.Fatalf("wait: %v\n%s", err, log)
 			}
 			for call, want := range tt.wantCalls {
@@ -196,28 +197,12 @@ func TestReadinessBecomesReady(t *testing.T) {
 	}
 }
 
-func TestReadinessPayload(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		kind config.EndpointType
-		want string
-	}{
-		{config.EndpointChat, `{"messages":[{"role":"user","content":"Lo"}],"max_tokens":1,"model":"m"}`},
-		{config.EndpointCompletions, `{"prompt":"Lo","max_tokens":1,"model":"m"}`},
-	}
-	for _, tt := range tests {
-		if got := string(readinessPayload(tt.kind, "m")); got != tt.want {
-			t.Errorf("%s: %s; want %s", tt.kind, got, tt.want)
-		}
-	}
-}
-
 func TestReadinessProbesEveryURL(t *testing.T) {
 	t.Parallel()
 	a, b := &probeServer{}, &probeServer{inferenceAfter: 1}
 	cfg := readinessConfig(t, config.WaitForBoth, a.start(t), b.start(t))
 	pr, _, log := testProber(t, cfg)
-	if err := pr.wait(context.Background()); err != nil {
+	if err := pr.Wait(context.Background()); err != nil {
 		t.Fatalf("wait: %v\n%s", err, log)
 	}
 	if a.count("GET /v1/models") != 1 || a.count("POST /v1/chat/completions") != 1 {
@@ -264,7 +249,7 @@ func TestReadinessTimeout(t *testing.T) {
 			cfg.Endpoint.WaitForModelTimeout = 60
 			cfg.Endpoint.WaitForModelInterval = 5
 			pr, clk, log := testProber(t, cfg)
-			err := pr.wait(context.Background())
+			err := pr.Wait(context.Background())
 			if code := exitCode(err); code != config.ExitFailure {
 				t.Fatalf("wait = %v (code %d); want exit code 1", err, code)
 			}
@@ -295,8 +280,8 @@ func TestReadinessInterrupted(t *testing.T) {
 	cfg := readinessConfig(t, config.WaitForInference, srv.start(t))
 	pr, _, _ := testProber(t, cfg)
 	ctx, cancel := context.WithCancel(context.Background())
-	pr.sleep = func(context.Context, time.Duration) error { cancel(); return ctx.Err() }
-	if code := exitCode(pr.wait(ctx)); code != config.ExitInterrupted {
+	pr.Sleep = func(context.Context, time.Duration) error { cancel(); return ctx.Err() }
+	if code := exitCode(pr.Wait(ctx)); code != config.ExitInterrupted {
 		t.Errorf("exit code %d; want %d", code, config.ExitInterrupted)
 	}
 }
@@ -343,20 +328,4 @@ func TestRunNotReadyStartsNothing(t *testing.T) {
 	if m, _ := filepath.Glob(filepath.Join(cfg.Output.ArtifactDir, "profile_export*")); len(m) != 0 {
 		t.Errorf("artifacts written without a benchmark: %v", m)
 	}
-}
-
-func FuzzModelIDs(f *testing.F) {
-	for _, s := range []string{
-		`{"object":"list","data":[{"id":"a"},{"id":"b"}]}`, `{"data":[]}`, `{"data":null}`, `{"data":[1,"x",{"id":2}]}`,
-		`[]`, `null`, ``, `{"data":[{"id":"\u00e9"}]`, "\xff",
-	} {
-		f.Add([]byte(s))
-	}
-	f.Fuzz(func(t *testing.T, body []byte) {
-		ids, ok := modelIDs(body)
-		if !ok && ids != nil {
-			t.Errorf("modelIDs(%q) = %v, false; want no ids when the body is not a list", body, ids)
-		}
-		_ = snippet(body)
-	})
 }

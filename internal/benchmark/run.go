@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
 	"time"
 
 	"github.com/aiperf-go/aiperf/internal/accuracy"
@@ -21,6 +22,7 @@ import (
 	"github.com/aiperf-go/aiperf/internal/export"
 	"github.com/aiperf-go/aiperf/internal/live"
 	"github.com/aiperf-go/aiperf/internal/metrics"
+	"github.com/aiperf-go/aiperf/internal/readiness"
 	"github.com/aiperf-go/aiperf/internal/record"
 	"github.com/aiperf-go/aiperf/internal/transport"
 	"github.com/aiperf-go/aiperf/internal/worker"
@@ -134,6 +136,37 @@ func Run(ctx context.Context, cfg *config.Config, rio IO) error {
 		return &config.ExitError{Code: config.ExitFailure, Err: err}
 	}
 	return exitStatus(res)
+}
+
+// waitForModel runs the readiness probes the configuration asks for
+// (package readiness); nil when none is configured.
+func waitForModel(ctx context.Context, p *Plan, stderr io.Writer, log *slog.Logger) error {
+	e := &p.Config.Endpoint
+	if !(e.WaitForModelTimeout > 0) {
+		return nil
+	}
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.Proxy = nil // as the benchmark's transport: never through a proxy
+	t.DisableCompression = true
+	pr := newProber(p, &http.Client{Transport: t}, log)
+	defer t.CloseIdleConnections()
+	fmt.Fprintf(stderr, "Waiting up to %gs for the endpoint to be ready (--wait-for-model-mode %s)\n",
+		e.WaitForModelTimeout, pr.Mode())
+	return pr.Wait(ctx)
+}
+
+// newProber is the readiness prober of the run's URLs, models and headers.
+func newProber(p *Plan, client *http.Client, log *slog.Logger) *readiness.Prober {
+	e := &p.Config.Endpoint
+	o := readiness.Options{
+		Targets: p.URLs, Models: p.Models, Mode: e.WaitForModelMode, Kind: e.Type,
+		Timeout: clock.Seconds(e.WaitForModelTimeout), Interval: clock.Seconds(e.WaitForModelInterval),
+		Header: p.Header, Client: client, Log: log,
+	}
+	for _, u := range e.URLs {
+		o.Bases = append(o.Bases, config.NormalizeURL(u))
+	}
+	return readiness.New(o)
 }
 
 // result is a finished run.

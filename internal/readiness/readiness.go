@@ -1,4 +1,8 @@
-package benchmark
+// Package readiness probes an inference server until it is ready to be
+// benchmarked (--wait-for-model-timeout, --wait-for-model-mode,
+// --wait-for-model-interval): its model list, a one-token request, or
+// both, for every URL and model.
+package readiness
 
 import (
 	"bytes"
@@ -46,30 +50,25 @@ const readinessNoticeEvery = 30 * time.Second
 // maxProbeBody bounds how much of a probe response is read.
 const maxProbeBody = 1 << 20
 
-// waitForModel runs the readiness probes the configuration asks for. It
-// returns nil when every probe passed or none is configured, a
-// *config.ExitError with config.ExitFailure naming the URL, the mode and
-// the last failure when a probe timed out, and one with
-// config.ExitInterrupted when ctx was cancelled first.
-func waitForModel(ctx context.Context, p *Plan, stderr io.Writer, log *slog.Logger) error {
-	e := &p.Config.Endpoint
-	if !(e.WaitForModelTimeout > 0) {
-		return nil
-	}
-	t := http.DefaultTransport.(*http.Transport).Clone()
-	t.Proxy = nil // as the benchmark's transport: never through a proxy
-	t.DisableCompression = true
-	pr := newProber(p, &http.Client{Transport: t}, log)
-	defer t.CloseIdleConnections()
-	fmt.Fprintf(stderr, "Waiting up to %gs for the endpoint to be ready (--wait-for-model-mode %s)\n",
-		e.WaitForModelTimeout, pr.mode)
-	return pr.wait(ctx)
+// Options are what the probes need from a run.
+type Options struct {
+	Bases   []string // base URLs, normalised (for /v1/models)
+	Targets []string // inference URLs (base URL + endpoint path), same order
+	Models  []string
+	Mode    config.WaitForModelMode // "" = config.DefaultWaitForModelMode
+	Kind    config.EndpointType
+	// Timeout applies to each probe on its own; Interval is the pause
+	// between attempts.
+	Timeout, Interval time.Duration
+	Header            http.Header
+	Client            *http.Client
+	Log               *slog.Logger
 }
 
-// prober probes every URL until each check passes or its deadline passes.
-type prober struct {
-	bases   []string // base URLs, normalised (for /v1/models)
-	targets []string // inference URLs (base URL + endpoint path), same order
+// Prober probes every URL until each check passes or its deadline passes.
+type Prober struct {
+	bases   []string
+	targets []string
 	models  []string
 	mode    config.WaitForModelMode
 	kind    config.EndpointType
@@ -79,34 +78,26 @@ type prober struct {
 	client            *http.Client
 	log               *slog.Logger
 
-	// now and sleep are the clock the waits run on; tests replace them.
-	now   func() time.Time
-	sleep func(ctx context.Context, d time.Duration) error
+	// Now and Sleep are the clock the waits run on; tests replace them.
+	Now   func() time.Time
+	Sleep func(ctx context.Context, d time.Duration) error
 }
 
-func newProber(p *Plan, client *http.Client, log *slog.Logger) *prober {
-	e := &p.Config.Endpoint
-	pr := &prober{
-		targets:  p.URLs,
-		models:   p.Models,
-		mode:     e.WaitForModelMode,
-		kind:     e.Type,
-		timeout:  clock.Seconds(e.WaitForModelTimeout),
-		interval: clock.Seconds(e.WaitForModelInterval),
-		header:   p.Header,
-		client:   client,
-		log:      log,
-		now:      time.Now,
-		sleep:    clock.Sleep,
+// New returns the prober of o on the real clock.
+func New(o Options) *Prober {
+	pr := &Prober{
+		bases: o.Bases, targets: o.Targets, models: o.Models, mode: o.Mode, kind: o.Kind,
+		timeout: o.Timeout, interval: o.Interval, header: o.Header, client: o.Client, log: o.Log,
+		Now: time.Now, Sleep: clock.Sleep,
 	}
 	if pr.mode == "" {
 		pr.mode = config.DefaultWaitForModelMode
 	}
-	for _, u := range e.URLs {
-		pr.bases = append(pr.bases, config.NormalizeURL(u))
-	}
 	return pr
 }
+
+// Mode is the probes' --wait-for-model-mode.
+func (pr *Prober) Mode() config.WaitForModelMode { return pr.mode }
 
 // check is one kind of probe against one URL and model: it reports whether
 // the endpoint is ready and, when it is not, why.
@@ -119,9 +110,12 @@ type check struct {
 	probe      func(ctx context.Context) (ready bool, why string)
 }
 
-// wait runs every check in order: per URL, the models checks, then the
-// inference checks, each for every model.
-func (pr *prober) wait(ctx context.Context) error {
+// Wait runs every check in order: per URL, the models checks, then the
+// inference checks, each for every model. It returns nil when every probe
+// passed, a *config.ExitError with config.ExitFailure naming the URL, the
+// mode and the last failure when a probe timed out, and one with
+// config.ExitInterrupted when ctx was cancelled first.
+func (pr *Prober) Wait(ctx context.Context) error {
 	pr.log.Info("waiting for endpoint readiness", "mode", string(pr.mode), "timeout", pr.timeout,
 		"interval", pr.interval, "urls", len(pr.bases), "models", len(pr.models))
 	for i := range pr.bases {
@@ -135,7 +129,7 @@ func (pr *prober) wait(ctx context.Context) error {
 }
 
 // checks lists the checks of URL i for the mode.
-func (pr *prober) checks(i int) []check {
+func (pr *Prober) checks(i int) []check {
 	models := pr.models
 	if len(models) == 0 {
 		models = []string{"default"}
@@ -160,13 +154,13 @@ func (pr *prober) checks(i int) []check {
 
 // run repeats one check every interval until it passes or its deadline
 // passes.
-func (pr *prober) run(ctx context.Context, c check) error {
-	start := pr.now()
+func (pr *Prober) run(ctx context.Context, c check) error {
+	start := pr.Now()
 	deadline := start.Add(pr.timeout)
 	lastNotice := start
 	var why string
 	for attempt := 1; ; attempt++ {
-		remaining := deadline.Sub(pr.now())
+		remaining := deadline.Sub(pr.Now())
 		if remaining <= 0 {
 			return &config.ExitError{Code: config.ExitFailure, Err: fmt.Errorf(
 				"endpoint not ready: the %s probe of %s for model %q did not pass within %gs (--wait-for-model-mode %s, %d attempts); last failure: %s",
@@ -178,19 +172,19 @@ func (pr *prober) run(ctx context.Context, c check) error {
 		cancel()
 		if ready {
 			pr.log.Info("endpoint ready", "probe", c.name, "url", c.url, "model", c.model, "attempts", attempt,
-				"waited", pr.now().Sub(start).Round(time.Millisecond))
+				"waited", pr.Now().Sub(start).Round(time.Millisecond))
 			return nil
 		}
 		if ctx.Err() != nil {
 			return &config.ExitError{Code: config.ExitInterrupted, Err: fmt.Errorf("interrupted while waiting for %s to be ready", c.url)}
 		}
 		pr.log.Debug("readiness probe failed", "probe", c.name, "url", c.url, "model", c.model, "attempt", attempt, "failure", why)
-		if now := pr.now(); now.Sub(lastNotice) >= readinessNoticeEvery {
+		if now := pr.Now(); now.Sub(lastNotice) >= readinessNoticeEvery {
 			lastNotice = now
 			pr.log.Info("still waiting for the endpoint", "probe", c.name, "url", c.url, "model", c.model,
 				"attempts", attempt, "waited", now.Sub(start).Round(time.Second), "last_failure", why)
 		}
-		if err := pr.sleep(ctx, min(pr.interval, max(0, deadline.Sub(pr.now())))); err != nil {
+		if err := pr.Sleep(ctx, min(pr.interval, max(0, deadline.Sub(pr.Now())))); err != nil {
 			return &config.ExitError{Code: config.ExitInterrupted, Err: fmt.Errorf("interrupted while waiting for %s to be ready", c.url)}
 		}
 	}
@@ -199,7 +193,7 @@ func (pr *prober) run(ctx context.Context, c check) error {
 // probeModels passes when GET {base}/v1/models lists the model in data[].
 // A server without the route (404) passes when its base URL answers 2xx,
 // as in AIPerf.
-func (pr *prober) probeModels(ctx context.Context, base, model string) (bool, string) {
+func (pr *Prober) probeModels(ctx context.Context, base, model string) (bool, string) {
 	status, body, err := pr.do(ctx, http.MethodGet, base+"/v1/models", nil)
 	switch {
 	case err != nil:
@@ -230,7 +224,7 @@ func (pr *prober) probeModels(ctx context.Context, base, model string) (bool, st
 // 500: a 4xx means the server is up but rejects the request, which the
 // benchmark's own requests will show (AIPerf's rule). Only 5xx and
 // connection failures are retried.
-func (pr *prober) probeInference(ctx context.Context, target, model string) (bool, string) {
+func (pr *Prober) probeInference(ctx context.Context, target, model string) (bool, string) {
 	status, body, err := pr.do(ctx, http.MethodPost, target, readinessPayload(pr.kind, model))
 	switch {
 	case err != nil:
@@ -246,7 +240,7 @@ func (pr *prober) probeInference(ctx context.Context, target, model string) (boo
 
 // do sends one probe request with the run's headers and reads the start
 // of the response.
-func (pr *prober) do(ctx context.Context, method, target string, body []byte) (status int, respBody []byte, err error) {
+func (pr *Prober) do(ctx context.Context, method, target string, body []byte) (status int, respBody []byte, err error) {
 	var rd io.Reader
 	if body != nil {
 		rd = bytes.NewReader(body)
