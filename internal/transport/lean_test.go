@@ -188,6 +188,9 @@ func FuzzLeanResponse(f *testing.F) {
 	f.Add("HTTP/1.1 200 OK\r\nContent-Length: +1\r\n\r\nx")
 	f.Add("HTTP/1.1 204 No Content\r\nContent-Length: 0\r\n\r\n")
 	f.Add("HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+	f.Add("HTTP/1.1 102 Processing\r\n\r\nHTTP/1.1 103 Early Hints\r\nLink: </s>\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+	f.Add("HTTP/1.1 408 Request Timeout\r\nConnection: close\r\nContent-Length: 0\r\n\r\n")
+	f.Add("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nokHTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nstray")
 	f.Fuzz(func(t *testing.T, raw string) {
 		req := mustRequest(t, "POST", "http://h:1/", "{}", nil)
 		var want *http.Response
