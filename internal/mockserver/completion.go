@@ -191,7 +191,7 @@ type completionDetails struct {
 // that fraction of the completion tokens (rounded) came from the
 // prediction and the rest were rejected.
 func (r *response) usage() usage {
-	u := usage{PromptTokens: r.plan.ISL, CompletionTokens: r.plan.Count, TotalTokens: r.plan.ISL + r.plan.Count}
+	u := usage{PromptTokens: r.plan.PromptTokens, CompletionTokens: r.plan.Count, TotalTokens: r.plan.PromptTokens + r.plan.Count}
 	if r.predict > 0 {
 		acc := int(math.Round(r.predict * float64(r.plan.Count)))
 		u.CompletionDetails = &completionDetails{Accepted: acc, Rejected: r.plan.Count - acc}

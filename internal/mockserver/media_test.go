@@ -47,7 +47,8 @@ func TestMultimodalContentParts(t *testing.T) {
 
 // TestLongMultimodalHistory: a conversation of 150 turns, each user turn
 // carrying an image and the assistant replies in between, is accepted;
-// the prompt is every user text (joined), as the mock counts a history.
+// usage.prompt_tokens counts the whole history, replies included, as a
+// real server does.
 func TestLongMultimodalHistory(t *testing.T) {
 	t.Parallel()
 	srv := newTestServer(t, fastConfig())
@@ -57,12 +58,12 @@ func TestLongMultimodalHistory(t *testing.T) {
 	for i := range turns {
 		msgs = append(msgs, map[string]any{"role": "user", "content": []any{textPart("turn words here"), imagePart(img)}})
 		if i < turns-1 {
-			msgs = append(msgs, map[string]any{"role": "assistant", "content": "reply that is not counted"})
+			msgs = append(msgs, map[string]any{"role": "assistant", "content": "reply that is counted too"})
 		}
 	}
 	got := postJSON(t, srv.URL+"/v1/chat/completions", map[string]any{"model": "m", "max_tokens": 2, "messages": msgs})
-	if got.Usage.PromptTokens != 3*turns {
-		t.Errorf("prompt_tokens = %d; want %d", got.Usage.PromptTokens, 3*turns)
+	if want := 3*turns + 5*(turns-1); got.Usage.PromptTokens != want {
+		t.Errorf("prompt_tokens = %d; want %d", got.Usage.PromptTokens, want)
 	}
 }
 

@@ -16,11 +16,14 @@ const (
 // and which words. It is a pure function of the prompt and the length
 // options, so the same request always gets the same answer.
 type outputPlan struct {
-	ISL    int    // prompt tokens (usage.prompt_tokens)
-	Count  int    // output tokens (usage.completion_tokens)
-	Finish string // finishLength or finishStop
-	Seed   uint32 // promptSeed of the prompt
-	words  wordStream
+	ISL int // user-turn prompt tokens (AIPerf's mock: the output length and latency follow it)
+	// PromptTokens is usage.prompt_tokens: the whole conversation's tokens
+	// (every message of a chat request, as a real server counts them).
+	PromptTokens int
+	Count        int    // output tokens (usage.completion_tokens)
+	Finish       string // finishLength or finishStop
+	Seed         uint32 // promptSeed of the prompt
+	words        wordStream
 }
 
 // budget is AIPerf's output-length budget for a prompt of isl tokens.
@@ -89,7 +92,11 @@ func planOutput(r *parsedRequest, count func(string) int) outputPlan {
 	}
 	seed := promptSeed(r.Prompt.Text)
 	n, finish := outputCount(isl, r.maxOutput(), r.MinTokens, r.IgnoreEOS, seed)
-	return outputPlan{ISL: isl, Count: n, Finish: finish, Seed: seed, words: newWordStream(r.Prompt.Text)}
+	promptTokens := isl
+	if r.Prompt.Context != "" {
+		promptTokens = count(r.Prompt.Context)
+	}
+	return outputPlan{ISL: isl, PromptTokens: promptTokens, Count: n, Finish: finish, Seed: seed, words: newWordStream(r.Prompt.Text)}
 }
 
 // wordStream yields a deterministic sequence of vocabulary indices seeded

@@ -61,6 +61,12 @@ type prompt struct {
 	// TokenIDs holds the ids of a pre-tokenized completions prompt; when
 	// non-nil, its length is the ISL and Text is the ids joined by spaces.
 	TokenIDs []int
+	// Context is the text of every message of a chat request (system,
+	// assistant and user, joined with "\n"): the whole conversation, which
+	// a real server's usage.prompt_tokens counts, where Text (AIPerf's
+	// mock) keeps only the user turns for the output plan. Empty when it
+	// is Text.
+	Context string
 }
 
 // parsedRequest is a validated request: its options and its prompt.
@@ -85,7 +91,7 @@ func parseRequest(api apiKind, body []byte) (parsedRequest, error) {
 		if r.Messages == nil {
 			return r, fmt.Errorf("%w: 'messages' is required", errBadRequest)
 		}
-		r.Prompt.Text, err = chatPromptText(r.Messages)
+		r.Prompt.Text, r.Prompt.Context, err = chatPromptText(r.Messages)
 	case completionAPI:
 		if len(r.completionRequest.Prompt) == 0 {
 			return r, fmt.Errorf("%w: 'prompt' is required", errBadRequest)
@@ -130,9 +136,11 @@ func (r *parsedRequest) includeUsage() bool {
 // chatPromptText joins the text of the user messages with "\n". As in
 // AIPerf's mock, system and assistant messages do not count toward the ISL,
 // which matches the client's ISL (the user turn texts). Non-text parts of
-// array content (images, audio) are skipped.
-func chatPromptText(msgs []chatMessage) (string, error) {
-	var texts []string
+// array content (images, audio) are skipped. context is the text of every
+// message, whatever its role (the conversation a server's usage counts),
+// or "" when that is user.
+func chatPromptText(msgs []chatMessage) (user, context string, err error) {
+	var texts, all []string
 	for i, m := range msgs {
 		c := bytes.TrimSpace(m.Content)
 		switch {
@@ -141,29 +149,34 @@ func chatPromptText(msgs []chatMessage) (string, error) {
 		case c[0] == '"':
 			var s string
 			if err := json.Unmarshal(c, &s); err != nil {
-				return "", fmt.Errorf("%w: messages[%d].content: %v", errBadRequest, i, err)
+				return "", "", fmt.Errorf("%w: messages[%d].content: %v", errBadRequest, i, err)
 			}
+			all = append(all, s)
 			if m.Role == "user" {
 				texts = append(texts, s)
 			}
 		case c[0] == '[':
 			var parts []contentPart
 			if err := json.Unmarshal(c, &parts); err != nil {
-				return "", fmt.Errorf("%w: messages[%d].content: %v", errBadRequest, i, err)
-			}
-			if m.Role != "user" {
-				continue
+				return "", "", fmt.Errorf("%w: messages[%d].content: %v", errBadRequest, i, err)
 			}
 			for _, p := range parts {
-				if p.Type == "text" {
+				if p.Type != "text" {
+					continue
+				}
+				all = append(all, p.Text)
+				if m.Role == "user" {
 					texts = append(texts, p.Text)
 				}
 			}
 		default:
-			return "", fmt.Errorf("%w: messages[%d].content must be a string or an array", errBadRequest, i)
+			return "", "", fmt.Errorf("%w: messages[%d].content must be a string or an array", errBadRequest, i)
 		}
 	}
-	return strings.Join(texts, "\n"), nil
+	if len(all) > len(texts) {
+		context = strings.Join(all, "\n")
+	}
+	return strings.Join(texts, "\n"), context, nil
 }
 
 // completionPrompt decodes a completions prompt: a string, an array of

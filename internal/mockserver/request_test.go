@@ -17,7 +17,7 @@ func TestParseRequest(t *testing.T) {
 		wantErr bool
 	}{
 		{"chat string", chatAPI, `{"messages":[{"role":"user","content":"hi there"}]}`, prompt{Text: "hi there"}, false},
-		{"chat joins users", chatAPI, `{"messages":[{"role":"user","content":"a"},{"role":"assistant","content":"b"},{"role":"user","content":"c"}]}`, prompt{Text: "a\nc"}, false},
+		{"chat joins users", chatAPI, `{"messages":[{"role":"user","content":"a"},{"role":"assistant","content":"b"},{"role":"user","content":"c"}]}`, prompt{Text: "a\nc", Context: "a\nb\nc"}, false}, // the output plan follows the users; usage counts all
 		{"chat parts", chatAPI, `{"messages":[{"role":"user","content":[{"type":"text","text":"x"},{"type":"image_url","image_url":{"url":"u"}},{"type":"text","text":"y"}]}]}`, prompt{Text: "x\ny"}, false},
 		{"chat null content", chatAPI, `{"messages":[{"role":"user","content":null},{"role":"user","content":"z"}]}`, prompt{Text: "z"}, false},
 		{"chat empty messages", chatAPI, `{"messages":[]}`, prompt{}, false},

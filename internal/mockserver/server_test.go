@@ -255,15 +255,15 @@ func TestPromptExtraction(t *testing.T) {
 	}{
 		{"chat string", "/v1/chat/completions", chatBody(nil, "a b c"), 3},
 		{"chat parts and roles", "/v1/chat/completions", map[string]any{"model": "m", "messages": []any{
-			map[string]any{"role": "system", "content": "ignored system words"},
+			map[string]any{"role": "system", "content": "counted system words"},
 			map[string]any{"role": "user", "content": []any{
 				map[string]any{"type": "text", "text": "a b"},
 				map[string]any{"type": "image_url", "image_url": map[string]any{"url": "data:x"}},
 				map[string]any{"type": "text", "text": "c"},
 			}},
-			map[string]any{"role": "assistant", "content": "ignored reply"},
+			map[string]any{"role": "assistant", "content": "counted reply"},
 			map[string]any{"role": "user", "content": "d e"},
-		}}, 5},
+		}}, 10}, // every message: a server's usage counts the whole conversation
 		{"completions string", "/v1/completions", completionBody(nil, "a b c d"), 4},
 		{"completions strings", "/v1/completions", completionBody(nil, []string{"a b", "", "c"}), 3},
 		{"completions token ids", "/v1/completions", completionBody(nil, []int{1, 2, 3, 4, 5, 6}), 6},
