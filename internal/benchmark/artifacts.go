@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"os"
 	"slices"
+	"strings"
 
 	"github.com/aiperf-go/aiperf/internal/clienthealth"
+	"github.com/aiperf-go/aiperf/internal/config"
 	"github.com/aiperf-go/aiperf/internal/export"
 	"github.com/aiperf-go/aiperf/internal/telemetry/gpu"
 	"github.com/aiperf-go/aiperf/internal/verdict"
@@ -145,6 +148,10 @@ func newArtifactRun(p *Plan, res *result, rio IO) *artifactRun {
 		LogFile:          p.Paths.Log,
 		EmbeddedMock:     p.Config.Endpoint.MockServer,
 		ShowTraceTiming:  p.Config.Fidelity.ShowTraceTiming,
+		// The output-length note says which count it compared and
+		// leaves out the advice the run already follows.
+		ServerTokenCounts: p.Config.Endpoint.UseServerTokenCount,
+		ExtraInputs:       extraInputKeys(p.Config.Input.Extra),
 	}
 	if res.Health != nil {
 		a.opts.Footer = clienthealth.Console(*res.Health)
@@ -165,8 +172,27 @@ func newArtifactRun(p *Plan, res *result, rio IO) *artifactRun {
 // left out of the announcement.
 func (a *artifactRun) announced() export.ConsoleOptions {
 	opts := a.opts
-	opts.Exports = slices.DeleteFunc(slices.Clone(a.opts.Exports), func(e export.Export) bool { return a.unwritten[e.Path] })
+	opts.Exports = slices.DeleteFunc(slices.Clone(a.opts.Exports), func(e export.Export) bool { return a.unwritten[e.Path] || !onDisk(e.Path) })
 	return opts
+}
+
+// onDisk reports whether path is a regular file. The console is written
+// last, so every file it announces is checked against the disk, whichever
+// exporter wrote it and however it reported a failure.
+func onDisk(path string) bool {
+	st, err := os.Stat(path)
+	return err == nil && st.Mode().IsRegular()
+}
+
+// extraInputKeys are the --extra-inputs keys set to something other than
+// false or null.
+func extraInputKeys(extra []config.ExtraInput) map[string]bool {
+	keys := map[string]bool{}
+	for _, e := range extra {
+		v := strings.TrimSpace(string(e.Value))
+		keys[e.Key] = v != "false" && v != "null" && v != ""
+	}
+	return keys
 }
 
 // writeTelemetryArtifacts writes the telemetry files and adds their block

@@ -33,6 +33,14 @@ type ConsoleOptions struct {
 	Incomplete       bool
 	IncompleteReason string
 
+	// ServerTokenCounts is --use-server-token-count: the output length is
+	// the server's usage.completion_tokens, not the client's count.
+	// ExtraInputs are the --extra-inputs keys the run sets to a value
+	// other than false or null (ignore_eos, min_tokens): the output-length
+	// note never advises what the run already does.
+	ServerTokenCounts bool
+	ExtraInputs       map[string]bool
+
 	// Thresholds quoted by the warnings (AIPerf's environment defaults
 	// when zero: 10 %, 5 % and 50 tokens).
 	UsageDiffThresholdPct   float64

@@ -2,6 +2,7 @@ package export
 
 import (
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/go-json-experiment/json"
@@ -102,19 +103,47 @@ the text than the server generated (another tokenizer, or tokens that do not sur
 round trip through text; compare usage_completion_tokens), or the server ignored the limit.`
 		}
 	}
+	counted := "the client's tokenizer (re-tokenizing the response text)"
+	if o.ServerTokenCounts {
+		counted = "the server's usage.completion_tokens (--use-server-token-count)"
+	}
+	if u, ok := valueOf(s, "usage_completion_tokens"); ok && !o.ServerTokenCounts {
+		counted += fmt.Sprintf("; the server's own usage.completion_tokens averaged %.1f", u)
+		if r, ok := valueOf(s, "requested_osl"); ok {
+			counted += fmt.Sprintf(" against %.1f requested", r)
+			if math.Abs(u-r) <= 0.5 {
+				counted += ": the server generated the requested length, and the difference is the client's count"
+				cause = `The server's usage says it generated the requested length; the client's tokenizer counts
+a different number of tokens in the text (another tokenizer, or tokens that do not survive a
+round trip through text).`
+			}
+		}
+	}
+	var advice []string
+	for _, a := range []struct{ key, line string }{
+		{"ignore_eos", "  - --extra-inputs ignore_eos:true   generate until max tokens (vLLM, TensorRT-LLM)"},
+		{"min_tokens", "  - --extra-inputs min_tokens:<N>    ask for a minimum length (vLLM, TensorRT-LLM, SGLang)"},
+	} {
+		if !o.ExtraInputs[a.key] {
+			advice = append(advice, a.line)
+		}
+	}
+	if !o.ServerTokenCounts {
+		advice = append(advice, "  - --use-server-token-count         count with the server's tokenizer")
+	}
+	todo := ""
+	if len(advice) > 0 {
+		todo = "\n\nTo get the requested length:\n" + strings.Join(advice, "\n")
+	}
 	body := fmt.Sprintf(`%s of %s requests (%.1f%%) returned an output length off the requested one by more than min(%g%% of the request, %d tokens).
 Mean difference: %s
+Output length counted by %s.
 
-%s
-
-To get the requested length:
-  - --extra-inputs ignore_eos:true   generate until max tokens (vLLM, TensorRT-LLM)
-  - --extra-inputs min_tokens:<N>    ask for a minimum length (vLLM, TensorRT-LLM, SGLang)
-  - --use-server-token-count         count with the server's tokenizer
+%s%s
 
 Per request: osl_mismatch_diff_pct in profile_export.jsonl.
 Thresholds: AIPERF_METRICS_OSL_MISMATCH_PCT_THRESHOLD=%g, AIPERF_METRICS_OSL_MISMATCH_MAX_TOKEN_THRESHOLD=%d`,
-		groupedInt(int(count)), groupedInt(int(total)), pct, pctThr, maxTok, avg, cause, pctThr, maxTok)
+		groupedInt(int(count)), groupedInt(int(total)), pct, pctThr, maxTok, avg, counted, cause, todo, pctThr, maxTok)
 	return note{title: "Output Length Mismatch", body: body}, true
 }
 
