@@ -32,6 +32,10 @@ func TestRunDiskFullMidRun(t *testing.T) {
 	cfg.Load.RequestCount = ptr(600)
 	cfg.Load.Concurrency = ptr(8)
 	cfg.Input.NumDatasetEntries = ptr(10) // inputs.json fits; the records do not
+	// The server metrics files are written after the disk is full, so
+	// their "Export:" lines must not be printed either.
+	zero := 0.0
+	cfg.Telemetry.ServerMetrics.Disabled, cfg.Telemetry.ServerMetrics.FlushSeconds = false, &zero
 	out, err := run(t, context.Background(), cfg)
 	if err == nil || exitCode(err) == 0 || !errors.Is(err, syscall.ENOSPC) && !strings.Contains(err.Error(), "no space left on device") {
 		t.Fatalf("Run = %v (exit %d); want a failure naming ENOSPC\n%s", err, exitCode(err), out)
@@ -63,6 +67,12 @@ func TestRunDiskFullMidRun(t *testing.T) {
 		}
 		if st, serr := os.Stat(strings.TrimSpace(path)); serr != nil || st.Size() == 0 {
 			t.Errorf("console announces %q, which was not written (%v)", line, serr)
+		}
+	}
+	for _, f := range []string{"server_metrics_export.json", "server_metrics_export.csv"} {
+		_, serr := os.Stat(filepath.Join(cfg.Output.ArtifactDir, f))
+		if strings.Contains(out, f) && serr != nil {
+			t.Errorf("console names %s, which was not written (%v)", f, serr)
 		}
 	}
 	t.Logf("%d complete records kept; exit %d: %v", n, exitCode(err), err)

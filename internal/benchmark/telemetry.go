@@ -288,12 +288,14 @@ func writeTelemetry(p *Plan, r *telemetryResults, s *metrics.Summary, info *expo
 			case config.ServerMetricsJSON:
 				var b []byte
 				if b, err = x.JSON(); err == nil {
-					err = export.WriteFile(p.Paths.ServerMetricsJSON, b)
-					opts.Exports = append(opts.Exports, export.Export{Label: "Server Metrics JSON Export", Path: p.Paths.ServerMetricsJSON})
+					if err = export.WriteFile(p.Paths.ServerMetricsJSON, b); err == nil {
+						opts.Exports = append(opts.Exports, export.Export{Label: "Server Metrics JSON Export", Path: p.Paths.ServerMetricsJSON})
+					}
 				}
 			case config.ServerMetricsCSV:
-				err = export.WriteFile(p.Paths.ServerMetricsCSV, x.CSV())
-				opts.Exports = append(opts.Exports, export.Export{Label: "Server Metrics CSV Export", Path: p.Paths.ServerMetricsCSV})
+				if err = export.WriteFile(p.Paths.ServerMetricsCSV, x.CSV()); err == nil {
+					opts.Exports = append(opts.Exports, export.Export{Label: "Server Metrics CSV Export", Path: p.Paths.ServerMetricsCSV})
+				}
 			case config.ServerMetricsParquet:
 				err = x.WriteParquet(p.Paths.ServerMetricsParquet, r.sm, parquetMeta(p))
 			}
