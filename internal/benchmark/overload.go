@@ -30,7 +30,9 @@ const (
 // overloadEvery, while a fixed-rate phase sends less than overloadShare of
 // the requests due so far or its schedule lag p99 passes overloadLag.
 // Phases without one fixed rate (concurrency, ramps, rate series, users)
-// are not judged. Observe runs on the publisher's goroutine only.
+// are not judged, nor those whose sends a limit the user chose holds back
+// (--concurrency with the rate, --prefill-concurrency: PhaseSpec.heldBy).
+// Observe runs on the publisher's goroutine only.
 type overloadWatch struct {
 	log    *slog.Logger
 	rates  map[string]float64 // phase name -> asked requests/s
@@ -38,12 +40,27 @@ type overloadWatch struct {
 	warned bool
 }
 
+// heldBy names the flags of the phase whose limits, chosen by the user,
+// hold requests past their due time: a concurrency cap under a request
+// rate (a closed loop has no schedule a slot could delay) and a prefill
+// gate. Neither client-health judgement blames the client for them.
+func (s *PhaseSpec) heldBy() []string {
+	var flags []string
+	if (s.Rate > 0 || s.RateRamp != nil || len(s.RateSeries) > 0) && (s.Concurrency > 0 || s.ConcurrencyRamp != nil) {
+		flags = append(flags, "--concurrency")
+	}
+	if s.Prefill > 0 || s.PrefillRamp != nil {
+		flags = append(flags, "--prefill-concurrency")
+	}
+	return flags
+}
+
 // newOverloadWatch returns the watch for p's fixed-rate phases; nil when
 // it has none.
 func newOverloadWatch(p *Plan, log *slog.Logger) *overloadWatch {
 	rates := map[string]float64{}
 	for _, ph := range p.Phases {
-		if ph.Rate > 0 && ph.RateRamp == nil && len(ph.RateSeries) == 0 && ph.Users == 0 {
+		if ph.Rate > 0 && ph.RateRamp == nil && len(ph.RateSeries) == 0 && ph.Users == 0 && len(ph.heldBy()) == 0 {
 			rates[ph.Phase.String()] = ph.Rate
 		}
 	}

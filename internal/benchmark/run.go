@@ -465,7 +465,7 @@ func summarize(res *result, plan *Plan, pl *pipeline, l *phaseLoop, tel *telemet
 
 // runHealth judges the client over the profiling phases and logs it.
 func runHealth(cpu *clienthealth.Monitor, res *result, plan *Plan, sends *clienthealth.Sends, client *transport.Client, preOpened int, clustered bool, log *slog.Logger) *clienthealth.Report {
-	h := clienthealth.Judge(cpu, &res.Summary, sends, plan.Profiling.Rate)
+	h := clienthealth.Judge(cpu, &res.Summary, sends, plan.Profiling.Rate, plan.Profiling.heldBy())
 	h.NoteConns(client.ConnHealth())
 	h.NoteBacklog(res.Profiling.Stats, plan.Profiling.Concurrency == 0 && !clustered && capsInFlight(plan), connectionLimit())
 	h.Preconnected = preOpened

@@ -127,6 +127,12 @@ type Report struct {
 	// Thresholds are the limits the figures were judged against (the lag
 	// limit as it applied to this run).
 	Thresholds Thresholds `json:"thresholds"`
+	// HeldBy names the flags that held requests back by the user's choice
+	// (--concurrency under a --request-rate, --prefill-concurrency). A
+	// request waiting for their slots keeps its due time, so the wait is
+	// in schedule_lag and the achieved rate; with such a limit both are
+	// reported but not judged, since the client did not cause them.
+	HeldBy []string `json:"held_by,omitempty"`
 }
 
 // Thresholds records the limits in the JSON, so a reader does not
@@ -147,6 +153,8 @@ type healthFigures struct {
 	lagP99 time.Duration
 	lagOK  bool
 
+	heldBy []string // flags whose limits the user chose hold requests (Report.HeldBy)
+
 	rateMode            bool    // request-rate mode: the rate check applies
 	target              float64 // --request-rate
 	scheduled, achieved float64
@@ -159,6 +167,7 @@ func assessHealth(f healthFigures) Report {
 	lagLimit := f.lagLimit()
 	h := Report{
 		Warnings: []string{},
+		HeldBy:   f.heldBy,
 		Thresholds: Thresholds{
 			CPUUtilizationPct:   100 * MaxCPU,
 			ScheduleLagP99Ms:    ms(lagLimit),
@@ -181,7 +190,7 @@ func assessHealth(f healthFigures) Report {
 	}
 	if f.lagOK {
 		h.ScheduleLagP99Ms = finitePtr(ms(f.lagP99))
-		if f.lagP99 > lagLimit {
+		if f.lagP99 > lagLimit && len(f.heldBy) == 0 {
 			h.Warnings = append(h.Warnings, fmt.Sprintf(
 				"schedule lag p99 is %.3f ms (over %.3g ms): requests left later than scheduled",
 				ms(f.lagP99), ms(lagLimit)))
@@ -192,7 +201,7 @@ func assessHealth(f healthFigures) Report {
 		if f.rateOK {
 			h.ScheduledRequestRate = finitePtr(f.scheduled)
 			h.AchievedRequestRate = finitePtr(f.achieved)
-			if f.achieved < MinRate*f.scheduled {
+			if f.achieved < MinRate*f.scheduled && len(f.heldBy) == 0 {
 				h.Warnings = append(h.Warnings, fmt.Sprintf(
 					"achieved request rate %.2f/s is %.1f%% of the scheduled %.2f/s (under %.0f%%): the offered load fell short",
 					f.achieved, 100*f.achieved/f.scheduled, f.scheduled, 100*MinRate))
@@ -334,12 +343,14 @@ func (m *Monitor) Stop() {
 // Judge stops the monitor and judges the profiling phases: CPU from the
 // monitor, lag p99 from the summary's schedule_lag, rates, resends and
 // connections opened from the sends. rate is the phase's --request-rate,
-// 0 without one.
-func Judge(m *Monitor, s *metrics.Summary, sends *Sends, rate float64) Report {
+// 0 without one; heldBy names the flags whose limits, chosen by the user,
+// held requests past their due time (their lag and rate are then reported
+// but not judged).
+func Judge(m *Monitor, s *metrics.Summary, sends *Sends, rate float64, heldBy []string) Report {
 	m.Stop()
 	f := healthFigures{
 		cpuSeconds: m.cpu, wallSeconds: m.wall, capacity: m.capacity, cpuOK: m.ok, cpuPeak: m.peak,
-		rateMode: rate > 0, target: rate,
+		rateMode: rate > 0, target: rate, heldBy: heldBy,
 	}
 	if r, ok := s.Get("schedule_lag"); ok && r.Stats != nil {
 		// The summary holds display units (ms).

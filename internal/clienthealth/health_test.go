@@ -50,6 +50,17 @@ func TestAssessHealth(t *testing.T) {
 		{"closed loop: 5 ms lag is healthy", func(f *healthFigures) {
 			f.rateMode, f.target, f.lagP99 = false, 0, 5*time.Millisecond
 		}, nil},
+		// A limit the user chose holds requests past their due time: the
+		// lag and the short rate are reported, never a warning.
+		{"rate with the user's --concurrency cap: lag and rate not judged", func(f *healthFigures) {
+			f.heldBy, f.lagP99, f.achieved = []string{"--concurrency"}, 50*time.Millisecond, 50
+		}, nil},
+		{"closed loop with the user's prefill gate: lag not judged", func(f *healthFigures) {
+			f.rateMode, f.target, f.heldBy, f.lagP99 = false, 0, []string{"--prefill-concurrency"}, 40*time.Millisecond
+		}, nil},
+		{"a user's limit does not hide a saturated CPU", func(f *healthFigures) {
+			f.heldBy, f.cpuSeconds, f.lagP99 = []string{"--concurrency"}, 19, 50*time.Millisecond
+		}, []string{"client CPU"}},
 		{"everything", func(f *healthFigures) {
 			f.cpuSeconds, f.lagP99, f.achieved = 19, 3*time.Millisecond, 50
 		}, []string{"client CPU", "schedule lag", "achieved request rate"}},
