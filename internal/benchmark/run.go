@@ -467,6 +467,9 @@ func summarize(res *result, plan *Plan, pl *pipeline, l *phaseLoop, tel *telemet
 func runHealth(cpu *clienthealth.Monitor, res *result, plan *Plan, sends *clienthealth.Sends, client *transport.Client, preOpened int, clustered bool, log *slog.Logger) *clienthealth.Report {
 	h := clienthealth.Judge(cpu, &res.Summary, sends, plan.Profiling.Rate, plan.Profiling.heldBy())
 	h.NoteConns(client.ConnHealth())
+	if plan.Config.Endpoint.Streaming {
+		h.NoteUnstreamed(sends)
+	}
 	h.NoteBacklog(res.Profiling.Stats, plan.Profiling.Concurrency == 0 && !clustered && capsInFlight(plan), connectionLimit())
 	h.Preconnected = preOpened
 	clienthealth.Log(h, log)

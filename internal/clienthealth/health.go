@@ -99,6 +99,14 @@ type Report struct {
 	// client stopped reusing connections to them.
 	ServersNotReused []string `json:"servers_not_reused,omitempty"`
 	firstStray       string   // the start of the first stray bytes, quoted (console only)
+	// UnstreamedResponses is how many good responses of a --streaming run
+	// came back as one body instead of an event stream: the server (or a
+	// proxy) ignored "stream": true, so their time to first token is the
+	// whole request and their inter-token latency 0. Not a client fault,
+	// and no warning of its health; the console says it because the
+	// streaming metrics of those requests mean nothing.
+	UnstreamedResponses int `json:"unstreamed_responses,omitzero"`
+	goodResponses       int // the good responses, for the console line
 	// ConnectionsOpened is how many profiling requests opened their own
 	// connection, so a TCP (and TLS) handshake is inside their latencies
 	// (http_req_connecting > 0). --pre-connect brings it to 0.
@@ -419,6 +427,9 @@ func Console(h Report) string {
 	var b strings.Builder
 	for _, w := range h.Warnings {
 		b.WriteString("Client health warning: " + w + "\n")
+	}
+	if h.UnstreamedResponses > 0 {
+		fmt.Fprintf(&b, "Streaming: %d of %d good responses came back as one non-streamed body although --streaming asked for a stream: the server ignores \"stream\": true, so their time to first token is the whole request and their inter-token latency 0. Drop --streaming to measure the server as it answers, or enable streaming on the server.\n", h.UnstreamedResponses, h.goodResponses)
 	}
 	if h.ConnectionRetries > 0 {
 		fmt.Fprintf(&b, "Connections: %d requests were sent again because the server closed their reused keep-alive connection before any byte of an answer (connection_retries; each reached the server at most once more).\n", h.ConnectionRetries)

@@ -13,6 +13,9 @@ type Sends struct {
 	span    sendSpan
 	retries int // ConnectionRetries, summed
 	conns   connCounts
+	// good counts the records without an error; unstreamed those of them
+	// answered with one body instead of an event stream.
+	good, unstreamed int
 }
 
 // Observe counts one finished profiling record.
@@ -20,6 +23,18 @@ func (s *Sends) Observe(r *record.Record) {
 	s.span.observe(r)
 	s.retries += r.ConnectionRetries
 	s.conns.observe(r)
+	if r.Error == nil {
+		s.good++
+		if !r.Streaming {
+			s.unstreamed++
+		}
+	}
+}
+
+// NoteUnstreamed records, for a --streaming run, the good responses that
+// came back as one body: the server ignored "stream": true.
+func (h *Report) NoteUnstreamed(s *Sends) {
+	h.UnstreamedResponses, h.goodResponses = s.unstreamed, s.good
 }
 
 // connCounts tracks, over the profiling records, the connections their
