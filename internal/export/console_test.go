@@ -53,14 +53,15 @@ func TestConsoleNarrow(t *testing.T) {
 	}
 }
 
-// TestConsoleSections checks which parts appear, and in AIPerf's order.
+// TestConsoleSections checks which parts appear, and in their order: AIPerf's,
+// but for the main metric table, which comes before the group tables.
 func TestConsoleSections(t *testing.T) {
 	t.Parallel()
 	out := renderConsole(t, fixtureSummary(), fixtureConsoleOptions(0))
 	order := []string{
 		"NVIDIA AIPerf | Error Summary",
+		"NVIDIA AIPerf | LLM Metrics ", // the main table leads
 		"NVIDIA AIPerf | LLM Metrics: Usage",
-		"NVIDIA AIPerf | LLM Metrics ",
 		"no prompt-cache reads",
 		"Usage Token Count Mismatch",
 		"Output Length Mismatch",
