@@ -181,9 +181,10 @@ func startEmbeddedMock(cfg *config.Config, stderr io.Writer) (stop func(), err e
 		return nil, fmt.Errorf("--mock-server: %w", err)
 	}
 	mcfg.CountTokens = tok.Count
-	// Its fake GPUs too: the run then shows server metrics, GPU telemetry
-	// and the energy metrics without any hardware.
-	mcfg.DCGM.Enabled = !cfg.Telemetry.GPU.Disabled && cfg.Telemetry.GPU.Collector == ""
+	// Its fake GPUs only when asked for with --gpu-telemetry: their power
+	// and energy figures are invented (two "NVIDIA H200" at up to 700 W),
+	// and unlabelled they read like a measurement of this machine.
+	mcfg.DCGM.Enabled = cfg.Telemetry.GPU.Requested && !cfg.Telemetry.GPU.Disabled && cfg.Telemetry.GPU.Collector == ""
 	srv, err := mockserver.Start(mcfg, "127.0.0.1:0")
 	if err != nil {
 		return nil, fmt.Errorf("--mock-server: %w", err)
@@ -192,6 +193,7 @@ func startEmbeddedMock(cfg *config.Config, stderr io.Writer) (stop func(), err e
 	if u := srv.DCGMURL(); u != "" {
 		cfg.Telemetry.GPU.URLs = append(cfg.Telemetry.GPU.URLs, u)
 		cfg.Telemetry.GPU.Requested = true
+		fmt.Fprintf(stderr, "GPU telemetry comes from the mock's simulated DCGM exporter at %s: its %d GPUs, their power, memory and energy are invented, not measured\n", u, mcfg.DCGM.GPUs)
 	}
 	// The mock counts every token before writing it: its metrics are final
 	// when the last response is, so the final scrape needs no flush wait.

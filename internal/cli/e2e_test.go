@@ -308,10 +308,29 @@ func TestReadmeCommandOne(t *testing.T) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
 	}
+	// What the README says the user looks at: AIPerf's main table first,
+	// and no invented GPU figures unless asked for.
+	main, usage, effective := strings.Index(string(out), "NVIDIA AIPerf | LLM Metrics "), strings.Index(string(out), "LLM Metrics: Usage"), strings.Index(string(out), "LLM Metrics: Effective")
+	if main < 0 || usage < main || effective < usage {
+		t.Errorf("tables at %d (main), %d (usage), %d (effective); want the main table first:\n%s", main, usage, effective, out)
+	}
+	for _, fake := range []string{"NVIDIA H200", "GPU Power Efficiency", "Energy per"} {
+		if strings.Contains(string(out), fake) {
+			t.Errorf("command 1 prints %q from the mock's simulated GPUs without --gpu-telemetry:\n%s", fake, out)
+		}
+	}
 	dir := filepath.Join(work, "artifacts", "mock-model-openai-chat-concurrency8")
 	doc := readSummary(t, filepath.Join(dir, "profile_export_aiperf.json"))
 	if n := metric(t, doc, "request_count").Avg; n != 100 {
 		t.Errorf("request_count = %v; want 100", n)
+	}
+	if _, ok := doc["telemetry_data"]; ok {
+		var td struct {
+			Endpoints map[string]json.RawMessage `json:"endpoints"`
+		}
+		if json.Unmarshal(doc["telemetry_data"], &td) == nil && len(td.Endpoints) > 0 {
+			t.Errorf("the summary holds GPU telemetry from the mock's simulated exporter without --gpu-telemetry")
+		}
 	}
 }
 
