@@ -248,6 +248,8 @@ var thirdParty = map[string][]string{
 	"github.com/spf13/pflag":                    {"internal/cli"},
 	"golang.org/x/term":                         {"internal/cli"},
 	"golang.org/x/net":                          {"internal/transport"},
+	"github.com/andybalholm/brotli":             {"internal/transport"}, // br response bodies
+	"github.com/klauspost/compress":             {"internal/transport"}, // zstd response bodies
 	"golang.org/x/sys":                          {"internal/timing", "bench/benchtool"},
 	"github.com/go-json-experiment/json": {"internal/dataset", "internal/dataset/hfdata", "internal/dataset/public", "internal/endpoint", "internal/endpoint/anthropic",
 		"internal/endpoint/embeddings", "internal/endpoint/endpointtest", "internal/endpoint/openai", "internal/endpoint/rankings", "internal/export",

@@ -206,16 +206,31 @@ func (c *Client) Do(ctx context.Context, clk *clock.Clock, req *Request, rec *re
 		_ = resp.Body.Close()
 	}()
 
+	rd, err := decoded(resp, body, rec)
+	if err != nil {
+		rec.End = clk.Now()
+		rec.Error = &record.ErrorDetails{Type: record.TypeStream, Message: err.Error()}
+		return
+	}
+	if d, ok := rd.(*decodedBody); ok {
+		defer d.close()
+	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		c.httpError(ctx, reqCtx, clk, rec, resp, body)
+		c.httpError(ctx, reqCtx, clk, rec, resp, rd)
 		return
 	}
 	if isEventStream(resp.Header.Get("Content-Type")) {
 		rec.Streaming = true
-		c.readStream(ctx, reqCtx, clk, rec, body, req.OnChunk)
+		c.readStream(ctx, reqCtx, clk, rec, rd, req.OnChunk)
 		return
 	}
-	c.readBody(ctx, reqCtx, clk, rec, body, resp.ContentLength)
+	c.readBody(ctx, reqCtx, clk, rec, rd, resp.ContentLength)
+	if d, ok := rd.(*decodedBody); ok && rec.Error == nil && len(rec.Chunks) > 0 {
+		// The body ended when its last compressed bytes arrived, not when
+		// they were decoded.
+		rec.End = d.arrival()
+		rec.Chunks[len(rec.Chunks)-1].At = rec.End
+	}
 }
 
 // hostAddr is the pool address (host:port) of a request URL, "" when it

@@ -78,6 +78,9 @@ type stamp struct {
 type SSEReader struct {
 	r   io.Reader
 	clk *clock.Clock
+	// arrival, when r decodes a compressed body, stamps bytes with the
+	// arrival of the compressed bytes they came from.
+	arrival arrivalStamper
 
 	buf        []byte // unread bytes are buf[rpos:wpos]
 	rpos, wpos int
@@ -128,6 +131,7 @@ func (s *SSEReader) Reset(r io.Reader) {
 		comment:  s.comment[:0],
 		lastType: s.lastType,
 	}
+	s.arrival, _ = r.(arrivalStamper)
 }
 
 // Event returns the event found by the last successful Next.
@@ -365,7 +369,11 @@ func (s *SSEReader) fill() bool {
 		n, err := s.r.Read(s.buf[s.wpos:])
 		if n > 0 {
 			s.wpos += n
-			s.stamps = append(s.stamps, stamp{end: s.wpos, at: s.clk.Now()})
+			at := s.clk.Now()
+			if s.arrival != nil {
+				at = s.arrival.arrival()
+			}
+			s.stamps = append(s.stamps, stamp{end: s.wpos, at: at})
 		}
 		if err != nil {
 			if err == io.EOF {
