@@ -47,6 +47,7 @@ type leanTransport struct {
 	tlsConfig *tls.Config // nil: the default verification
 	keepAlive bool        // false: "Connection: close", one connection per request
 	bufSize   int         // each connection's read buffer
+	proxy     ProxyFunc   // nil: every request direct
 	maxHead   int64       // the most response head bytes read (1xx heads included)
 }
 
@@ -62,6 +63,7 @@ func newLeanTransport(dial dialFunc, o Options, idle int, keepAlive bool, stats 
 		t.bufSize = o.ConnBufferSize
 	}
 	t.tlsConfig = o.tlsConfig()
+	t.proxy = o.Proxy
 	return t
 }
 
@@ -86,6 +88,11 @@ type message struct {
 	body   []byte
 	close  bool          // "Connection: close" (the request's, besides !keepAlive)
 	req    *http.Request // the request it came from under http.Client, or nil
+	// absolute sends the request target in absolute form, with
+	// proxyAuth (when set) as Proxy-Authorization: a request to an HTTP
+	// proxy (see proxy.go).
+	absolute  bool
+	proxyAuth string
 }
 
 // RoundTrip sends req and returns its response with the headers read; the
@@ -123,6 +130,9 @@ func messageOf(req *http.Request) (*message, error) {
 func (t *leanTransport) send(ctx context.Context, m *message, trace *httptrace.ClientTrace) (*http.Response, error) {
 	key, err := urlHost(m.url)
 	if err != nil {
+		return nil, err
+	}
+	if key, m, err = t.viaProxy(key, m); err != nil {
 		return nil, err
 	}
 	wire, err := t.encode(m)
@@ -194,7 +204,7 @@ func (t *leanTransport) dialConn(ctx context.Context, key hostKey, trace *httptr
 		// the context's trace, so the dial (and only the dial) gets one.
 		ctx = httptrace.WithClientTrace(ctx, trace)
 	}
-	nc, err := t.dial(ctx, "tcp", key.addr)
+	nc, err := t.dialOrTunnel(ctx, key)
 	if err != nil || !key.tls {
 		return nc, err
 	}
@@ -495,6 +505,10 @@ func (t *leanTransport) encode(m *message) (_ *wireBuf, err error) {
 	}
 	b = append(b, method...)
 	b = append(b, ' ')
+	if m.absolute {
+		b = append(b, "http://"...)
+		b = append(b, m.url.Host...)
+	}
 	b = appendRequestURI(b, m.url)
 	b = append(b, " HTTP/1.1\r\nHost: "...)
 	host := m.host
@@ -505,6 +519,11 @@ func (t *leanTransport) encode(m *message) (_ *wireBuf, err error) {
 	b = append(b, "\r\n"...)
 	if _, ok := m.header["User-Agent"]; !ok {
 		b = append(b, "User-Agent: Go-http-client/1.1\r\n"...)
+	}
+	if m.proxyAuth != "" {
+		b = append(b, "Proxy-Authorization: "...)
+		b = append(b, m.proxyAuth...)
+		b = append(b, "\r\n"...)
 	}
 	if m.url.User != nil && len(m.header["Authorization"]) == 0 {
 		b = append(b, "Authorization: "...) // the URL's userinfo, as http.Client sends it
