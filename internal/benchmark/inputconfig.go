@@ -46,6 +46,17 @@ type inputEndpoint struct {
 	UseServerTokenCount bool                   `json:"use_server_token_count,omitzero"`
 	ResetKVCache        *config.ResetKVCache   `json:"reset_kv_cache,omitzero"`
 	ServerProfiler      *config.ServerProfiler `json:"server_profiler,omitzero"`
+	// Not AIPerf's: how the servers were reached (TLS, proxies).
+	TLS      inputTLS `json:"tls,omitzero"`
+	TrustEnv bool     `json:"trust_env,omitzero"`
+}
+
+// inputTLS is the run's TLS settings (--tls-*, AIPERF_HTTP_SSL_VERIFY).
+type inputTLS struct {
+	CAFile     string `json:"ca_file,omitzero"`
+	CertFile   string `json:"cert_file,omitzero"`
+	KeyFile    string `json:"key_file,omitzero"`
+	SkipVerify bool   `json:"skip_verify,omitzero"`
 }
 
 // inputGPUTelemetry and inputServerMetrics are AIPerf's telemetry
@@ -157,15 +168,18 @@ func inputConfig(p *Plan, ui config.UIType) inputConfigDoc {
 			UseServerTokenCount: cfg.Endpoint.UseServerTokenCount,
 			ResetKVCache:        cfg.Telemetry.ResetKVCache,
 			ServerProfiler:      cfg.Telemetry.ServerProfiler,
+			TLS:                 inputTLS{cfg.Network.TLSCAFile, cfg.Network.TLSCertFile, cfg.Network.TLSKeyFile, cfg.Network.TLSSkipVerify},
+			TrustEnv:            cfg.Network.TrustEnv,
 		},
 		GPU:       gpuTelemetryDoc(&cfg.Telemetry.GPU),
 		Server:    serverMetricsDoc(&cfg.Telemetry.ServerMetrics),
 		Artifacts: artifactsDoc(p),
 		SLOs:      p.SLOs,
 		Tokenizer: tokenizerDoc(p),
-		Runtime:   map[string]string{"ui": string(ui)},
-		Extra:     cfg.Input.Extra,
-		Headers:   cfg.Input.Headers,
+		// The HTTP engine and version that ran (not AIPerf's keys).
+		Runtime: map[string]string{"ui": string(ui), "http_client": string(cfg.HTTPEngine()), "http_version": string(cfg.HTTPVersionResolved())},
+		Extra:   cfg.Input.Extra,
+		Headers: cfg.Input.Headers,
 	}
 	for _, m := range p.Models {
 		doc.Models.Items = append(doc.Models.Items, inputModel{Name: m})

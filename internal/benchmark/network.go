@@ -77,3 +77,13 @@ func warnIgnoredProxies(cfg *config.Config, log *slog.Logger) {
 		log.Warn(fmt.Sprintf("%s set but not used: requests go direct; set AIPERF_HTTP_TRUST_ENV=true (or --trust-env) to send them through the proxy", strings.Join(set, ", ")))
 	}
 }
+
+// scrubber removes the run's credentials from text the server wrote
+// (response headers in --export-http-trace); nil when there are none.
+func scrubber(cfg *config.Config) func(string) string {
+	secrets := cfg.Secrets()
+	if len(secrets) == 0 {
+		return nil
+	}
+	return func(s string) string { return config.Scrub(s, secrets) }
+}

@@ -100,7 +100,7 @@ func startPipeline(p *Plan, clk *clock.Clock, log *slog.Logger, guard *failureGu
 		live:      newLiveMeters(p.Registry),
 		clk:       clk,
 	}
-	lineOpts := export.LineOptions{Clock: clk, WarmupFirst: p.Warmup != nil && len(p.Phases) == 2, SensitiveHeader: config.IsSensitiveHeader}
+	lineOpts := export.LineOptions{Clock: clk, WarmupFirst: p.Warmup != nil && len(p.Phases) == 2, SensitiveHeader: config.IsSensitiveHeader, Scrub: scrubber(p.Config)}
 	files, err := pl.openRecordFiles(p, lineOpts)
 	if err != nil {
 		return nil, err

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"net/url"
@@ -86,9 +87,13 @@ func (c *Config) Secrets() []string {
 	for _, u := range urls {
 		if p, err := url.Parse(u); err == nil && p.User != nil {
 			add(p.User.String())
-			if pw, ok := p.User.Password(); ok {
+			pw, ok := p.User.Password()
+			if ok {
 				add(pw)
 			}
+			// The Basic credential the client sends for it, which a
+			// server may echo.
+			add(base64.StdEncoding.EncodeToString([]byte(p.User.Username() + ":" + pw)))
 		}
 	}
 	// Longest first, so a token is replaced whole before a part of it.

@@ -68,7 +68,7 @@ func AppendRawLine(dst []byte, p *metrics.Processed, payload []byte, o LineOptio
 	w.int(int64(r.Sent))
 	if r.RequestHeader != nil {
 		w.key("request_headers")
-		writeRequestHeaders(&w, r.RequestHeader, o.SensitiveHeader)
+		writeRequestHeaders(&w, r.RequestHeader, o.SensitiveHeader, o.Scrub)
 	}
 	if r.Status != 0 {
 		w.key("status")
@@ -147,7 +147,10 @@ func writeRawPayload(w *jsonw, payload []byte) {
 // writeRequestHeaders writes the headers as {name: value} in name order, a
 // repeated header's values joined with ", " as HTTP allows, credentials
 // redacted.
-func writeRequestHeaders(w *jsonw, h map[string][]string, sensitive func(string) bool) {
+//
+// scrub, when set, is applied to every other value: a credential the
+// server echoed in a header it has no reason to be in.
+func writeRequestHeaders(w *jsonw, h map[string][]string, sensitive func(string) bool, scrub func(string) string) {
 	names := slices.Sorted(maps.Keys(h))
 	w.open('{')
 	for _, name := range names {
@@ -158,6 +161,8 @@ func writeRequestHeaders(w *jsonw, h map[string][]string, sensitive func(string)
 		switch {
 		case sensitive != nil && sensitive(name):
 			w.str("<redacted>")
+		case scrub != nil:
+			w.str(scrub(strings.Join(h[name], ", ")))
 		default:
 			w.str(strings.Join(h[name], ", "))
 		}

@@ -36,6 +36,10 @@ type LineOptions struct {
 	// SensitiveHeader reports a request header whose value the raw export
 	// writes as "<redacted>" (credentials); nil redacts nothing.
 	SensitiveHeader func(name string) bool
+	// Scrub, when set, removes the run's credentials from the other
+	// header values written (request and response headers alike: a
+	// server may echo a key or a Basic credential in any header).
+	Scrub func(string) string
 }
 
 // RecordWriter streams profile_export.jsonl: one line per request, in the

@@ -64,7 +64,7 @@ func writeTraceData(w *jsonw, r *record.Record, o LineOptions) {
 	stamp("request_send_start_ns", t.GotConn)
 	if d.RequestHeader != nil {
 		w.key("request_headers")
-		writeRequestHeaders(w, d.RequestHeader, o.SensitiveHeader)
+		writeRequestHeaders(w, d.RequestHeader, o.SensitiveHeader, o.Scrub)
 	}
 	stamp("request_headers_sent_ns", t.WroteHeaders)
 	chunks("request_chunks", d.RequestChunks)
@@ -84,7 +84,7 @@ func writeTraceData(w *jsonw, r *record.Record, o LineOptions) {
 	stamp("response_receive_start_ns", t.BodyStart)
 	if d.ResponseHeader != nil {
 		w.key("response_headers")
-		writeRequestHeaders(w, d.ResponseHeader, nil)
+		writeRequestHeaders(w, d.ResponseHeader, o.SensitiveHeader, o.Scrub)
 	}
 	stamp("response_headers_received_ns", r.Ack)
 	chunks("response_chunks", d.ResponseChunks)

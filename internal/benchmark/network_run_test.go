@@ -1,0 +1,71 @@
+package benchmark
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/aiperf-go/aiperf/internal/config"
+	"github.com/aiperf-go/aiperf/internal/mockserver"
+)
+
+// TestHTTPTraceRedactsEchoedCredentials: a server that echoes the API key
+// and the URL's Basic credentials in its response headers leaves none of
+// them in profile_export.jsonl with --export-http-trace, in both engines;
+// the run's input_config names the engine.
+func TestHTTPTraceRedactsEchoedCredentials(t *testing.T) {
+	t.Parallel()
+	h := mockserver.New(mockConfig(t, nil))
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("X-Echo-Auth", r.Header.Get("Authorization"))
+		w.Header().Set("X-Debug", "key=sk-echoed-1234 user=alice")
+		h.ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+	for _, engine := range config.HTTPClients() {
+		t.Run(string(engine), func(t *testing.T) {
+			for _, auth := range []string{"url", "key"} {
+				url := srv.URL
+				cfg := baseConfig(t, url)
+				if auth == "url" {
+					cfg.Endpoint.URLs = []string{strings.Replace(url, "http://", "http://alice:pw-9876@", 1)}
+				} else {
+					cfg.Endpoint.APIKey = "sk-echoed-1234"
+				}
+				cfg.Load.RequestCount = ptr(2)
+				cfg.Fidelity.ExportHTTPTrace = true
+				cfg.Network.HTTPClient = engine
+				if out, err := run(t, context.Background(), cfg); err != nil {
+					t.Fatalf("Run: %v\n%s", err, out)
+				}
+				b, err := os.ReadFile(filepath.Join(cfg.Output.ArtifactDir, "profile_export.jsonl"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				secrets := []string{"sk-echoed-1234"}
+				if auth == "url" {
+					secrets = []string{"pw-9876", "YWxpY2U6cHctOTg3Ng=="} // the key is not a secret of this run
+				}
+				for _, secret := range secrets {
+					if strings.Contains(string(b), secret) {
+						t.Errorf("%s: profile_export.jsonl holds %q", auth, secret)
+					}
+				}
+				if !strings.Contains(string(b), "response_headers") {
+					t.Errorf("%s: no response_headers in the trace", auth)
+				}
+				in, err := os.ReadFile(filepath.Join(cfg.Output.ArtifactDir, "profile_export_aiperf.json"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !strings.Contains(string(in), `"http_client": "`+string(engine)+`"`) && !strings.Contains(string(in), `"http_client":"`+string(engine)+`"`) {
+					t.Errorf("input_config does not name the engine %s", engine)
+				}
+			}
+		})
+	}
+}
