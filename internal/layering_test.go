@@ -40,7 +40,7 @@ var allowed = map[string][]string{
 	"internal/benchmark": {"internal/accuracy", "internal/config", "internal/builtin", "internal/plugin", "internal/dataset", "internal/dataset/public", "internal/timing", "internal/worker", "internal/endpoint", "internal/transport", "internal/metrics", "internal/metrics/stats", "internal/export", "internal/ui", "internal/chattemplate", "internal/verdict", "internal/metricview", "internal/llmd", "internal/adaptive",
 		"internal/controlhook", "internal/telemetry/servermetrics", "internal/telemetry/gpu", "internal/telemetry/dcgm", "internal/telemetry/nvml", "internal/telemetry/energy", "internal/telemetry/netlatency",
 		"internal/cluster", // --workers: the controller-worker protocol (issue 20)
-		"internal/clienthealth", "internal/cancellation", "internal/readiness"},
+		"internal/clienthealth", "internal/cancellation", "internal/readiness", "internal/connbudget"},
 	// kube/operator: the AIPerfJob reconciler (controller-runtime lives
 	// only here) builds its objects with kube's builders.
 	"internal/kube/operator": {"internal/kube", "internal/kube/api/v1alpha1"},
@@ -52,11 +52,14 @@ var allowed = map[string][]string{
 	// clienthealth judges the load generator from its records, its
 	// scheduler's counts and its transport's connection events.
 	"internal/clienthealth": {"internal/metrics", "internal/timing", "internal/transport"},
-	// cancellation wraps the transport client's sends.
 	// readiness probes a server with the run's endpoint settings.
-	"internal/readiness":    {"internal/config"},
+	"internal/readiness": {"internal/config"},
+	// cancellation wraps the transport client's sends.
 	"internal/cancellation": {"internal/transport"},
-	"internal/endpoint":     {"internal/dataset"},
+	// connbudget sizes the process (descriptors, buffers, source
+	// addresses, GC target) for the run's connections.
+	"internal/connbudget": {},
+	"internal/endpoint":   {"internal/dataset"},
 	// One package per API family; each formats bodies from dataset turns
 	// with the host's building blocks. chat_embeddings reuses chat's body.
 	"internal/endpoint/openai":     {"internal/endpoint", "internal/dataset"},

@@ -220,8 +220,8 @@ func RunWorkerRuns(ctx context.Context, addr, name, version string, log *slog.Lo
 				if err == nil {
 					// A worker holds its share of the streams: its open-file
 					// limit and GC target are set for that share.
-					raiseFileLimit(w.plan, true, log)
-					tuneForStreams(w.plan, log)
+					connBudget(w.plan).RaiseFileLimit(true, log)
+					connBudget(w.plan).TuneGC(log)
 				}
 				return w, err
 			},

@@ -4,50 +4,26 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"net"
 	"net/url"
 	"time"
 
 	"github.com/aiperf-go/aiperf/internal/clock"
+	"github.com/aiperf-go/aiperf/internal/connbudget"
 	"github.com/aiperf-go/aiperf/internal/telemetry/netlatency"
 	"github.com/aiperf-go/aiperf/internal/transport"
 )
 
-// loopbackConnsPerAddr is how many connections one loopback source
-// address is given before the run dials from several: the kernel's
-// ephemeral range (32768-60999 by default) holds about 28,000 ports per
-// source address towards one server, minus those in TIME_WAIT.
-const loopbackConnsPerAddr = 20000
-
-// maxLoopbackSources bounds the 127.0.0.x source addresses a run uses.
-const maxLoopbackSources = 32
-
-// sourceAddrs returns the source addresses new connections are dialed
-// from: several 127.0.0.x when every server is on the IPv4 loopback and
-// the run may hold more connections than one address has ports, nil (the
-// kernel's choice) otherwise. The whole 127.0.0.0/8 is the loopback, so
-// no set-up is needed.
-func sourceAddrs(p *Plan) []net.IP {
-	need := peakConnections(p)
-	if need <= loopbackConnsPerAddr {
-		return nil
+// connBudget is the run's connections: the largest concurrency of any
+// phase, or the pre-opened pool to every server when larger.
+func connBudget(p *Plan) connbudget.Budget {
+	need := p.Profiling.Concurrency
+	for _, ph := range p.Phases {
+		need = max(need, ph.Concurrency)
 	}
-	for _, raw := range p.URLs {
-		u, err := url.Parse(raw)
-		if err != nil {
-			return nil
-		}
-		ip := net.ParseIP(u.Hostname())
-		if ip == nil || ip.To4() == nil || !ip.IsLoopback() {
-			return nil
-		}
+	if n := p.Config.PreConnections(); n > 0 {
+		need = max(need, n*max(len(baseURLs(p)), 1))
 	}
-	n := min((need+loopbackConnsPerAddr-1)/loopbackConnsPerAddr, maxLoopbackSources)
-	addrs := make([]net.IP, n)
-	for i := range addrs {
-		addrs[i] = net.IPv4(127, 0, 0, byte(1+i))
-	}
-	return addrs
+	return connbudget.Budget{Peak: need, Workers: p.Config.Cluster.Workers}
 }
 
 // preconnect opens --pre-connect connections to every server before the

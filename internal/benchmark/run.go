@@ -268,8 +268,9 @@ func openClient(ctx context.Context, plan *Plan, log *slog.Logger) (client *tran
 		return nil, 0, nil, err
 	}
 	warnIgnoredProxies(plan.Config, log)
-	raiseFileLimit(plan, false, log)
-	restore := tuneForStreams(plan, log)
+	budget := connBudget(plan)
+	budget.RaiseFileLimit(false, log)
+	restore := budget.TuneGC(log)
 	preOpened = preconnect(ctx, plan, client, log)
 	return client, preOpened, func() {
 		client.Close()

@@ -43,16 +43,16 @@ func TestManyStreamsSettings(t *testing.T) {
 		for _, c := range tt.phases {
 			p.Phases = append(p.Phases, &PhaseSpec{Concurrency: c})
 		}
-		if got := peakConnections(p); got != tt.peak {
+		if got := connBudget(p).Peak; got != tt.peak {
 			t.Errorf("%s: peakConnections = %d, want %d", tt.name, got, tt.peak)
 		}
-		if got := processConnections(p); got != tt.perProcess {
+		if got := connBudget(p).PerProcess(); got != tt.perProcess {
 			t.Errorf("%s: processConnections = %d, want %d", tt.name, got, tt.perProcess)
 		}
-		if got := connBufferSize(p); got != tt.buf {
+		if got := connBudget(p).BufferSize(); got != tt.buf {
 			t.Errorf("%s: connBufferSize = %d, want %d", tt.name, got, tt.buf)
 		}
-		if got := sourceAddrs(p); !reflect.DeepEqual(got, tt.sources) {
+		if got := connBudget(p).SourceAddrs(p.URLs); !reflect.DeepEqual(got, tt.sources) {
 			t.Errorf("%s: sourceAddrs = %v, want %v", tt.name, got, tt.sources)
 		}
 	}
