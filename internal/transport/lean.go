@@ -143,11 +143,12 @@ func (t *leanTransport) send(ctx context.Context, m *message, trace *httptrace.C
 	if trace == nil {
 		trace = &noTrace
 	}
+	resend := false
 	for {
 		if trace.GetConn != nil {
 			trace.GetConn(key.addr)
 		}
-		c, reused, err := t.conn(ctx, key, trace)
+		c, reused, err := t.conn(ctx, key, trace, resend)
 		if err != nil {
 			return nil, err
 		}
@@ -171,16 +172,23 @@ func (t *leanTransport) send(ctx context.Context, m *message, trace *httptrace.C
 		}
 		// The server closed the reused connection before any byte of an
 		// answer: it cannot have acted on the request. Send it again
-		// (net/http's rule); GetConn counts the resend.
+		// (net/http's rule), on a new connection; GetConn counts the
+		// resend.
+		resend = true
 	}
 }
 
 // noTrace stands in for a request without httptrace hooks.
 var noTrace httptrace.ClientTrace
 
-// conn returns an idle connection to key or dials one.
-func (t *leanTransport) conn(ctx context.Context, key hostKey, trace *httptrace.ClientTrace) (*conn, bool, error) {
-	c, h, err := t.pool.get(ctx, key)
+// conn returns an idle connection to key or dials one; fresh dials one
+// (see pool.slot).
+func (t *leanTransport) conn(ctx context.Context, key hostKey, trace *httptrace.ClientTrace, fresh bool) (*conn, bool, error) {
+	get := t.pool.get
+	if fresh {
+		get = t.pool.slot
+	}
+	c, h, err := get(ctx, key)
 	if err != nil || c != nil {
 		return c, c != nil, err
 	}

@@ -83,7 +83,7 @@ func newPool(maxIdle, maxConns int, idleTimeout time.Duration, stats *connStats)
 // it sat idle (see usable), is closed and skipped.
 func (p *pool) get(ctx context.Context, key hostKey) (c *conn, h *hostConns, err error) {
 	for {
-		c, h, err = p.pop(ctx, key)
+		c, h, err = p.pop(ctx, key, false)
 		if c == nil || err != nil || p.usable(c) {
 			return c, h, err
 		}
@@ -93,7 +93,7 @@ func (p *pool) get(ctx context.Context, key hostKey) (c *conn, h *hostConns, err
 
 // pop is get without the check of the connection it returns: the
 // check's system call is made without holding mu.
-func (p *pool) pop(ctx context.Context, key hostKey) (c *conn, h *hostConns, err error) {
+func (p *pool) pop(ctx context.Context, key hostKey, skipIdle bool) (c *conn, h *hostConns, err error) {
 	now := time.Now()
 	p.mu.Lock()
 	h = p.hosts[key]
@@ -102,7 +102,7 @@ func (p *pool) pop(ctx context.Context, key hostKey) (c *conn, h *hostConns, err
 		p.hosts[key] = h
 	}
 	var stale []*conn
-	if n := len(h.idle); n > 0 {
+	if n := len(h.idle); n > 0 && !skipIdle {
 		top := h.idle[n-1]
 		h.idle = h.idle[:n-1]
 		if p.idleTimeout > 0 && now.Sub(top.idleAt) > p.idleTimeout {
@@ -129,6 +129,16 @@ func (p *pool) pop(ctx context.Context, key hostKey) (c *conn, h *hostConns, err
 	p.mu.Unlock()
 	closeAll(stale)
 	return c, h, nil
+}
+
+// slot reserves a slot to dial a new connection to key, waiting at the
+// cap as get does, without taking an idle one: the resend of a request
+// whose reused connection proved closed goes on a connection of its own,
+// so a pool full of connections the server has closed costs it one
+// resend, not one per closed connection. A connection handed over by a
+// request that finished while it waited may still come back (c not nil).
+func (p *pool) slot(ctx context.Context, key hostKey) (c *conn, h *hostConns, err error) {
+	return p.pop(ctx, key, true)
 }
 
 // usable reports whether an idle connection may carry a request: the
