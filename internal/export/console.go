@@ -225,10 +225,6 @@ func displayKey(m *metrics.Metric) int {
 
 func metricTable(title string, rows []metrics.Result, width int) string {
 	sort.SliceStable(rows, func(i, j int) bool { return displayKey(rows[i].Metric) < displayKey(rows[j].Metric) })
-	cols := []column{{header: "Metric", align: text.AlignRight, wrap: true}}
-	for _, k := range consoleStatColumns {
-		cols = append(cols, column{header: k, align: text.AlignRight})
-	}
 	cellRows := make([][]string, 0, len(rows))
 	for _, r := range rows {
 		row := []string{consoleLabel(r.Metric)}
@@ -249,7 +245,67 @@ func metricTable(title string, rows []metrics.Result, width int) string {
 		}
 		cellRows = append(cellRows, row)
 	}
+	keep := statColumnsFor(cellRows, width)
+	cols := []column{{header: "Metric", align: text.AlignRight, wrap: true}}
+	for i, k := range consoleStatColumns {
+		if keep[i] {
+			cols = append(cols, column{header: k, align: text.AlignRight})
+		}
+	}
+	for j, row := range cellRows {
+		kept := row[:1:1]
+		for i, c := range row[1:] {
+			if keep[i] {
+				kept = append(kept, c)
+			}
+		}
+		cellRows[j] = kept
+	}
 	return richTable(title, cols, cellRows, width)
+}
+
+// statColumnDropOrder is the order stat columns give way in when a table
+// does not fit the terminal: the spread (std), the extremes' less read
+// end (min), p90, then max. avg, p50 and p99 always stay.
+var statColumnDropOrder = [...]string{"std", "min", "p90", "max"}
+
+// statColumnsFor chooses which of consoleStatColumns a table of cells
+// (label first, then one cell per stat column) shows at width: all of
+// them when the labels and every number fit, else the fewest drops (in
+// statColumnDropOrder) after which they do, so that each row stays on its
+// own lines at 80 columns instead of every label wrapping word by word.
+func statColumnsFor(cells [][]string, width int) [len(consoleStatColumns)]bool {
+	var keep [len(consoleStatColumns)]bool
+	for i := range keep {
+		keep[i] = true
+	}
+	need := func() int {
+		label := 0
+		for _, row := range cells {
+			for _, l := range strings.Split(row[0], "\n") {
+				label = max(label, utf8.RuneCountInString(l))
+			}
+		}
+		total := 1 + label + 3 // left border, label, padding and its right border
+		for i, k := range consoleStatColumns {
+			if !keep[i] {
+				continue
+			}
+			w := len(k)
+			for _, row := range cells {
+				w = max(w, utf8.RuneCountInString(row[i+1]))
+			}
+			total += w + 3
+		}
+		return total
+	}
+	for _, drop := range statColumnDropOrder {
+		if need() <= width {
+			break
+		}
+		keep[slices.Index(consoleStatColumns[:], drop)] = false
+	}
+	return keep
 }
 
 // consoleLabel is "<header> (<unit>)", with the unit on its own line when
