@@ -70,6 +70,7 @@ func httpVersion(cfg *config.Config) transport.HTTPVersion {
 // (AIPerf ignores them too unless AIPERF_HTTP_TRUST_ENV=true), so that a
 // run that bypassed a required proxy is not a mystery.
 func warnIgnoredProxies(cfg *config.Config, log *slog.Logger) {
+	warnIgnoredHTTPEnv(os.Getenv, log)
 	if cfg.Network.TrustEnv {
 		return
 	}
@@ -86,4 +87,37 @@ func scrubber(cfg *config.Config) func(string) string {
 		return nil
 	}
 	return func(s string) string { return config.Scrub(s, secrets) }
+}
+
+// ignoredHTTPEnv is every AIPERF_HTTP_* variable of AIPerf's that this
+// port does not honour, with what it does instead. The others are
+// honoured: CONNECTION_LIMIT, SSL_VERIFY, TRUST_ENV, VIDEO_POLL_INTERVAL
+// and the X_*_FROM_CORRELATION_ID headers.
+var ignoredHTTPEnv = []struct{ name, instead string }{
+	{"AIPERF_HTTP_KEEPALIVE_TIMEOUT", "idle connections are kept 90 s"},
+	{"AIPERF_HTTP_SO_RCVBUF", "the kernel sizes socket buffers"},
+	{"AIPERF_HTTP_SO_SNDBUF", "the kernel sizes socket buffers"},
+	{"AIPERF_HTTP_SO_RCVTIMEO", "--request-timeout-seconds bounds each request"},
+	{"AIPERF_HTTP_SO_SNDTIMEO", "--request-timeout-seconds bounds each request"},
+	{"AIPERF_HTTP_TCP_KEEPCNT", "TCP keep-alive probes go every 30 s after 30 s idle"},
+	{"AIPERF_HTTP_TCP_KEEPIDLE", "TCP keep-alive probes go every 30 s after 30 s idle"},
+	{"AIPERF_HTTP_TCP_KEEPINTVL", "TCP keep-alive probes go every 30 s after 30 s idle"},
+	{"AIPERF_HTTP_TCP_USER_TIMEOUT", "the kernel's default applies; --request-timeout-seconds bounds each request"},
+	{"AIPERF_HTTP_TTL_DNS_CACHE", "there is no DNS cache: each new connection resolves the host"},
+	{"AIPERF_HTTP_USE_DNS_CACHE", "there is no DNS cache: each new connection resolves the host"},
+	{"AIPERF_HTTP_FORCE_CLOSE", "use --connection-reuse-strategy never for a new connection per request"},
+	{"AIPERF_HTTP_ENABLE_CLEANUP_CLOSED", "closed connections are always released"},
+	{"AIPERF_HTTP_REQUEST_CANCELLATION_SEND_TIMEOUT", "a cancelled request is bounded by --request-timeout-seconds"},
+	{"AIPERF_HTTP_IP_VERSION", "both address families are tried, IPv4 and IPv6 raced (Go's dialer)"},
+}
+
+// warnIgnoredHTTPEnv names, once each, the AIPerf HTTP variables set in
+// the environment that this port does not honour, so that a setting
+// carried over from AIPerf is never silently without effect.
+func warnIgnoredHTTPEnv(getenv func(string) string, log *slog.Logger) {
+	for _, v := range ignoredHTTPEnv {
+		if getenv(v.name) != "" {
+			log.Warn(fmt.Sprintf("%s is not supported and is ignored: %s", v.name, v.instead))
+		}
+	}
 }

@@ -1,7 +1,9 @@
 package benchmark
 
 import (
+	"bytes"
 	"context"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -67,5 +69,22 @@ func TestHTTPTraceRedactsEchoedCredentials(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestIgnoredHTTPEnv: each AIPerf HTTP variable this port does not honour
+// is named when set, with what happens instead; honoured ones are not.
+func TestIgnoredHTTPEnv(t *testing.T) {
+	env := map[string]string{"AIPERF_HTTP_TCP_KEEPIDLE": "10", "AIPERF_HTTP_FORCE_CLOSE": "true", "AIPERF_HTTP_CONNECTION_LIMIT": "10", "AIPERF_HTTP_SSL_VERIFY": "false"}
+	var buf bytes.Buffer
+	warnIgnoredHTTPEnv(func(k string) string { return env[k] }, slog.New(slog.NewTextHandler(&buf, nil)))
+	out := buf.String()
+	for _, want := range []string{"AIPERF_HTTP_TCP_KEEPIDLE is not supported", "AIPERF_HTTP_FORCE_CLOSE is not supported and is ignored: use --connection-reuse-strategy never"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("log %q lacks %q", out, want)
+		}
+	}
+	if strings.Contains(out, "CONNECTION_LIMIT") || strings.Contains(out, "SSL_VERIFY") || strings.Count(out, "\n") != 2 {
+		t.Errorf("log %q; want exactly the two ignored variables", out)
 	}
 }
