@@ -87,96 +87,119 @@ func defaultDCGM() []string {
 // except that --gpu-telemetry pynvml on a build or machine without NVML is
 // an error (the user asked for it by name).
 func startTelemetry(ctx context.Context, p *Plan, clk *clock.Clock, log *slog.Logger, board *live.Board) (*telemetryRun, error) {
-	cfg := p.Config
 	t := &telemetryRun{log: log}
-	if sm := &cfg.Telemetry.ServerMetrics; !sm.Disabled {
-		var urls []string
-		for _, u := range cfg.Endpoint.URLs {
-			urls = append(urls, config.MetricsURL(u))
-		}
-		urls = append(urls, sm.URLs...)
-		o := servermetrics.Options{
-			URLs:         urls,
-			Interval:     envSeconds(log, EnvServerMetricsInterval, servermetrics.DefaultInterval),
-			FlushPeriod:  envSeconds(log, EnvServerMetricsFlush, servermetrics.DefaultFlushPeriod),
-			ReachTimeout: envSeconds(log, EnvServerMetricsReach, servermetrics.DefaultReachTimeout),
-			Clock:        clk, Log: log, Board: board,
-		}
-		if sm.FlushSeconds != nil && os.Getenv(EnvServerMetricsFlush) == "" {
-			o.FlushPeriod = time.Duration(*sm.FlushSeconds * float64(time.Second))
-		}
-		if o.FlushPeriod == 0 {
-			o.FlushPeriod = -1 // none
-		}
-		if slices.Contains(cfg.ServerMetricsExportFormats(), config.ServerMetricsJSONL) {
-			w, err := servermetrics.CreateJSONL(p.Paths.ServerMetricsJSONL)
-			if err != nil {
-				return nil, &config.ExitError{Code: config.ExitFailure, Err: err}
-			}
-			o.JSONL = w
-		}
-		t.sm = servermetrics.Start(ctx, o)
-		if !t.sm.Enabled() { // no endpoint answered: leave no empty file behind
-			if o.JSONL != nil {
-				_ = o.JSONL.Close()
-				_ = os.Remove(p.Paths.ServerMetricsJSONL)
-			}
-			t.sm = nil
-		}
+	if err := t.startServerMetrics(ctx, p, clk, board); err != nil {
+		return nil, err
 	}
-	if g := &cfg.Telemetry.GPU; !g.Disabled {
-		var extra []gpu.Field
-		if g.MetricsFile != "" {
-			fields, warnings, err := dcgm.LoadMetricsFile(g.MetricsFile)
-			if err != nil {
-				return nil, &config.ExitError{Code: config.ExitUsage, Err: fmt.Errorf("--gpu-telemetry: %w", err)}
-			}
-			for _, w := range warnings {
-				log.Warn("GPU metrics file: skipping a line", "problem", w)
-			}
-			extra = fields
-		}
-		o := gpu.Options{
-			Interval:     envSeconds(log, EnvGPUInterval, gpu.DefaultInterval),
-			ReachTimeout: envSeconds(log, EnvGPUReach, gpu.DefaultReachTimeout),
-			Fields:       append(gpu.DefaultFields(), extra...),
-			Clock:        clk, Log: log, Board: board,
-		}
-		switch cfg.GPUTelemetryCollector() {
-		case config.GPUCollectorPyNVML:
-			src, err := nvml.Open()
-			if err != nil {
-				return nil, &config.ExitError{Code: config.ExitFailure, Err: fmt.Errorf("--gpu-telemetry pynvml: %w", err)}
-			}
-			o.Sources = []gpu.Source{src}
-			t.closeGPU = src.Close
-		default:
-			o.Quiet = map[string]bool{}
-			seen := map[string]bool{}
-			for _, u := range append(slices.Clone(g.URLs), defaultDCGM()...) {
-				if seen[u] {
-					continue
-				}
-				seen[u] = true
-				if !slices.Contains(g.URLs, u) {
-					o.Quiet[u] = true
-				}
-				o.Sources = append(o.Sources, dcgm.New(u, extra, nil))
-			}
-		}
-		w, err := gpu.CreateJSONL(p.Paths.GPUTelemetryJSONL, o.Fields)
-		if err != nil {
-			return nil, &config.ExitError{Code: config.ExitFailure, Err: err}
-		}
-		o.JSONL = w
-		t.gpu = gpu.Start(ctx, o)
-		if !t.gpu.Enabled() {
-			_ = w.Close()
-			_ = os.Remove(p.Paths.GPUTelemetryJSONL)
-			t.gpu = nil
-		}
+	if err := t.startGPU(ctx, p, clk, board); err != nil {
+		return nil, err
 	}
 	return t, nil
+}
+
+// startServerMetrics starts scraping the servers' Prometheus metrics
+// unless they are turned off.
+func (t *telemetryRun) startServerMetrics(ctx context.Context, p *Plan, clk *clock.Clock, board *live.Board) error {
+	cfg, log := p.Config, t.log
+	sm := &cfg.Telemetry.ServerMetrics
+	if sm.Disabled {
+		return nil
+	}
+	var urls []string
+	for _, u := range cfg.Endpoint.URLs {
+		urls = append(urls, config.MetricsURL(u))
+	}
+	urls = append(urls, sm.URLs...)
+	o := servermetrics.Options{
+		URLs:         urls,
+		Interval:     envSeconds(log, EnvServerMetricsInterval, servermetrics.DefaultInterval),
+		FlushPeriod:  envSeconds(log, EnvServerMetricsFlush, servermetrics.DefaultFlushPeriod),
+		ReachTimeout: envSeconds(log, EnvServerMetricsReach, servermetrics.DefaultReachTimeout),
+		Clock:        clk, Log: log, Board: board,
+	}
+	if sm.FlushSeconds != nil && os.Getenv(EnvServerMetricsFlush) == "" {
+		o.FlushPeriod = time.Duration(*sm.FlushSeconds * float64(time.Second))
+	}
+	if o.FlushPeriod == 0 {
+		o.FlushPeriod = -1 // none
+	}
+	if slices.Contains(cfg.ServerMetricsExportFormats(), config.ServerMetricsJSONL) {
+		w, err := servermetrics.CreateJSONL(p.Paths.ServerMetricsJSONL)
+		if err != nil {
+			return &config.ExitError{Code: config.ExitFailure, Err: err}
+		}
+		o.JSONL = w
+	}
+	t.sm = servermetrics.Start(ctx, o)
+	if !t.sm.Enabled() { // no endpoint answered: leave no empty file behind
+		if o.JSONL != nil {
+			_ = o.JSONL.Close()
+			_ = os.Remove(p.Paths.ServerMetricsJSONL)
+		}
+		t.sm = nil
+	}
+	return nil
+}
+
+// startGPU starts reading GPU telemetry (DCGM exporters or NVML) unless it
+// is turned off.
+func (t *telemetryRun) startGPU(ctx context.Context, p *Plan, clk *clock.Clock, board *live.Board) error {
+	cfg, log := p.Config, t.log
+	g := &cfg.Telemetry.GPU
+	if g.Disabled {
+		return nil
+	}
+	var extra []gpu.Field
+	if g.MetricsFile != "" {
+		fields, warnings, err := dcgm.LoadMetricsFile(g.MetricsFile)
+		if err != nil {
+			return &config.ExitError{Code: config.ExitUsage, Err: fmt.Errorf("--gpu-telemetry: %w", err)}
+		}
+		for _, w := range warnings {
+			log.Warn("GPU metrics file: skipping a line", "problem", w)
+		}
+		extra = fields
+	}
+	o := gpu.Options{
+		Interval:     envSeconds(log, EnvGPUInterval, gpu.DefaultInterval),
+		ReachTimeout: envSeconds(log, EnvGPUReach, gpu.DefaultReachTimeout),
+		Fields:       append(gpu.DefaultFields(), extra...),
+		Clock:        clk, Log: log, Board: board,
+	}
+	switch cfg.GPUTelemetryCollector() {
+	case config.GPUCollectorPyNVML:
+		src, err := nvml.Open()
+		if err != nil {
+			return &config.ExitError{Code: config.ExitFailure, Err: fmt.Errorf("--gpu-telemetry pynvml: %w", err)}
+		}
+		o.Sources = []gpu.Source{src}
+		t.closeGPU = src.Close
+	default:
+		o.Quiet = map[string]bool{}
+		seen := map[string]bool{}
+		for _, u := range append(slices.Clone(g.URLs), defaultDCGM()...) {
+			if seen[u] {
+				continue
+			}
+			seen[u] = true
+			if !slices.Contains(g.URLs, u) {
+				o.Quiet[u] = true
+			}
+			o.Sources = append(o.Sources, dcgm.New(u, extra, nil))
+		}
+	}
+	w, err := gpu.CreateJSONL(p.Paths.GPUTelemetryJSONL, o.Fields)
+	if err != nil {
+		return &config.ExitError{Code: config.ExitFailure, Err: err}
+	}
+	o.JSONL = w
+	t.gpu = gpu.Start(ctx, o)
+	if !t.gpu.Enabled() {
+		_ = w.Close()
+		_ = os.Remove(p.Paths.GPUTelemetryJSONL)
+		t.gpu = nil
+	}
+	return nil
 }
 
 // phaseStarted tags the samples from now on with the phase.
