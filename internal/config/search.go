@@ -93,6 +93,15 @@ func SearchStats() []string { return []string{"avg", "p50", "p90", "p95", "p99"}
 // recipes are checked when the plan is built.
 func (c *Config) validateSearch(p *problems) {
 	s := &c.Search
+	s.validateBudget(p)
+	s.validateChoices(p)
+	s.validateRanges(p)
+	s.validateOptuna(p)
+	c.validateSearchCombinations(p)
+}
+
+// validateBudget checks the iteration budget and the seed.
+func (s *Search) validateBudget(p *problems) {
 	if s.MaxIterations != nil && (*s.MaxIterations < 2 || *s.MaxIterations > 200) {
 		p.add("--search-max-iterations", "must be between 2 and 200, got %d", *s.MaxIterations)
 	}
@@ -106,6 +115,10 @@ func (c *Config) validateSearch(p *problems) {
 	if s.RandomSeed != nil && *s.RandomSeed < 0 {
 		p.add("--search-random-seed", "must be >= 0, got %d", *s.RandomSeed)
 	}
+}
+
+// validateChoices checks the enumerated flags and the degradation threshold.
+func (s *Search) validateChoices(p *problems) {
 	if s.Stat != "" && !contains(SearchStats(), s.Stat) {
 		p.add("--search-stat", "invalid choice %q (choose from avg, p50, p90, p95, p99)", s.Stat)
 	}
@@ -118,6 +131,11 @@ func (c *Config) validateSearch(p *problems) {
 	if t := s.DegradationThreshold; t != nil && !(*t > 0 && *t < 1) {
 		p.add("--degradation-threshold", "must be between 0 and 1 exclusive (0.20 = 20 %%), got %v", *t)
 	}
+}
+
+// validateRanges checks the recipes' numeric bounds and the percentile
+// pooling, which only a percentile statistic has.
+func (s *Search) validateRanges(p *problems) {
 	for _, f := range []struct {
 		flag string
 		v    *int
@@ -140,6 +158,11 @@ func (c *Config) validateSearch(p *problems) {
 	if s.PercentilePooling != "" && (s.Stat == "" || s.Stat == "avg") {
 		p.add("--search-percentile-pooling", "applies to a percentile --search-stat (p50, p90, p95, p99), not avg")
 	}
+}
+
+// validateOptuna checks the Optuna and BO options this implementation
+// accepts only in the forms its TPE planner honours.
+func (s *Search) validateOptuna(p *problems) {
 	if s.OptunaSampler != "" && s.OptunaSampler != "tpe" {
 		p.add("--optuna-sampler", "%q is not available: this implementation's Bayesian planner is TPE (use tpe or leave it out)", s.OptunaSampler)
 	}
@@ -152,6 +175,12 @@ func (c *Config) validateSearch(p *problems) {
 	if s.BOConstraintMode != "" && s.BOConstraintMode != "penalty" && s.BOConstraintMode != "eic" {
 		p.add("--bo-constraint-mode", "invalid choice %q (choose from penalty, eic; it is deprecated and has no effect)", s.BOConstraintMode)
 	}
+}
+
+// validateSearchCombinations checks AIPerf's combinations of a search with
+// its required flags, with convergence and with variants.
+func (c *Config) validateSearchCombinations(p *problems) {
+	s := &c.Search
 	if len(s.Space) > 0 {
 		for _, r := range []struct {
 			flag    string
