@@ -183,6 +183,23 @@ func (d *Dataset) HasFile() bool { return d.InputFile != "" || len(d.InlineRecor
 // validateDataset checks the dataset options and their cross-flag rules.
 func (c *Config) validateDataset(p *problems) {
 	d := &c.Dataset
+	d.validateCustomType(p)
+	d.validateSource(p)
+	public := d.ResolvedPublic()
+	d.validateFilters(p, public)
+	d.validateTraceOptions(p, public)
+	if d.SamplingStrategy != "" && !contains(SamplingStrategies(), d.SamplingStrategy) {
+		p.add("--dataset-sampling-strategy", "invalid choice %q (want %s)",
+			d.SamplingStrategy, joinChoices(SamplingStrategies()))
+	}
+	if d.BlockSize != nil && *d.BlockSize < 1 {
+		p.add("--isl-block-size", "must be at least 1, got %d", *d.BlockSize)
+	}
+	c.validateSynthesis(p)
+}
+
+// validateCustomType checks --custom-dataset-type and that it has a file.
+func (d *Dataset) validateCustomType(p *problems) {
 	if d.CustomType != "" {
 		switch {
 		case d.CustomType.Supported():
@@ -197,10 +214,14 @@ func (c *Config) validateDataset(p *problems) {
 			p.add("--custom-dataset-type", "requires --input-file")
 		}
 	}
+}
+
+// validateSource checks that the records come from one source: a file,
+// inline records, a public dataset or a hub Weka dataset.
+func (d *Dataset) validateSource(p *problems) {
 	if len(d.InlineRecords) > 0 && (d.InputFile != "" || d.Public != "" || d.HFWekaDataset != "") {
 		p.add("--input-file", "a dataset's records: and path: (or a public dataset) are mutually exclusive")
 	}
-	public := d.ResolvedPublic()
 	if d.Public != "" {
 		if !contains(AIPerfPublicDatasets(), d.Public) {
 			p.add("--public-dataset", "invalid choice %q (want one of %s)", d.Public, joinChoices(AIPerfPublicDatasets()))
@@ -226,6 +247,10 @@ func (c *Config) validateDataset(p *problems) {
 	if d.Public == PublicWekaHF && d.HFWekaDataset == "" {
 		p.add("--public-dataset", "weka_hf needs --hf-weka-dataset ORG/NAME")
 	}
+}
+
+// validateFilters checks the hub subset and the public dataset's filters.
+func (d *Dataset) validateFilters(p *problems, public PublicDataset) {
 	if d.HFSubset != "" && !publicHubDataset(public) {
 		p.add("--hf-subset", "only applies to a hub-backed --public-dataset (not %q)", orNone(string(public)))
 	}
@@ -240,6 +265,10 @@ func (c *Config) validateDataset(p *problems) {
 		}
 		seen[f.Key] = true
 	}
+}
+
+// validateTraceOptions checks the options only some trace loaders honour.
+func (d *Dataset) validateTraceOptions(p *problems, public PublicDataset) {
 	if d.MaxContextLength != nil && *d.MaxContextLength < 1 {
 		p.add("--max-context-length", "must be >= 1, got %d", *d.MaxContextLength)
 	}
@@ -258,14 +287,6 @@ func (c *Config) validateDataset(p *problems) {
 			p.add("--trace-session-sample-ratio", "is only supported by the baseten_trace loader")
 		}
 	}
-	if d.SamplingStrategy != "" && !contains(SamplingStrategies(), d.SamplingStrategy) {
-		p.add("--dataset-sampling-strategy", "invalid choice %q (want %s)",
-			d.SamplingStrategy, joinChoices(SamplingStrategies()))
-	}
-	if d.BlockSize != nil && *d.BlockSize < 1 {
-		p.add("--isl-block-size", "must be at least 1, got %d", *d.BlockSize)
-	}
-	c.validateSynthesis(p)
 }
 
 // ResolvedPublic is the public dataset the run reads: --public-dataset, or
