@@ -121,7 +121,27 @@ func (c *Config) validateAdaptive(p *problems) {
 	if a == nil {
 		return
 	}
-	const key = "adaptive_scale"
+	c.validateAdaptiveControl(p, a)
+	validateAdaptiveStrategy(p, a)
+	const key = adaptiveKey
+	if c.Replay.FixedSchedule {
+		p.add(key, "cannot be combined with a fixed schedule")
+	}
+	if !(a.Min > 0) {
+		p.add(key, "control.min must be > 0, got %v", a.Min)
+	}
+	max, ok := c.AdaptiveMax()
+	c.validateAdaptiveVariable(p, a, max, ok)
+	c.validateAdaptiveBounds(p, a, max, ok)
+}
+
+// adaptiveKey names the controller in its problems.
+const adaptiveKey = "adaptive_scale"
+
+// validateAdaptiveControl checks the controlled variable, the phase
+// duration, the SLA and the assessment cadence.
+func (c *Config) validateAdaptiveControl(p *problems, a *AdaptiveScale) {
+	const key = adaptiveKey
 	if !slices.Contains(AdaptiveVariables(), a.Variable) {
 		p.add(key, "control.variable: unknown %q (choose from %s)", a.Variable, joinChoices(AdaptiveVariables()))
 	}
@@ -140,6 +160,11 @@ func (c *Config) validateAdaptive(p *problems) {
 	if a.MinCompletedRequests < 1 {
 		p.add(key, "min_completed_requests must be >= 1, got %d", a.MinCompletedRequests)
 	}
+}
+
+// validateAdaptiveStrategy checks the step policy and its sizes.
+func validateAdaptiveStrategy(p *problems, a *AdaptiveScale) {
+	const key = adaptiveKey
 	switch a.StepPolicy {
 	case "sla_margin", "fixed_percent_step":
 	default:
@@ -154,14 +179,12 @@ func (c *Config) validateAdaptive(p *problems) {
 	if !(a.StepPercent > 0) || math.IsInf(a.StepPercent, 0) {
 		p.add(key, "strategy.step_percent must be > 0, got %v", a.StepPercent)
 	}
-	if c.Replay.FixedSchedule {
-		p.add(key, "cannot be combined with a fixed schedule")
-	}
-	if !(a.Min > 0) {
-		p.add(key, "control.min must be > 0, got %v", a.Min)
-	}
-	integer := a.Variable != AdaptiveRequestRate
-	max, ok := c.AdaptiveMax()
+}
+
+// validateAdaptiveVariable checks that the phase can carry the controlled
+// variable; max and ok are c.AdaptiveMax().
+func (c *Config) validateAdaptiveVariable(p *problems, a *AdaptiveScale, max float64, ok bool) {
+	const key = adaptiveKey
 	switch a.Variable {
 	case AdaptiveConcurrency:
 		if c.Shape.ConcurrencyRamp != nil {
@@ -194,6 +217,14 @@ func (c *Config) validateAdaptive(p *problems) {
 			p.add(key, "control.variable=users is only valid on user_centric phases")
 		}
 	}
+}
+
+// validateAdaptiveBounds checks control.min and control.max (max and ok
+// are c.AdaptiveMax()) and the form of the SLA filters; nothing more is
+// said when max cannot be inferred.
+func (c *Config) validateAdaptiveBounds(p *problems, a *AdaptiveScale, max float64, ok bool) {
+	const key = adaptiveKey
+	integer := a.Variable != AdaptiveRequestRate
 	if !ok {
 		p.add(key, "control.max could not be inferred: set control.max or the phase's %s", a.Variable)
 		return
