@@ -151,147 +151,197 @@ func (c *Config) ApplyScenario() (ScenarioOutcome, error) {
 	if !ok {
 		return ScenarioOutcome{}, fmt.Errorf("--scenario: unknown scenario %q (valid: %s)", name, strings.Join(ScenarioNames(), ", "))
 	}
-	var vs []ScenarioViolation
-	var applied []string
-	add := func(v ScenarioViolation) { vs = append(vs, v) }
-
-	// Timing mode: an explicit rate or fixed schedule conflicts; the
-	// default concurrency phase is switched to the scenario's mode (its
-	// concurrency becomes the number of lanes), as AIPerf stamps it.
-	switch {
-	case c.Load.RequestRate != nil || c.Replay.FixedSchedule || c.UserCentric():
-		add(ScenarioViolation{Flag: "--request-rate / --user-centric-rate / --fixed-schedule", Current: c.timingModeName(), Required: spec.TimingMode,
-			Message: fmt.Sprintf("scenario '%s' requires timing_mode=%s; do not pass --request-rate / --arrival-pattern / --user-centric-rate / --fixed-schedule (or declare a rate-shaped phase) alongside --scenario", spec.Name, spec.TimingMode)})
-	default:
-		c.Shape.TimingMode = spec.TimingMode
+	l := &scenarioLocks{spec: spec}
+	for _, step := range scenarioSteps {
+		step(c, l)
 	}
-	applied = append(applied, "timing_mode")
-
-	if spec.RequireStreaming {
-		c.Endpoint.Streaming = true
-		applied = append(applied, "streaming")
-	}
-	if spec.RequireIgnoreEOS {
-		i := slices.IndexFunc(c.Input.Extra, func(e ExtraInput) bool { return e.Key == "ignore_eos" })
-		switch {
-		case i < 0:
-			c.Input.Extra = append(c.Input.Extra, ExtraInput{Key: "ignore_eos", Value: json.RawMessage("true")})
-			applied = append(applied, "ignore_eos")
-		case falsyJSON(c.Input.Extra[i].Value):
-			add(ScenarioViolation{Flag: "extra_inputs.ignore_eos", Current: string(c.Input.Extra[i].Value), Required: true,
-				Message: fmt.Sprintf("scenario '%s' requires ignore_eos=true", spec.Name)})
-		default:
-			applied = append(applied, "ignore_eos")
-		}
-	}
-	if spec.ForbidIgnoreTraceDelays {
-		if c.Dataset.IgnoreTraceDelays {
-			add(ScenarioViolation{Flag: "--ignore-trace-delays", Current: true, Required: false,
-				Message: fmt.Sprintf("scenario '%s' replays recorded trace timing; --ignore-trace-delays would null every per-turn timestamp/delay and dispatch all turns back-to-back, falsifying the workload", spec.Name)})
-		} else {
-			applied = append(applied, "forbid_ignore_trace_delays")
-		}
-	}
-	if spec.ForbidInputTruncation {
-		if v := c.Dataset.Synthesis.MaxISL; v != nil {
-			add(ScenarioViolation{Flag: "--synthesis-max-isl", Current: *v, Required: nil,
-				Message: fmt.Sprintf("scenario '%s' forbids client-side input truncation; --synthesis-max-isl drops traces whose input length exceeds the cap, falsifying the workload", spec.Name)})
-		} else {
-			applied = append(applied, "forbid_input_truncation")
-		}
-	}
-	if len(spec.RequireLoaders) > 0 {
-		loader := c.datasetLoader()
-		if !slices.Contains(spec.RequireLoaders, loader) {
-			display := "any of [" + strings.Join(sortedQuoted(spec.RequireLoaders), ", ") + "]"
-			if loader == "synthetic" {
-				add(ScenarioViolation{Flag: "--input-file (loader)", Current: "synthetic", Required: display, hard: true,
-					Message: fmt.Sprintf("scenario '%s' requires loader=%s; got synthetic (CLI default when --public-dataset / --input-file is omitted). --unsafe-override cannot bypass a missing weka loader", spec.Name, display)})
-			} else {
-				add(ScenarioViolation{Flag: "--input-file (loader)", Current: loader, Required: display,
-					Message: fmt.Sprintf("scenario '%s' requires loader=%s", spec.Name, display)})
-			}
-		} else {
-			applied = append(applied, "require_loader")
-		}
-	}
-	if t := spec.RequireCacheBust; t != "" {
-		switch c.Prompt.CacheBust {
-		case t:
-			applied = append(applied, "cache_bust")
-		case "":
-			c.Prompt.CacheBust = t
-			applied = append(applied, "cache_bust")
-		default:
-			add(ScenarioViolation{Flag: "--cache-bust", Current: c.Prompt.CacheBust, Required: t,
-				Message: fmt.Sprintf("scenario '%s' requires cache_bust.target=%s; got %s", spec.Name, t, c.Prompt.CacheBust)})
-		}
-	}
-	if spec.DefaultDurationSeconds > 0 {
-		if c.Load.BenchmarkDuration == nil {
-			d := spec.DefaultDurationSeconds
-			c.Load.BenchmarkDuration = &d
-		}
-		applied = append(applied, "default_benchmark_duration")
-	}
-	if d := *c.Load.BenchmarkDuration; d < spec.MinDurationSeconds {
-		add(ScenarioViolation{Flag: "--benchmark-duration", Current: d, Required: fmt.Sprintf(">=%g", spec.MinDurationSeconds),
-			Message: fmt.Sprintf("scenario '%s' requires duration >= %gs to reach steady state and trigger KV offloading", spec.Name, spec.MinDurationSeconds)})
-	} else {
-		applied = append(applied, "min_benchmark_duration")
-	}
-	if spec.ForbidInterTurnDelayCap && c.Conversation.InterTurnDelayCapSeconds != nil {
-		add(ScenarioViolation{Flag: "--inter-turn-delay-cap-seconds", Current: *c.Conversation.InterTurnDelayCapSeconds, Required: nil,
-			Message: fmt.Sprintf("scenario '%s' preserves original inter-turn timing and forbids a per-turn delay cap", spec.Name)})
-	}
-	if spec.TrajectoryStartMinRatio != nil || spec.TrajectoryStartMaxRatio != nil {
-		if c.Shape.TrajectoryStartMinRatio == nil && spec.TrajectoryStartMinRatio != nil {
-			c.Shape.TrajectoryStartMinRatio = ptrTo(*spec.TrajectoryStartMinRatio)
-		}
-		if c.Shape.TrajectoryStartMaxRatio == nil && spec.TrajectoryStartMaxRatio != nil {
-			c.Shape.TrajectoryStartMaxRatio = ptrTo(*spec.TrajectoryStartMaxRatio)
-		}
-		applied = append(applied, "trajectory_start_ratios")
-	}
-	if spec.ForbidTraceIdleGapCap && c.Shape.TraceIdleGapCapSeconds != nil {
-		add(ScenarioViolation{Flag: "--trace-idle-gap-cap-seconds", Current: *c.Shape.TraceIdleGapCapSeconds, Required: nil,
-			Message: fmt.Sprintf("scenario '%s' preserves original per-trace request timing and forbids timeline compression", spec.Name)})
-	}
-	if req := spec.SystemIdleGapCapSeconds; req != nil {
-		switch v := c.Shape.SystemIdleGapCapSeconds; {
-		case v == nil:
-			c.Shape.SystemIdleGapCapSeconds = ptrTo(*req)
-			applied = append(applied, "system_idle_gap_cap")
-		case *v != *req:
-			add(ScenarioViolation{Flag: "--system-idle-gap-cap-seconds", Current: *v, Required: *req,
-				Message: fmt.Sprintf("scenario '%s' limits only globally idle replay time to %g seconds", spec.Name, *req)})
-		default:
-			applied = append(applied, "system_idle_gap_cap")
-		}
-	}
-	// A submission must be reproducible: a missing seed is drawn and
-	// recorded (run_info.random_seed).
-	if c.Input.RandomSeed == nil {
-		seed := int64(rand.Uint64() >> 1)
-		c.Input.RandomSeed = &seed
-	}
-	applied = append(applied, "random_seed")
-
-	out := ScenarioOutcome{ScenarioName: spec.Name, AppliedLocks: applied}
-	hard := slices.ContainsFunc(vs, func(v ScenarioViolation) bool { return v.hard })
+	out := ScenarioOutcome{ScenarioName: spec.Name, AppliedLocks: l.applied}
+	hard := slices.ContainsFunc(l.vs, func(v ScenarioViolation) bool { return v.hard })
 	switch {
 	case hard:
-		return out, scenarioLockError(vs, "These violations cannot be bypassed with --unsafe-override. Provide --public-dataset (e.g. semianalysis_cc_traces_weka_062126) or --hf-weka-dataset semianalysisai/cc-traces-weka-062126.")
-	case len(vs) > 0 && !c.Compat.UnsafeOverride:
-		return out, scenarioLockError(vs, "Pass --unsafe-override to convert to warnings (run will be marked submission_valid=false).")
-	case len(vs) > 0:
+		return out, scenarioLockError(l.vs, "These violations cannot be bypassed with --unsafe-override. Provide --public-dataset (e.g. semianalysis_cc_traces_weka_062126) or --hf-weka-dataset semianalysisai/cc-traces-weka-062126.")
+	case len(l.vs) > 0 && !c.Compat.UnsafeOverride:
+		return out, scenarioLockError(l.vs, "Pass --unsafe-override to convert to warnings (run will be marked submission_valid=false).")
+	case len(l.vs) > 0:
 		invalid := false
-		out.Violations, out.SubmissionValid, out.SubmissionInvalidReasons = vs, &invalid, []string{"unsafe_override"}
+		out.Violations, out.SubmissionValid, out.SubmissionInvalidReasons = l.vs, &invalid, []string{"unsafe_override"}
 		return out, nil
 	}
 	valid := true
 	out.SubmissionValid = &valid
 	return out, nil
+}
+
+// scenarioLocks collects what ApplyScenario's steps do: the violations
+// and the names of the locks applied, in order.
+type scenarioLocks struct {
+	spec    ScenarioSpec
+	vs      []ScenarioViolation
+	applied []string
+}
+
+func (l *scenarioLocks) add(v ScenarioViolation) { l.vs = append(l.vs, v) }
+func (l *scenarioLocks) lock(name string)        { l.applied = append(l.applied, name) }
+
+// scenarioSteps are ApplyScenario's locks in AIPerf's order, which is the
+// order of the applied locks and of the violations.
+var scenarioSteps = []func(*Config, *scenarioLocks){
+	(*Config).lockTimingMode, (*Config).lockStreamingAndEOS, (*Config).lockReplayFidelity,
+	(*Config).lockLoader, (*Config).lockCacheBust, (*Config).lockDuration,
+	(*Config).lockReplayTiming, (*Config).lockSeed,
+}
+
+// lockTimingMode applies the timing mode: an explicit rate or fixed
+// schedule conflicts; the default concurrency phase is switched to the
+// scenario's mode (its concurrency becomes the number of lanes), as
+// AIPerf stamps it.
+func (c *Config) lockTimingMode(l *scenarioLocks) {
+	switch {
+	case c.Load.RequestRate != nil || c.Replay.FixedSchedule || c.UserCentric():
+		l.add(ScenarioViolation{Flag: "--request-rate / --user-centric-rate / --fixed-schedule", Current: c.timingModeName(), Required: l.spec.TimingMode,
+			Message: fmt.Sprintf("scenario '%s' requires timing_mode=%s; do not pass --request-rate / --arrival-pattern / --user-centric-rate / --fixed-schedule (or declare a rate-shaped phase) alongside --scenario", l.spec.Name, l.spec.TimingMode)})
+	default:
+		c.Shape.TimingMode = l.spec.TimingMode
+	}
+	l.lock("timing_mode")
+}
+
+// lockStreamingAndEOS applies streaming and ignore_eos, which the scenario forces on.
+func (c *Config) lockStreamingAndEOS(l *scenarioLocks) {
+	if l.spec.RequireStreaming {
+		c.Endpoint.Streaming = true
+		l.lock("streaming")
+	}
+	if l.spec.RequireIgnoreEOS {
+		i := slices.IndexFunc(c.Input.Extra, func(e ExtraInput) bool { return e.Key == "ignore_eos" })
+		switch {
+		case i < 0:
+			c.Input.Extra = append(c.Input.Extra, ExtraInput{Key: "ignore_eos", Value: json.RawMessage("true")})
+			l.lock("ignore_eos")
+		case falsyJSON(c.Input.Extra[i].Value):
+			l.add(ScenarioViolation{Flag: "extra_inputs.ignore_eos", Current: string(c.Input.Extra[i].Value), Required: true,
+				Message: fmt.Sprintf("scenario '%s' requires ignore_eos=true", l.spec.Name)})
+		default:
+			l.lock("ignore_eos")
+		}
+	}
+}
+
+// lockReplayFidelity applies the trace options that would falsify the recorded workload:
+// ignored delays and truncated inputs.
+func (c *Config) lockReplayFidelity(l *scenarioLocks) {
+	if l.spec.ForbidIgnoreTraceDelays {
+		if c.Dataset.IgnoreTraceDelays {
+			l.add(ScenarioViolation{Flag: "--ignore-trace-delays", Current: true, Required: false,
+				Message: fmt.Sprintf("scenario '%s' replays recorded trace timing; --ignore-trace-delays would null every per-turn timestamp/delay and dispatch all turns back-to-back, falsifying the workload", l.spec.Name)})
+		} else {
+			l.lock("forbid_ignore_trace_delays")
+		}
+	}
+	if l.spec.ForbidInputTruncation {
+		if v := c.Dataset.Synthesis.MaxISL; v != nil {
+			l.add(ScenarioViolation{Flag: "--synthesis-max-isl", Current: *v, Required: nil,
+				Message: fmt.Sprintf("scenario '%s' forbids client-side input truncation; --synthesis-max-isl drops traces whose input length exceeds the cap, falsifying the workload", l.spec.Name)})
+		} else {
+			l.lock("forbid_input_truncation")
+		}
+	}
+}
+
+// lockLoader applies the dataset loader; a synthetic dataset is a hard violation.
+func (c *Config) lockLoader(l *scenarioLocks) {
+	if len(l.spec.RequireLoaders) > 0 {
+		loader := c.datasetLoader()
+		if !slices.Contains(l.spec.RequireLoaders, loader) {
+			display := "any of [" + strings.Join(sortedQuoted(l.spec.RequireLoaders), ", ") + "]"
+			if loader == "synthetic" {
+				l.add(ScenarioViolation{Flag: "--input-file (loader)", Current: "synthetic", Required: display, hard: true,
+					Message: fmt.Sprintf("scenario '%s' requires loader=%s; got synthetic (CLI default when --public-dataset / --input-file is omitted). --unsafe-override cannot bypass a missing weka loader", l.spec.Name, display)})
+			} else {
+				l.add(ScenarioViolation{Flag: "--input-file (loader)", Current: loader, Required: display,
+					Message: fmt.Sprintf("scenario '%s' requires loader=%s", l.spec.Name, display)})
+			}
+		} else {
+			l.lock("require_loader")
+		}
+	}
+}
+
+// lockCacheBust applies the cache-bust target, filled in when unset.
+func (c *Config) lockCacheBust(l *scenarioLocks) {
+	if t := l.spec.RequireCacheBust; t != "" {
+		switch c.Prompt.CacheBust {
+		case t:
+			l.lock("cache_bust")
+		case "":
+			c.Prompt.CacheBust = t
+			l.lock("cache_bust")
+		default:
+			l.add(ScenarioViolation{Flag: "--cache-bust", Current: c.Prompt.CacheBust, Required: t,
+				Message: fmt.Sprintf("scenario '%s' requires cache_bust.target=%s; got %s", l.spec.Name, t, c.Prompt.CacheBust)})
+		}
+	}
+}
+
+// lockDuration applies the benchmark duration: the default, then the minimum.
+func (c *Config) lockDuration(l *scenarioLocks) {
+	if l.spec.DefaultDurationSeconds > 0 {
+		if c.Load.BenchmarkDuration == nil {
+			d := l.spec.DefaultDurationSeconds
+			c.Load.BenchmarkDuration = &d
+		}
+		l.lock("default_benchmark_duration")
+	}
+	if d := *c.Load.BenchmarkDuration; d < l.spec.MinDurationSeconds {
+		l.add(ScenarioViolation{Flag: "--benchmark-duration", Current: d, Required: fmt.Sprintf(">=%g", l.spec.MinDurationSeconds),
+			Message: fmt.Sprintf("scenario '%s' requires duration >= %gs to reach steady state and trigger KV offloading", l.spec.Name, l.spec.MinDurationSeconds)})
+	} else {
+		l.lock("min_benchmark_duration")
+	}
+}
+
+// lockReplayTiming applies the per-turn and per-trace timing caps and the trajectory start
+// ratios.
+func (c *Config) lockReplayTiming(l *scenarioLocks) {
+	if l.spec.ForbidInterTurnDelayCap && c.Conversation.InterTurnDelayCapSeconds != nil {
+		l.add(ScenarioViolation{Flag: "--inter-turn-delay-cap-seconds", Current: *c.Conversation.InterTurnDelayCapSeconds, Required: nil,
+			Message: fmt.Sprintf("scenario '%s' preserves original inter-turn timing and forbids a per-turn delay cap", l.spec.Name)})
+	}
+	if l.spec.TrajectoryStartMinRatio != nil || l.spec.TrajectoryStartMaxRatio != nil {
+		if c.Shape.TrajectoryStartMinRatio == nil && l.spec.TrajectoryStartMinRatio != nil {
+			c.Shape.TrajectoryStartMinRatio = ptrTo(*l.spec.TrajectoryStartMinRatio)
+		}
+		if c.Shape.TrajectoryStartMaxRatio == nil && l.spec.TrajectoryStartMaxRatio != nil {
+			c.Shape.TrajectoryStartMaxRatio = ptrTo(*l.spec.TrajectoryStartMaxRatio)
+		}
+		l.lock("trajectory_start_ratios")
+	}
+	if l.spec.ForbidTraceIdleGapCap && c.Shape.TraceIdleGapCapSeconds != nil {
+		l.add(ScenarioViolation{Flag: "--trace-idle-gap-cap-seconds", Current: *c.Shape.TraceIdleGapCapSeconds, Required: nil,
+			Message: fmt.Sprintf("scenario '%s' preserves original per-trace request timing and forbids timeline compression", l.spec.Name)})
+	}
+	if req := l.spec.SystemIdleGapCapSeconds; req != nil {
+		switch v := c.Shape.SystemIdleGapCapSeconds; {
+		case v == nil:
+			c.Shape.SystemIdleGapCapSeconds = ptrTo(*req)
+			l.lock("system_idle_gap_cap")
+		case *v != *req:
+			l.add(ScenarioViolation{Flag: "--system-idle-gap-cap-seconds", Current: *v, Required: *req,
+				Message: fmt.Sprintf("scenario '%s' limits only globally idle replay time to %g seconds", l.spec.Name, *req)})
+		default:
+			l.lock("system_idle_gap_cap")
+		}
+	}
+}
+
+// lockSeed applies the random seed: a submission must be reproducible, so a missing
+// seed is drawn and recorded (run_info.random_seed).
+func (c *Config) lockSeed(l *scenarioLocks) {
+	if c.Input.RandomSeed == nil {
+		seed := int64(rand.Uint64() >> 1)
+		c.Input.RandomSeed = &seed
+	}
+	l.lock("random_seed")
 }
 
 func ptrTo[T any](v T) *T { return &v }
