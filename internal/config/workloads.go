@@ -95,36 +95,63 @@ func (c *Config) validatePromptCorpus(p *problems) {
 		p.add("--random-corpus-style", "invalid choice %q (want %s)", pr.RandomCorpusStyle, strings.Join(corpusStyles, ", "))
 	}
 	if r := pr.RandomRangeRatio; r != nil {
-		sglang := pr.RandomCorpusStyle == "sglang"
-		for _, v := range []float64{r.Input, r.Output} {
-			switch {
-			case math.IsNaN(v) || math.IsInf(v, 0) || v < 0:
-				p.add("--random-range-ratio", "must be >= 0, got %v", v)
-			case sglang && v > 1:
-				p.add("--random-range-ratio", "must be in [0, 1] for --random-corpus-style sglang, got %v", v)
-			case !sglang && v >= 1:
-				p.add("--random-range-ratio", "must be in [0, 1), got %v", v)
-			}
-		}
-		if sglang && r.Pair {
-			p.add("--random-range-ratio", "the sglang style applies one ratio to ISL and OSL; give a plain number")
-		}
-		if len(pr.SequenceDistribution) > 0 {
-			p.add("--random-range-ratio", "cannot be combined with --seq-dist")
-		}
-		if c.Input.OutputTokens.Mean == nil || *c.Input.OutputTokens.Mean < 1 {
-			p.add("--random-range-ratio", "requires --osl >= 1 (the output window is drawn around it)")
-		}
-		if c.Input.InputTokens.Mean < 1 {
-			p.add("--random-range-ratio", "requires --isl >= 1, got %d", c.Input.InputTokens.Mean)
-		}
-		if c.Input.InputTokens.Stddev != 0 || c.Input.OutputTokens.Stddev != 0 {
-			p.add("--random-range-ratio", "cannot be combined with --isl-stddev or --osl-stddev (the window sets the spread)")
-		}
-		if c.Dataset.FromFile() {
-			p.add("--random-range-ratio", "only shapes synthetic prompts; remove --input-file / --public-dataset")
+		c.validateRandomRangeRatio(p, r)
+	}
+	pr.validateSystemPrompt(p)
+	if pr.CacheBust != "" && !contains(cacheBustTargets, pr.CacheBust) {
+		p.add("--cache-bust", "invalid choice %q (want %s)", pr.CacheBust, strings.Join(cacheBustTargets, ", "))
+	}
+	if pr.CacheBust == "warmup_isolation_system" && !c.Dataset.FromFile() &&
+		pr.SharedSystemLength == nil && pr.SystemPrompt == "" && pr.SystemPromptFile == "" {
+		p.add("--cache-bust", "warmup_isolation_system needs a system prompt on a synthetic dataset (--shared-system-prompt-length, --system-prompt or --system-prompt-file); "+
+			"without one the marker would land on the user turn, as warmup_isolation_first_turn")
+	}
+}
+
+// validateRandomRangeRatio checks --random-range-ratio: its bounds under
+// the corpus style and the flags its window replaces.
+func (c *Config) validateRandomRangeRatio(p *problems, r *RangeRatio) {
+	pr := &c.Prompt
+	sglang := pr.RandomCorpusStyle == "sglang"
+	validateRangeRatioBounds(p, r, sglang)
+	if sglang && r.Pair {
+		p.add("--random-range-ratio", "the sglang style applies one ratio to ISL and OSL; give a plain number")
+	}
+	if len(pr.SequenceDistribution) > 0 {
+		p.add("--random-range-ratio", "cannot be combined with --seq-dist")
+	}
+	if c.Input.OutputTokens.Mean == nil || *c.Input.OutputTokens.Mean < 1 {
+		p.add("--random-range-ratio", "requires --osl >= 1 (the output window is drawn around it)")
+	}
+	if c.Input.InputTokens.Mean < 1 {
+		p.add("--random-range-ratio", "requires --isl >= 1, got %d", c.Input.InputTokens.Mean)
+	}
+	if c.Input.InputTokens.Stddev != 0 || c.Input.OutputTokens.Stddev != 0 {
+		p.add("--random-range-ratio", "cannot be combined with --isl-stddev or --osl-stddev (the window sets the spread)")
+	}
+	if c.Dataset.FromFile() {
+		p.add("--random-range-ratio", "only shapes synthetic prompts; remove --input-file / --public-dataset")
+	}
+}
+
+// validateRangeRatioBounds checks each ratio: [0, 1] for the sglang
+// style, [0, 1) otherwise.
+func validateRangeRatioBounds(p *problems, r *RangeRatio, sglang bool) {
+	for _, v := range []float64{r.Input, r.Output} {
+		switch {
+		case math.IsNaN(v) || math.IsInf(v, 0) || v < 0:
+			p.add("--random-range-ratio", "must be >= 0, got %v", v)
+		case sglang && v > 1:
+			p.add("--random-range-ratio", "must be in [0, 1] for --random-corpus-style sglang, got %v", v)
+		case !sglang && v >= 1:
+			p.add("--random-range-ratio", "must be in [0, 1), got %v", v)
 		}
 	}
+}
+
+// validateSystemPrompt checks the system prompt flags against each other
+// and against the generated shared prefixes.
+func (pr *Prompt) validateSystemPrompt(p *problems) {
 	if pr.SystemPrompt != "" && strings.TrimSpace(pr.SystemPrompt) == "" {
 		p.add("--system-prompt", "is whitespace only; omit it to run without a system prompt")
 	}
@@ -142,13 +169,5 @@ func (c *Config) validatePromptCorpus(p *problems) {
 		if pr.PrefixPoolSize > 0 || pr.PrefixLength > 0 {
 			p.add(flag, "cannot be combined with --num-prefix-prompts / --prefix-prompt-length")
 		}
-	}
-	if pr.CacheBust != "" && !contains(cacheBustTargets, pr.CacheBust) {
-		p.add("--cache-bust", "invalid choice %q (want %s)", pr.CacheBust, strings.Join(cacheBustTargets, ", "))
-	}
-	if pr.CacheBust == "warmup_isolation_system" && !c.Dataset.FromFile() &&
-		pr.SharedSystemLength == nil && pr.SystemPrompt == "" && pr.SystemPromptFile == "" {
-		p.add("--cache-bust", "warmup_isolation_system needs a system prompt on a synthetic dataset (--shared-system-prompt-length, --system-prompt or --system-prompt-file); "+
-			"without one the marker would land on the user turn, as warmup_isolation_first_turn")
 	}
 }
