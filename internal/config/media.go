@@ -223,6 +223,16 @@ func deref(f *float64) float64 {
 // length of at least 10 ms when audio is on.
 func (c *Config) validateMedia(p *problems) {
 	m := &c.Media
+	m.validateSizes(p)
+	m.validateImage(p)
+	m.validateAudioFormat(p)
+	m.validateAudioShape(p)
+	c.validateMediaSource(p)
+}
+
+// validateSizes checks the image and audio size distributions and the
+// batch sizes.
+func (m *Media) validateSizes(p *problems) {
 	for _, f := range []struct {
 		flag string
 		v    *float64
@@ -246,6 +256,10 @@ func (c *Config) validateMedia(p *problems) {
 			p.add(f.flag, "must be >= 0, got %d", *f.v)
 		}
 	}
+}
+
+// validateImage checks the image format and the source sampling.
+func (m *Media) validateImage(p *problems) {
 	if m.ImageFormat != "" && !contains(ImageFormats(), m.ImageFormat) {
 		p.add("--image-format", "invalid choice %q (choose from %s)", m.ImageFormat, joinChoices(ImageFormats()))
 	}
@@ -256,6 +270,11 @@ func (c *Config) validateMedia(p *problems) {
 			p.add("--image-source-sampling", "%s needs a finite image source (--image-source assets or a directory); noise images are all different", m.ImageSourceSampling)
 		}
 	}
+}
+
+// validateAudioFormat checks the audio format and, for mp3, that every
+// sample rate is one the encoder supports.
+func (m *Media) validateAudioFormat(p *problems) {
 	switch m.AudioFormat {
 	case "", AudioWAV:
 	case AudioMP3:
@@ -270,6 +289,11 @@ func (c *Config) validateMedia(p *problems) {
 	default:
 		p.add("--audio-format", "invalid choice %q (choose from %s)", m.AudioFormat, joinChoices(AudioFormats()))
 	}
+}
+
+// validateAudioShape checks the sample rates, bit depths, channels and
+// length of generated audio.
+func (m *Media) validateAudioShape(p *problems) {
 	if m.AudioSampleRates != nil && len(m.AudioSampleRates) == 0 {
 		p.add("--audio-sample-rates", "needs at least one sample rate")
 	}
@@ -293,7 +317,6 @@ func (c *Config) validateMedia(p *problems) {
 	if s, on := m.Audio(); on && s.LengthMean < 0.01 {
 		p.add("--audio-length-mean", "audio length must be at least 0.01 seconds, got %v", s.LengthMean)
 	}
-	c.validateMediaSource(p)
 }
 
 // validateMediaSource rejects the synthetic-media batch and source flags
