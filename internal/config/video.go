@@ -167,6 +167,13 @@ func (v *Video) Spec() (VideoSpec, bool) {
 
 func (c *Config) validateVideo(p *problems) {
 	v := &c.Video
+	v.validateFrames(p)
+	v.validateEncoding(p)
+	v.validateAudioTrack(p)
+}
+
+// validateFrames checks the batch size, duration, frame rate and size.
+func (v *Video) validateFrames(p *problems) {
 	if v.BatchSize != nil && *v.BatchSize < 0 {
 		p.add("--video-batch-size", "must be >= 0, got %d", *v.BatchSize)
 	}
@@ -187,6 +194,10 @@ func (c *Config) validateVideo(p *problems) {
 	if (v.Width == nil) != (v.Height == nil) {
 		p.add("--video-width", "--video-width and --video-height must be given together (both or neither)")
 	}
+}
+
+// validateEncoding checks the generator, container and codec choices.
+func (v *Video) validateEncoding(p *problems) {
 	if v.SynthType != "" && !contains(VideoSynthTypes(), v.SynthType) {
 		p.add("--video-synth-type", "invalid choice %q (choose from %s)", v.SynthType, joinChoices(VideoSynthTypes()))
 	}
@@ -196,6 +207,11 @@ func (c *Config) validateVideo(p *problems) {
 	if strings.ContainsAny(v.Codec, " \t\n") {
 		p.add("--video-codec", "codec name %q must not contain whitespace", v.Codec)
 	}
+}
+
+// validateAudioTrack checks the audio track's options and that the
+// container can carry one.
+func (v *Video) validateAudioTrack(p *problems) {
 	if v.AudioSampleRate != nil {
 		if r := *v.AudioSampleRate; !(r >= 8 && r <= 96000) {
 			p.add("--video-audio-sample-rate", "must be between 8 and 96000 (kHz or Hz), got %v", r)
