@@ -28,118 +28,11 @@ func parseAdaptive(n *Node, s *sweepSpec, ps *problems) {
 	s.search = se
 	for _, k := range n.Keys {
 		path := "sweep." + k.Name
-		v := k.Value
+		if parse, ok := searchParsers[k.Name]; ok {
+			parse(se, k.Value, path, ps)
+			continue
+		}
 		switch k.Name {
-		case "planner":
-			p, _ := stringOf(v)
-			switch p {
-			case "bayesian", "optuna", "monotonic_sla", "smooth_isotonic", "random":
-				se.Planner = p
-			default:
-				ps.add(v.Pos, path, "must be bayesian, optuna, monotonic_sla, smooth_isotonic or random, not %s", describe(v))
-			}
-		case "search_space":
-			if v.Kind != Seq || len(v.Items) == 0 {
-				ps.add(v.Pos, path, "must be a non-empty list of {path, lo, hi, kind, prior}")
-				continue
-			}
-			for i, it := range v.Items {
-				se.Space = append(se.Space, parseDim(it, fmt.Sprintf("%s.%d", path, i), ps))
-			}
-		case "objectives":
-			if v.Kind != Seq || len(v.Items) == 0 {
-				ps.add(v.Pos, path, "must be a non-empty list of {metric, stat, direction}")
-				continue
-			}
-			if len(v.Items) > 1 {
-				ps.add(v.Pos, path, "has %d objectives; multi-objective (Pareto) search is not supported here: give one", len(v.Items))
-			}
-			o := v.Items[0]
-			for _, ok := range o.Keys {
-				str, isStr := stringOf(ok.Value)
-				switch ok.Name {
-				case "metric":
-					se.Metric = str
-				case "stat":
-					se.Stat = str
-				case "direction":
-					se.Direction = strings.ToLower(str)
-				case "threshold":
-					if ok.Value.Kind != Null {
-						ps.add(ok.Pos, path+".0.threshold", "objective thresholds are not supported; use sla_filters")
-					}
-					continue
-				default:
-					ps.unknownKey(ok.Pos, path+".0", ok.Name, []string{"metric", "stat", "direction", "threshold"})
-					continue
-				}
-				if !isStr {
-					ps.add(ok.Value.Pos, path+".0."+ok.Name, "must be a string, not %s", describe(ok.Value))
-				}
-			}
-			if se.Metric == "" {
-				ps.add(o.Pos, path+".0", "needs a metric")
-			}
-			if se.Direction == "" {
-				se.Direction = "maximize"
-			}
-		case "max_iterations", "n_initial_points", "improvement_patience", "plateau_window", "monotonic_stability_trials":
-			i, ok := intOf(v)
-			if !ok || i < 1 {
-				ps.add(v.Pos, path, "must be a positive whole number, not %s", describe(v))
-				continue
-			}
-			n := int(i)
-			switch k.Name {
-			case "max_iterations":
-				se.MaxIterations = &n
-			case "n_initial_points":
-				se.InitialPoints = &n
-			case "improvement_patience":
-				se.ImprovementPatience = &n
-			case "plateau_window":
-				se.PlateauWindow = &n
-			default:
-				se.MonotonicStability = &n
-			}
-		case "plateau_threshold":
-			f, ok := floatOf(v)
-			if !ok || !(f > 0) {
-				ps.add(v.Pos, path, "must be a positive number, not %s", describe(v))
-				continue
-			}
-			se.PlateauThreshold = &f
-		case "random_seed":
-			if v.Kind == Null {
-				continue
-			}
-			i, ok := intOf(v)
-			if !ok {
-				ps.add(v.Pos, path, "must be a whole number, not %s", describe(v))
-				continue
-			}
-			se.RandomSeed = &i
-		case "sla_tiers":
-			if v.Kind != Seq {
-				ps.add(v.Pos, path, "must be a list of {label, filters}")
-				continue
-			}
-			for i, it := range v.Items {
-				tp := fmt.Sprintf("%s.%d", path, i)
-				label, _ := stringOf(it.Get("label"))
-				if label == "" {
-					ps.add(it.Pos, tp, "needs a label")
-				}
-				var parts []string
-				for _, f := range parseFilters(it.Get("filters"), tp+".filters", ps) {
-					parts = append(parts, f.String())
-				}
-				if len(parts) == 0 {
-					ps.add(it.Pos, tp, "needs at least one filter")
-					continue
-				}
-				se.SLATiers = append(se.SLATiers, label+":"+strings.Join(parts, ","))
-			}
 		case "type", "sla_filters", "recipe_name", "same_seed", "cooldown_seconds", "iteration_order":
 		default:
 			ps.unknownKey(k.Pos, "sweep", k.Name, append(slices.Clone(searchKeys), "type", "sla_filters", "recipe_name", "cooldown_seconds"))
@@ -153,6 +46,148 @@ func parseAdaptive(n *Node, s *sweepSpec, ps *problems) {
 	}
 	if se.MaxIterations == nil {
 		ps.add(n.Pos, "sweep", "an adaptive_search sweep needs max_iterations")
+	}
+}
+
+// searchParsers reads each adaptive_search setting of searchKeys at path
+// into se.
+var searchParsers = map[string]func(se *config.Search, v *Node, path string, ps *problems){
+	"planner":                    adaptivePlanner,
+	"search_space":               adaptiveSpace,
+	"objectives":                 adaptiveObjectives,
+	"max_iterations":             adaptiveCount(func(se *config.Search) **int { return &se.MaxIterations }),
+	"n_initial_points":           adaptiveCount(func(se *config.Search) **int { return &se.InitialPoints }),
+	"improvement_patience":       adaptiveCount(func(se *config.Search) **int { return &se.ImprovementPatience }),
+	"plateau_window":             adaptiveCount(func(se *config.Search) **int { return &se.PlateauWindow }),
+	"monotonic_stability_trials": adaptiveCount(func(se *config.Search) **int { return &se.MonotonicStability }),
+	"plateau_threshold":          adaptivePlateauThreshold,
+	"random_seed":                adaptiveRandomSeed,
+	"sla_tiers":                  adaptiveTiers,
+}
+
+func adaptivePlanner(se *config.Search, v *Node, path string, ps *problems) {
+	p, _ := stringOf(v)
+	switch p {
+	case "bayesian", "optuna", "monotonic_sla", "smooth_isotonic", "random":
+		se.Planner = p
+	default:
+		ps.add(v.Pos, path, "must be bayesian, optuna, monotonic_sla, smooth_isotonic or random, not %s", describe(v))
+	}
+}
+
+func adaptiveSpace(se *config.Search, v *Node, path string, ps *problems) {
+	if v.Kind != Seq || len(v.Items) == 0 {
+		ps.add(v.Pos, path, "must be a non-empty list of {path, lo, hi, kind, prior}")
+		return
+	}
+	for i, it := range v.Items {
+		se.Space = append(se.Space, parseDim(it, fmt.Sprintf("%s.%d", path, i), ps))
+	}
+}
+
+// adaptiveObjectives reads the one objective this implementation
+// supports; its direction defaults to maximize.
+func adaptiveObjectives(se *config.Search, v *Node, path string, ps *problems) {
+	if v.Kind != Seq || len(v.Items) == 0 {
+		ps.add(v.Pos, path, "must be a non-empty list of {metric, stat, direction}")
+		return
+	}
+	if len(v.Items) > 1 {
+		ps.add(v.Pos, path, "has %d objectives; multi-objective (Pareto) search is not supported here: give one", len(v.Items))
+	}
+	o := v.Items[0]
+	for _, ok := range o.Keys {
+		adaptiveObjectiveKey(se, ok, path, ps)
+	}
+	if se.Metric == "" {
+		ps.add(o.Pos, path+".0", "needs a metric")
+	}
+	if se.Direction == "" {
+		se.Direction = "maximize"
+	}
+}
+
+// adaptiveObjectiveKey reads one key of the objective at path.0.
+func adaptiveObjectiveKey(se *config.Search, ok Key, path string, ps *problems) {
+	str, isStr := stringOf(ok.Value)
+	switch ok.Name {
+	case "metric":
+		se.Metric = str
+	case "stat":
+		se.Stat = str
+	case "direction":
+		se.Direction = strings.ToLower(str)
+	case "threshold":
+		if ok.Value.Kind != Null {
+			ps.add(ok.Pos, path+".0.threshold", "objective thresholds are not supported; use sla_filters")
+		}
+		return
+	default:
+		ps.unknownKey(ok.Pos, path+".0", ok.Name, []string{"metric", "stat", "direction", "threshold"})
+		return
+	}
+	if !isStr {
+		ps.add(ok.Value.Pos, path+".0."+ok.Name, "must be a string, not %s", describe(ok.Value))
+	}
+}
+
+// adaptiveCount reads a positive whole number into the field that field
+// selects.
+func adaptiveCount(field func(*config.Search) **int) func(*config.Search, *Node, string, *problems) {
+	return func(se *config.Search, v *Node, path string, ps *problems) {
+		i, ok := intOf(v)
+		if !ok || i < 1 {
+			ps.add(v.Pos, path, "must be a positive whole number, not %s", describe(v))
+			return
+		}
+		n := int(i)
+		*field(se) = &n
+	}
+}
+
+func adaptivePlateauThreshold(se *config.Search, v *Node, path string, ps *problems) {
+	f, ok := floatOf(v)
+	if !ok || !(f > 0) {
+		ps.add(v.Pos, path, "must be a positive number, not %s", describe(v))
+		return
+	}
+	se.PlateauThreshold = &f
+}
+
+func adaptiveRandomSeed(se *config.Search, v *Node, path string, ps *problems) {
+	if v.Kind == Null {
+		return
+	}
+	i, ok := intOf(v)
+	if !ok {
+		ps.add(v.Pos, path, "must be a whole number, not %s", describe(v))
+		return
+	}
+	se.RandomSeed = &i
+}
+
+// adaptiveTiers reads sla_tiers into the --search-sla-tier form
+// "label:filter,filter".
+func adaptiveTiers(se *config.Search, v *Node, path string, ps *problems) {
+	if v.Kind != Seq {
+		ps.add(v.Pos, path, "must be a list of {label, filters}")
+		return
+	}
+	for i, it := range v.Items {
+		tp := fmt.Sprintf("%s.%d", path, i)
+		label, _ := stringOf(it.Get("label"))
+		if label == "" {
+			ps.add(it.Pos, tp, "needs a label")
+		}
+		var parts []string
+		for _, f := range parseFilters(it.Get("filters"), tp+".filters", ps) {
+			parts = append(parts, f.String())
+		}
+		if len(parts) == 0 {
+			ps.add(it.Pos, tp, "needs at least one filter")
+			continue
+		}
+		se.SLATiers = append(se.SLATiers, label+":"+strings.Join(parts, ","))
 	}
 }
 
