@@ -81,57 +81,11 @@ func parseSweep(n *Node, ps *problems) *sweepSpec {
 		v := k.Value
 		switch k.Name {
 		case "type":
-			t, _ := stringOf(v)
-			switch t {
-			case SweepGrid, SweepZip, SweepScenarios:
-				s.typ = t
-			case "sobol", "latin_hypercube":
-				ps.add(v.Pos, path, "sweep type %q is not supported yet (grid, zip or scenarios)", t)
-			default:
-				msg := fmt.Sprintf("must be grid, zip or scenarios, not %s", describe(v))
-				if h := suggest(t, []string{SweepGrid, SweepZip, SweepScenarios}); h != "" {
-					msg += fmt.Sprintf("; did you mean %q?", h)
-				}
-				ps.add(v.Pos, path, "%s", msg)
-			}
+			s.parseType(v, path, ps)
 		case "parameters":
-			if v.Kind != Map {
-				ps.add(v.Pos, path, "must be a mapping of dot path to a list of values")
-				continue
-			}
-			for _, pk := range v.Keys {
-				p, err := canonicalParam(pk.Name)
-				if err != nil {
-					ps.add(pk.Pos, path, "%v", err)
-					continue
-				}
-				if pk.Value.Kind != Seq || len(pk.Value.Items) == 0 {
-					ps.add(pk.Value.Pos, path+"."+pk.Name, "must be a non-empty list of values")
-					continue
-				}
-				if slices.ContainsFunc(s.params, func(q sweepParam) bool { return q.path == p }) {
-					ps.add(pk.Pos, path, "%q is given twice (it is %s)", pk.Name, p)
-					continue
-				}
-				s.params = append(s.params, sweepParam{path: p, values: pk.Value.Items, pos: pk.Pos})
-			}
+			s.parseParameters(v, path, ps)
 		case "runs":
-			if v.Kind != Seq || len(v.Items) == 0 {
-				ps.add(v.Pos, path, "must be a non-empty list of scenarios")
-				continue
-			}
-			for i, r := range v.Items {
-				if r.Kind != Map {
-					ps.add(r.Pos, fmt.Sprintf("%s.%d", path, i), "must be a mapping")
-					continue
-				}
-				for _, rk := range r.Keys {
-					if !slices.Contains([]string{"name", "variables", "benchmark", "values"}, rk.Name) {
-						ps.unknownKey(rk.Pos, fmt.Sprintf("%s.%d", path, i), rk.Name, []string{"name", "variables", "benchmark", "values"})
-					}
-				}
-			}
-			s.runs = v.Items
+			s.parseRuns(v, path, ps)
 		case "same_seed", "cooldown_seconds", "iteration_order":
 			// Settings: decoded through the field table.
 		case "sla_filters":
@@ -142,6 +96,76 @@ func parseSweep(n *Node, ps *problems) *sweepSpec {
 			ps.unknownKey(k.Pos, "sweep", k.Name, sweepKeys)
 		}
 	}
+	s.checkKinds(n, ps)
+	s.checkZip(n, ps)
+	slices.SortStableFunc(s.params, func(a, b sweepParam) int { return strings.Compare(a.path, b.path) })
+	return s
+}
+
+// parseType reads the sweep type of a list sweep.
+func (s *sweepSpec) parseType(v *Node, path string, ps *problems) {
+	t, _ := stringOf(v)
+	switch t {
+	case SweepGrid, SweepZip, SweepScenarios:
+		s.typ = t
+	case "sobol", "latin_hypercube":
+		ps.add(v.Pos, path, "sweep type %q is not supported yet (grid, zip or scenarios)", t)
+	default:
+		msg := fmt.Sprintf("must be grid, zip or scenarios, not %s", describe(v))
+		if h := suggest(t, []string{SweepGrid, SweepZip, SweepScenarios}); h != "" {
+			msg += fmt.Sprintf("; did you mean %q?", h)
+		}
+		ps.add(v.Pos, path, "%s", msg)
+	}
+}
+
+// parseParameters reads a grid or zip sweep's dot path to value list.
+func (s *sweepSpec) parseParameters(v *Node, path string, ps *problems) {
+	if v.Kind != Map {
+		ps.add(v.Pos, path, "must be a mapping of dot path to a list of values")
+		return
+	}
+	for _, pk := range v.Keys {
+		p, err := canonicalParam(pk.Name)
+		if err != nil {
+			ps.add(pk.Pos, path, "%v", err)
+			continue
+		}
+		if pk.Value.Kind != Seq || len(pk.Value.Items) == 0 {
+			ps.add(pk.Value.Pos, path+"."+pk.Name, "must be a non-empty list of values")
+			continue
+		}
+		if slices.ContainsFunc(s.params, func(q sweepParam) bool { return q.path == p }) {
+			ps.add(pk.Pos, path, "%q is given twice (it is %s)", pk.Name, p)
+			continue
+		}
+		s.params = append(s.params, sweepParam{path: p, values: pk.Value.Items, pos: pk.Pos})
+	}
+}
+
+// parseRuns reads a scenarios sweep's runs, checking only their keys here.
+func (s *sweepSpec) parseRuns(v *Node, path string, ps *problems) {
+	if v.Kind != Seq || len(v.Items) == 0 {
+		ps.add(v.Pos, path, "must be a non-empty list of scenarios")
+		return
+	}
+	for i, r := range v.Items {
+		if r.Kind != Map {
+			ps.add(r.Pos, fmt.Sprintf("%s.%d", path, i), "must be a mapping")
+			continue
+		}
+		for _, rk := range r.Keys {
+			if !slices.Contains([]string{"name", "variables", "benchmark", "values"}, rk.Name) {
+				ps.unknownKey(rk.Pos, fmt.Sprintf("%s.%d", path, i), rk.Name, []string{"name", "variables", "benchmark", "values"})
+			}
+		}
+	}
+	s.runs = v.Items
+}
+
+// checkKinds checks that the sweep has what its type needs and nothing of
+// another type.
+func (s *sweepSpec) checkKinds(n *Node, ps *problems) {
 	switch s.typ {
 	case SweepGrid, SweepZip:
 		if len(s.params) == 0 && n.Get("parameters") == nil {
@@ -158,6 +182,10 @@ func parseSweep(n *Node, ps *problems) *sweepSpec {
 			ps.add(n.KeyPos("parameters"), "sweep.parameters", "belongs to a grid or zip sweep; a scenarios sweep takes runs")
 		}
 	}
+}
+
+// checkZip checks that a zip sweep's lists have equal lengths.
+func (s *sweepSpec) checkZip(n *Node, ps *problems) {
 	if s.typ == SweepZip && len(s.params) > 1 {
 		n0 := len(s.params[0].values)
 		for _, p := range s.params[1:] {
@@ -171,8 +199,6 @@ func parseSweep(n *Node, ps *problems) *sweepSpec {
 			}
 		}
 	}
-	slices.SortStableFunc(s.params, func(a, b sweepParam) int { return strings.Compare(a.path, b.path) })
-	return s
 }
 
 // SweepParam is one swept parameter: a dot path into `benchmark:` (or
