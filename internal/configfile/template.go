@@ -232,40 +232,16 @@ func exprNames(e string) []string {
 		c := e[i]
 		switch {
 		case c == '\'' || c == '"':
-			j := i + 1
-			for j < len(e) && e[j] != c {
-				if e[j] == '\\' {
-					j++
-				}
-				j++
-			}
-			i = j + 1
-			prev = c
+			i, prev = stringEnd(e, i), c
 		case c == '_' || isLetter(c):
-			j := i
-			for j < len(e) && (e[j] == '_' || isLetter(e[j]) || (e[j] >= '0' && e[j] <= '9')) {
-				j++
-			}
+			j := identEnd(e, i)
 			id := e[i:j]
-			k := j
-			for k < len(e) && e[k] == ' ' {
-				k++
-			}
-			kwarg := k < len(e) && e[k] == '=' && (k+1 >= len(e) || e[k+1] != '=')
-			// "x | default(...)" may use an undefined x.
-			rest := strings.TrimLeft(e[k:], " ")
-			defaulted := strings.HasPrefix(rest, "|") && (strings.HasPrefix(strings.TrimLeft(rest[1:], " "), "default") || strings.HasPrefix(strings.TrimLeft(rest[1:], " "), "d("))
-			if prev != '.' && prev != '|' && prevWord != "is" && !kwarg && !defaulted && prevWord != "for" {
+			if prev != '.' && prev != '|' && prevWord != "is" && prevWord != "for" && !kwargOrDefaulted(e, j) {
 				out = append(out, id)
 			}
-			prevWord = id
-			prev = 'a'
-			i = j
+			prevWord, prev, i = id, 'a', j
 		case c >= '0' && c <= '9':
-			for i < len(e) && (e[i] == '.' || e[i] == '_' || isLetter(e[i]) || (e[i] >= '0' && e[i] <= '9')) {
-				i++
-			}
-			prev, prevWord = '0', ""
+			i, prev, prevWord = numberEnd(e, i), '0', ""
 		case c == ' ' || c == '\t' || c == '\n':
 			i++
 		default:
@@ -274,6 +250,58 @@ func exprNames(e string) []string {
 		}
 	}
 	return out
+}
+
+// stringEnd is the index just past the string literal quoted at e[i]
+// (backslash escapes skipped), or past the end when it is unterminated.
+func stringEnd(e string, i int) int {
+	q := e[i]
+	j := i + 1
+	for j < len(e) && e[j] != q {
+		if e[j] == '\\' {
+			j++
+		}
+		j++
+	}
+	return j + 1
+}
+
+func isIdentByte(c byte) bool { return c == '_' || isLetter(c) || (c >= '0' && c <= '9') }
+
+// identEnd is the index just past the identifier starting at e[i].
+func identEnd(e string, i int) int {
+	for i < len(e) && isIdentByte(e[i]) {
+		i++
+	}
+	return i
+}
+
+// numberEnd is the index just past the number literal starting at e[i],
+// suffixes and attribute access included.
+func numberEnd(e string, i int) int {
+	for i < len(e) && (e[i] == '.' || isIdentByte(e[i])) {
+		i++
+	}
+	return i
+}
+
+// kwargOrDefaulted reports whether the identifier ending at e[j] names a
+// keyword argument ("f(x=1)") or is defaulted ("x | default(...)", which
+// may use an undefined x): neither needs a definition.
+func kwargOrDefaulted(e string, j int) bool {
+	k := j
+	for k < len(e) && e[k] == ' ' {
+		k++
+	}
+	if k < len(e) && e[k] == '=' && (k+1 >= len(e) || e[k+1] != '=') {
+		return true
+	}
+	rest := strings.TrimLeft(e[k:], " ")
+	if !strings.HasPrefix(rest, "|") {
+		return false
+	}
+	filter := strings.TrimLeft(rest[1:], " ")
+	return strings.HasPrefix(filter, "default") || strings.HasPrefix(filter, "d(")
 }
 
 func isLetter(c byte) bool { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') }
