@@ -88,18 +88,28 @@ func normalizeBody(b *Node, ps *problems) {
 	if b == nil || b.Kind != Map {
 		return
 	}
-	rename := func(from, to string) {
-		if b.Get(from) == nil {
-			return
-		}
-		if b.Get(to) != nil {
-			ps.add(b.KeyPos(from), "benchmark."+from, "cannot be used together with %q; keep one", to)
-			return
-		}
-		v := b.Delete(from)
-		b.Set(to, v)
+	for _, step := range bodySteps {
+		step(b, ps)
 	}
-	rename("model", "models")
+}
+
+// bodySteps are normalizeBody's rewrites, in order: later steps see the
+// keys earlier ones produce (models.strategy moves into endpoint before
+// the endpoint is read).
+var bodySteps = []func(b *Node, ps *problems){
+	normalizeModels, normalizeEndpoint, normalizeTokenizer, normalizeDataset, normalizePhases, normalizeTelemetry,
+}
+
+// normalizeModels renames model to models and moves AIPerf's
+// models.strategy, the model selection strategy, into the endpoint.
+func normalizeModels(b *Node, ps *problems) {
+	if b.Get("model") != nil {
+		if b.Get("models") != nil {
+			ps.add(b.KeyPos("model"), "benchmark.model", "cannot be used together with %q; keep one", "models")
+		} else {
+			b.Set("models", b.Delete("model"))
+		}
+	}
 	if m := b.Get("models"); m != nil && m.Kind == Map && m.Get("strategy") != nil {
 		// AIPerf's models.strategy is the model selection strategy.
 		e := b.Get("endpoint")
@@ -111,6 +121,11 @@ func normalizeBody(b *Node, ps *problems) {
 			e.Set("model_selection_strategy", m.Delete("strategy"))
 		}
 	}
+}
+
+// normalizeEndpoint gives a templated endpoint its type and turns url into
+// urls.
+func normalizeEndpoint(b *Node, ps *problems) {
 	if e := b.Get("endpoint"); e != nil && e.Kind == Map && e.Get("template") != nil && e.Get("type") == nil {
 		// As in AIPerf, a template implies the template endpoint.
 		e.Set("type", &Node{Kind: Scalar, Value: "template", Pos: e.KeyPos("template")})
@@ -122,11 +137,20 @@ func normalizeBody(b *Node, ps *problems) {
 			e.Set("urls", e.Delete("url"))
 		}
 	}
+}
+
+// normalizeTokenizer expands a tokenizer name into {name}.
+func normalizeTokenizer(b *Node, _ *problems) {
 	if t := b.Get("tokenizer"); t != nil && t.Kind == Scalar {
 		m := newMap(t.Pos)
 		m.Set("name", t)
 		b.Set("tokenizer", m)
 	}
+}
+
+// normalizeDataset turns a single dataset into a one-item datasets list
+// and hoists each dataset's prompts.
+func normalizeDataset(b *Node, ps *problems) {
 	if d := b.Get("dataset"); d != nil {
 		if b.Get("datasets") != nil {
 			ps.add(b.KeyPos("dataset"), "benchmark.dataset", "cannot be used together with \"datasets\"; keep one")
@@ -143,6 +167,11 @@ func normalizeBody(b *Node, ps *problems) {
 			hoistPrompts(d)
 		}
 	}
+}
+
+// normalizePhases turns the warmup:/profiling: shorthands and a single
+// phases mapping into the phases list.
+func normalizePhases(b *Node, ps *problems) {
 	warm, prof := b.Get("warmup"), b.Get("profiling")
 	if warm != nil || prof != nil {
 		if b.Get("phases") != nil {
@@ -169,7 +198,6 @@ func normalizeBody(b *Node, ps *problems) {
 		named(ph, "profiling")
 		b.Set("phases", &Node{Kind: Seq, Pos: ph.Pos, Items: []*Node{ph}})
 	}
-	normalizeTelemetry(b, ps)
 }
 
 // named gives a phase mapping its name and kind when it has none.
