@@ -377,9 +377,11 @@ func (o *Options) workersJob() *batchv1.Job {
 		Spec: o.jobSpec(batchv1.JobSpec{
 			Completions: &n, Parallelism: &n, CompletionMode: &indexed,
 			// A lost worker costs its requests in flight (recorded as
-			// WorkerLostError); it is not restarted into a running phase.
-			BackoffLimit: ptr(int32(0)),
-			Template:     o.pod("worker", c),
+			// WorkerLostError); it is not restarted into a running phase,
+			// and it does not fail the Job, which would stop the other
+			// workers' pods too (a Job-wide backoffLimit of 0 did).
+			BackoffLimitPerIndex: ptr(int32(0)), MaxFailedIndexes: &n,
+			Template: o.pod("worker", c),
 		}),
 	}
 }

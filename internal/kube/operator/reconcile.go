@@ -28,6 +28,8 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/aiperf-go/aiperf/internal/kube"
 	"github.com/aiperf-go/aiperf/internal/kube/api/v1alpha1"
@@ -63,10 +65,22 @@ type Reconciler struct {
 // SetupWithManager registers the reconcilers: AIPerfJobs, AIPerfSweeps
 // and the Jobs they own.
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
+	// The benchmark's pods too: a pod that cannot start changes no Job,
+	// and the pod informer then runs from the start rather than being
+	// created (and synced, which a loaded API server makes slow) inside
+	// the first reconcile that lists pods.
+	byLabel := handler.EnqueueRequestsFromMapFunc(func(_ context.Context, o client.Object) []reconcile.Request {
+		name := o.GetLabels()[kube.LabelJob]
+		if name == "" {
+			return nil
+		}
+		return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: o.GetNamespace(), Name: name}}}
+	})
 	if err := ctrl.NewControllerManagedBy(mgr).
 		Named("aiperfjob").
 		For(&v1alpha1.AIPerfJob{}).
 		Owns(&batchv1.Job{}).
+		Watches(&corev1.Pod{}, byLabel).
 		Complete(r); err != nil {
 		return err
 	}
@@ -74,6 +88,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Named("aiperfsweep").
 		For(&v1alpha1.AIPerfSweep{}).
 		Owns(&batchv1.Job{}).
+		Watches(&corev1.Pod{}, byLabel).
 		Complete(SweepReconciler{r})
 }
 

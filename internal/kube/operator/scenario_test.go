@@ -399,7 +399,8 @@ func equalSpec(t *testing.T, want, have runtime.Object) bool {
 		h := have.(*batchv1.Job)
 		return slices.Equal(w.Spec.Template.Spec.Containers[0].Args, h.Spec.Template.Spec.Containers[0].Args) &&
 			w.Spec.Template.Spec.Containers[0].Image == h.Spec.Template.Spec.Containers[0].Image &&
-			*w.Spec.BackoffLimit == *h.Spec.BackoffLimit && (w.Spec.Completions == nil || ptrEq(w.Spec.Completions, h.Spec.Completions)) /* the API server defaults it to 1 */ &&
+			(w.Spec.BackoffLimit == nil /* the API server defaults it */ || ptrEq(w.Spec.BackoffLimit, h.Spec.BackoffLimit)) &&
+			ptrEq(w.Spec.BackoffLimitPerIndex, h.Spec.BackoffLimitPerIndex) && (w.Spec.Completions == nil || ptrEq(w.Spec.Completions, h.Spec.Completions)) /* the API server defaults it to 1 */ &&
 			ptrEq(w.Spec.ActiveDeadlineSeconds, h.Spec.ActiveDeadlineSeconds) && subset(w.Labels, h.Labels)
 	case *corev1.ConfigMap:
 		h := have.(*corev1.ConfigMap)
