@@ -704,8 +704,8 @@ func TestRealCluster(t *testing.T) {
 		c.poll("the status settled after the pod exited", time.Minute, func() (bool, error) {
 			j := c.aiperfJob("op")
 			for _, cond := range j.Status.Conditions {
-				if cond.Type == v1alpha1.ConditionResultsAvailable && cond.Reason == "ControllerExited" {
-					return true, nil
+				if cond.Type == v1alpha1.ConditionResultsAvailable && cond.Status == metav1.ConditionFalse && j.Status.Phase == v1alpha1.PhaseCompleted {
+					return true, nil // no pod serves the results any more
 				}
 			}
 			return false, nil
