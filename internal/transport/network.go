@@ -138,6 +138,7 @@ const (
 	hintNotTLS    = "the server does not speak TLS on this port: use http:// in --url"
 	hintIsTLS     = "the server speaks TLS on this port: use https:// in --url"
 	hintH2Only    = "the server speaks HTTP/2 only: add --http-version 2"
+	hintNoH2      = "the server does not offer HTTP/2 over TLS: use --http-version auto or 1.1"
 	hintH2C       = "the server answered in HTTP/2 (an h2c or gRPC port): add --http-version 2"
 	hintClientCrt = "the server asks for a client certificate: give one with --tls-cert-file and --tls-key-file"
 )
@@ -145,6 +146,10 @@ const (
 // withHint returns err with the fix for its likely cause appended, or err
 // unchanged when it has none.
 func withHint(err error) error {
+	var he *hintError
+	if errors.As(err, &he) {
+		return err // diagnose gave it the hint its version calls for
+	}
 	if h := hint(err); h != "" {
 		return &hintError{err: err, hint: h}
 	}
@@ -212,6 +217,9 @@ func plainToTLSHint(status int, body []byte) string {
 // it alone. The probe is one TLS handshake, made once per host and
 // remembered, so a run of failures costs one.
 func (c *Client) diagnose(ctx context.Context, u string, err error) error {
+	if c.version == HTTP2 && strings.Contains(err.Error(), "no application protocol") {
+		return &hintError{err: unwrapURL(err), hint: hintNoH2}
+	}
 	if c.version != HTTP1 || hint(err) != "" || !(errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET)) {
 		return err
 	}
@@ -229,11 +237,17 @@ func (c *Client) diagnose(ctx context.Context, u string, err error) error {
 		c.h2only.Store(key.addr, h2)
 	}
 	if h2.(bool) {
-		var uerr *url.Error
-		if errors.As(err, &uerr) {
-			err = uerr.Err // the hint goes on what Do records (see fail)
-		}
-		return &hintError{err: err, hint: hintH2Only}
+		return &hintError{err: unwrapURL(err), hint: hintH2Only}
+	}
+	return err
+}
+
+// unwrapURL is err without url.Error's "Post URL:" wrapper: the hint goes
+// on what Do records (see fail), which drops that wrapper.
+func unwrapURL(err error) error {
+	var uerr *url.Error
+	if errors.As(err, &uerr) {
+		return uerr.Err
 	}
 	return err
 }

@@ -339,6 +339,14 @@ func TestHTTP2(t *testing.T) {
 			}
 		})
 	}
+	t.Run("h2 client at an HTTP/1.1-only server", func(t *testing.T) {
+		c := New(Options{HTTPVersion: HTTP2, NetHTTP: true, TLS: skip})
+		defer c.Close()
+		rec := do(t, c, t.Context(), h1.URL)
+		if rec.Error == nil || !strings.Contains(rec.Error.Message, "--http-version auto or 1.1") || strings.Contains(rec.Error.Message, "add --http-version 2") {
+			t.Errorf("%+v; want an error naming --http-version auto or 1.1 only", rec.Error)
+		}
+	})
 	t.Run("h1 client at h2c port", func(t *testing.T) {
 		// A raw h2c port (a gRPC server) answers an HTTP/1.1 request with
 		// its SETTINGS frame and a GOAWAY.
