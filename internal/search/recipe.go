@@ -1,6 +1,7 @@
 package search
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"slices"
@@ -215,195 +216,236 @@ func ExpandRecipe(in RecipeInput) (*Plan, error) {
 	if err := in.SLA.Validate(); err != nil {
 		return nil, err
 	}
-	switch in.Name {
-	case "max-throughput-ttft-sla", "max-throughput-itl-sla":
-		var f sla.Filter
-		if in.Name == "max-throughput-ttft-sla" {
-			if in.SLA.TTFTms == nil {
-				return nil, fmt.Errorf("recipe %q requires --ttft-sla-ms (the TTFT SLA in ms)", in.Name)
-			}
-			f = sla.Filter{Metric: "time_to_first_token", Stat: "p95", Op: sla.LT, Threshold: *in.SLA.TTFTms}
-		} else {
-			v, ok := in.SLA.InterToken()
-			if !ok {
-				return nil, fmt.Errorf("recipe %q requires --itl-sla-ms (or its alias --tpot-sla-ms)", in.Name)
-			}
-			f = sla.Filter{Metric: "inter_token_latency", Stat: "p95", Op: sla.LT, Threshold: v}
-		}
-		lo, hi, err := in.bounds(1, 1000)
-		if err != nil {
-			return nil, err
-		}
-		return &Plan{Recipe: in.Name, Planner: PlannerBayesian, Space: []Dim{concurrencyDim(lo, hi, true)},
-			Objective: maxThroughput, MaxIter: 30, InitPoints: 5, Filters: []sla.Filter{f}, Streaming: true, Stopping: DefaultStopping}, nil
-
-	case "concurrency-ramp":
-		lo, hi, err := in.bounds(1, 1000)
-		if err != nil {
-			return nil, err
-		}
-		vals, err := LogSteps(float64(lo), float64(hi), or(in.ConcurrencySteps, 8))
-		if err != nil {
-			return nil, fmt.Errorf("recipe %q: --concurrency-steps: %w", in.Name, err)
-		}
-		th := 0.20
-		if in.DegradationThreshold != nil {
-			th = *in.DegradationThreshold
-		}
-		metric, stat := in.DegradationMetric, in.DegradationStat
-		if metric == "" {
-			metric = "request_latency"
-		}
-		if stat == "" {
-			stat = "p99"
-		}
-		return &Plan{Recipe: in.Name, Planner: PlannerGrid, Space: []Dim{concurrencyDim(lo, hi, false)}, Points: points1(vals),
-			Objective: maxThroughput, MaxIter: len(vals), Streaming: sla.StreamingOnly(metric),
-			PostProcess: &PostProcess{Handler: "degradation_knee_detect", OutputFile: "degradation_knee.json",
-				Params: map[string]any{"threshold_pct": th, "metric_tag": metric, "stat": stat, "swept_param": ConcurrencyPath}}}, nil
-
-	case "prefill-ttft-curve":
-		vals, err := LogSteps(float64(or(in.ISLMin, 256)), float64(or(in.ISLMax, 32768)), or(in.ISLSteps, 8))
-		if err != nil {
-			return nil, fmt.Errorf("recipe %q: --isl-min/--isl-max/--isl-steps: %w", in.Name, err)
-		}
-		pts := make([]Point, len(vals))
-		for i, v := range vals {
-			pts[i] = Point{float64(v), 1}
-		}
-		return &Plan{Recipe: in.Name, Planner: PlannerGrid,
-			Space:  []Dim{{Path: ISLPath, Lo: float64(vals[0]), Hi: float64(vals[len(vals)-1]), Int: true}, {Path: ConcurrencyPath, Lo: 1, Hi: 1, Int: true}},
-			Points: pts, Objective: Objective{Metric: "time_to_first_token", Stat: "avg", Direction: Minimize}, MaxIter: len(pts), Streaming: true,
-			PostProcess: &PostProcess{Handler: "ttft_curve_fit", OutputFile: "prefill_curve.json",
-				Params: map[string]any{"metric_tag": "time_to_first_token", "stat": "avg", "swept_param": ISLPath}}}, nil
-
-	case "decode-itl-curve":
-		lo, hi, err := in.bounds(1, 200)
-		if err != nil {
-			return nil, err
-		}
-		cs, err := LogSteps(float64(lo), float64(hi), or(in.ConcurrencySteps, 6))
-		if err != nil {
-			return nil, fmt.Errorf("recipe %q: --concurrency-steps: %w", in.Name, err)
-		}
-		os, err := LogSteps(float64(or(in.OSLMin, 64)), float64(or(in.OSLMax, 1024)), or(in.OSLSteps, 4))
-		if err != nil {
-			return nil, fmt.Errorf("recipe %q: --osl-min/--osl-max/--osl-steps: %w", in.Name, err)
-		}
-		var pts []Point
-		for _, c := range cs {
-			for _, o := range os {
-				pts = append(pts, Point{float64(c), float64(o)})
-			}
-		}
-		return &Plan{Recipe: in.Name, Planner: PlannerGrid,
-			Space:  []Dim{concurrencyDim(lo, hi, false), {Path: OSLPath, Lo: float64(os[0]), Hi: float64(os[len(os)-1]), Int: true}},
-			Points: pts, Objective: Objective{Metric: "inter_token_latency", Stat: "avg", Direction: Minimize}, MaxIter: len(pts), Streaming: true,
-			PostProcess: &PostProcess{Handler: "itl_surface_fit", OutputFile: "decode_itl_surface.json",
-				Params: map[string]any{"metric_tag": "inter_token_latency", "stat": "avg", "concurrency_param": ConcurrencyPath, "osl_param": OSLPath}}}, nil
-
-	case "max-concurrency-under-sla":
-		filters, err := in.SLA.Filters()
-		if err != nil {
-			return nil, err
-		}
-		if len(filters) == 0 {
-			return nil, fmt.Errorf("recipe %q requires at least one of --ttft-sla-ms, --tpot-sla-ms/--itl-sla-ms, --e2e-sla-ms, --error-rate-sla", in.Name)
-		}
-		streaming := slices.ContainsFunc(filters, func(f sla.Filter) bool { return sla.StreamingOnly(f.Metric) })
-		lo, hi, err := in.bounds(1, 1000)
-		if err != nil {
-			return nil, err
-		}
-		p := &Plan{Recipe: in.Name, Objective: maxThroughput, Filters: filters, Streaming: streaming, Stopping: DefaultStopping, Stability: DefaultStability}
-		switch style := in.Style; style {
-		case "", "smooth_isotonic", "monotonic":
-			p.Planner, p.Space, p.MaxIter, p.InitPoints = PlannerMonotonic, []Dim{concurrencyDim(lo, hi, false)}, 20, 1
-			if style != "monotonic" {
-				p.Planner, p.MaxIter = PlannerSmoothIsotonic, 30
-			}
-		case "bo", "optuna":
-			p.Planner, p.Space, p.MaxIter, p.InitPoints = PlannerBayesian, []Dim{concurrencyDim(lo, hi, true)}, 30, 5
-			if style == "optuna" {
-				p.Planner = PlannerOptuna
-			}
-		case "grid":
-			vals, err := LogSteps(float64(lo), float64(hi), 8)
-			if err != nil {
-				return nil, err
-			}
-			p.Planner, p.Space, p.Points, p.MaxIter = PlannerGrid, []Dim{concurrencyDim(lo, hi, false)}, points1(vals), len(vals)
-			dumps := make([]any, len(filters))
-			for i, f := range filters {
-				dumps[i] = map[string]any{"metric_tag": f.Metric, "stat": f.Stat, "op": string(f.Op), "threshold": f.Threshold}
-			}
-			p.PostProcess = &PostProcess{Handler: "sla_breach_knee", OutputFile: "sla_breach.json",
-				Params: map[string]any{"sla_filters": dumps, "swept_param": ConcurrencyPath}}
-		default:
-			return nil, fmt.Errorf("recipe %q: unknown --search-style %q (choose from %s)", in.Name, style, strings.Join(Styles(), ", "))
-		}
-		return p, nil
-
-	case "pareto-sweep":
-		if in.ISLOSLPairs == "" {
-			return nil, fmt.Errorf("recipe %q requires --isl-osl-pairs (e.g. 128/128,512/256)", in.Name)
-		}
-		pairs, err := ParseISLOSLPairs(in.ISLOSLPairs)
-		if err != nil {
-			return nil, err
-		}
-		cs := in.Concurrencies
-		if len(cs) == 0 {
-			cs = []int{1, 4, 16, 64, 256}
-		}
-		if len(pairs)*len(cs) < 2 {
-			return nil, fmt.Errorf("recipe %q: a Pareto sweep of one point says nothing; give at least two pairs or two --concurrency values", in.Name)
-		}
-		var pts []Point
-		for _, pr := range pairs {
-			for _, c := range cs {
-				pts = append(pts, Point{float64(pr[0]), float64(pr[1]), float64(c)})
-			}
-		}
-		return &Plan{Recipe: in.Name, Planner: PlannerGrid,
-			Space:  []Dim{{Path: ISLPath, Lo: 1, Hi: 1e9, Int: true}, {Path: OSLPath, Lo: 1, Hi: 1e9, Int: true}, {Path: ConcurrencyPath, Lo: 1, Hi: 1e9, Int: true}},
-			Points: pts, Objective: maxThroughput, MaxIter: len(pts), Streaming: true,
-			PostProcess: &PostProcess{Handler: "pareto_sweep_export", OutputFile: "pareto_sweep.json",
-				Params: map[string]any{"x_metric": "time_to_first_token", "x_stat": "p95", "y_metric": "output_token_throughput", "y_stat": "avg"}}}, nil
-
-	case "max-goodput-under-slo":
-		itl, hasITL := in.SLA.InterToken()
-		var missing []string
-		if in.SLA.TTFTms == nil {
-			missing = append(missing, "--ttft-sla-ms")
-		}
-		if !hasITL {
-			missing = append(missing, "--tpot-sla-ms")
-		}
-		if in.SLA.E2Ems == nil {
-			missing = append(missing, "--e2e-sla-ms")
-		}
-		if len(missing) > 0 {
-			return nil, fmt.Errorf("recipe %q requires %s: all three define a good request", in.Name, strings.Join(missing, ", "))
-		}
-		att := 0.95
-		if in.SLOAttainment != nil {
-			att = *in.SLOAttainment
-		}
-		if !(att > 0 && att <= 1) {
-			return nil, fmt.Errorf("--slo-attainment-fraction must be in (0, 1], got %v", att)
-		}
-		lo, hi, err := in.bounds(1, 1000)
-		if err != nil {
-			return nil, err
-		}
-		return &Plan{Recipe: in.Name, Planner: PlannerBayesian, Space: []Dim{concurrencyDim(lo, hi, true)},
-			Objective: Objective{Metric: "goodput", Stat: "avg", Direction: Maximize}, MaxIter: 30, InitPoints: 5, Stopping: DefaultStopping,
-			Filters:   []sla.Filter{{Metric: "good_request_fraction", Stat: "avg", Op: sla.GE, Threshold: att}},
-			SLOs:      map[string]float64{"time_to_first_token": *in.SLA.TTFTms, "inter_token_latency": itl, "request_latency": *in.SLA.E2Ems},
-			Streaming: true}, nil
+	expand, ok := recipeExpanders[in.Name]
+	if !ok {
+		return nil, fmt.Errorf("unknown search recipe %q (choose from %s)", in.Name, strings.Join(RecipeNames(), ", "))
 	}
-	return nil, fmt.Errorf("unknown search recipe %q (choose from %s)", in.Name, strings.Join(RecipeNames(), ", "))
+	return expand(in)
+}
+
+// recipeExpanders maps each recipe of Recipes to the function that
+// compiles it; in.SLA is already validated when one runs.
+var recipeExpanders = map[string]func(RecipeInput) (*Plan, error){
+	"max-throughput-ttft-sla":   expandMaxThroughput,
+	"max-throughput-itl-sla":    expandMaxThroughput,
+	"concurrency-ramp":          expandConcurrencyRamp,
+	"prefill-ttft-curve":        expandPrefillCurve,
+	"decode-itl-curve":          expandDecodeSurface,
+	"max-concurrency-under-sla": expandMaxConcurrency,
+	"pareto-sweep":              expandParetoSweep,
+	"max-goodput-under-slo":     expandMaxGoodput,
+}
+
+// expandMaxThroughput compiles the two throughput-under-latency-SLA
+// recipes, which differ only in the latency they bound.
+func expandMaxThroughput(in RecipeInput) (*Plan, error) {
+	var f sla.Filter
+	if in.Name == "max-throughput-ttft-sla" {
+		if in.SLA.TTFTms == nil {
+			return nil, fmt.Errorf("recipe %q requires --ttft-sla-ms (the TTFT SLA in ms)", in.Name)
+		}
+		f = sla.Filter{Metric: "time_to_first_token", Stat: "p95", Op: sla.LT, Threshold: *in.SLA.TTFTms}
+	} else {
+		v, ok := in.SLA.InterToken()
+		if !ok {
+			return nil, fmt.Errorf("recipe %q requires --itl-sla-ms (or its alias --tpot-sla-ms)", in.Name)
+		}
+		f = sla.Filter{Metric: "inter_token_latency", Stat: "p95", Op: sla.LT, Threshold: v}
+	}
+	lo, hi, err := in.bounds(1, 1000)
+	if err != nil {
+		return nil, err
+	}
+	return &Plan{Recipe: in.Name, Planner: PlannerBayesian, Space: []Dim{concurrencyDim(lo, hi, true)},
+		Objective: maxThroughput, MaxIter: 30, InitPoints: 5, Filters: []sla.Filter{f}, Streaming: true, Stopping: DefaultStopping}, nil
+}
+
+// expandConcurrencyRamp compiles concurrency-ramp: a log-spaced grid with
+// knee detection on the degradation metric.
+func expandConcurrencyRamp(in RecipeInput) (*Plan, error) {
+	lo, hi, err := in.bounds(1, 1000)
+	if err != nil {
+		return nil, err
+	}
+	vals, err := LogSteps(float64(lo), float64(hi), or(in.ConcurrencySteps, 8))
+	if err != nil {
+		return nil, fmt.Errorf("recipe %q: --concurrency-steps: %w", in.Name, err)
+	}
+	th := 0.20
+	if in.DegradationThreshold != nil {
+		th = *in.DegradationThreshold
+	}
+	metric, stat := cmp.Or(in.DegradationMetric, "request_latency"), cmp.Or(in.DegradationStat, "p99")
+	return &Plan{Recipe: in.Name, Planner: PlannerGrid, Space: []Dim{concurrencyDim(lo, hi, false)}, Points: points1(vals),
+		Objective: maxThroughput, MaxIter: len(vals), Streaming: sla.StreamingOnly(metric),
+		PostProcess: &PostProcess{Handler: "degradation_knee_detect", OutputFile: "degradation_knee.json",
+			Params: map[string]any{"threshold_pct": th, "metric_tag": metric, "stat": stat, "swept_param": ConcurrencyPath}}}, nil
+}
+
+// expandPrefillCurve compiles prefill-ttft-curve: an ISL sweep at
+// concurrency 1 fitted as TTFT against ISL.
+func expandPrefillCurve(in RecipeInput) (*Plan, error) {
+	vals, err := LogSteps(float64(or(in.ISLMin, 256)), float64(or(in.ISLMax, 32768)), or(in.ISLSteps, 8))
+	if err != nil {
+		return nil, fmt.Errorf("recipe %q: --isl-min/--isl-max/--isl-steps: %w", in.Name, err)
+	}
+	pts := make([]Point, len(vals))
+	for i, v := range vals {
+		pts[i] = Point{float64(v), 1}
+	}
+	return &Plan{Recipe: in.Name, Planner: PlannerGrid,
+		Space:  []Dim{{Path: ISLPath, Lo: float64(vals[0]), Hi: float64(vals[len(vals)-1]), Int: true}, {Path: ConcurrencyPath, Lo: 1, Hi: 1, Int: true}},
+		Points: pts, Objective: Objective{Metric: "time_to_first_token", Stat: "avg", Direction: Minimize}, MaxIter: len(pts), Streaming: true,
+		PostProcess: &PostProcess{Handler: "ttft_curve_fit", OutputFile: "prefill_curve.json",
+			Params: map[string]any{"metric_tag": "time_to_first_token", "stat": "avg", "swept_param": ISLPath}}}, nil
+}
+
+// expandDecodeSurface compiles decode-itl-curve: the concurrency x OSL
+// grid whose ITL makes a surface.
+func expandDecodeSurface(in RecipeInput) (*Plan, error) {
+	lo, hi, err := in.bounds(1, 200)
+	if err != nil {
+		return nil, err
+	}
+	cs, err := LogSteps(float64(lo), float64(hi), or(in.ConcurrencySteps, 6))
+	if err != nil {
+		return nil, fmt.Errorf("recipe %q: --concurrency-steps: %w", in.Name, err)
+	}
+	os, err := LogSteps(float64(or(in.OSLMin, 64)), float64(or(in.OSLMax, 1024)), or(in.OSLSteps, 4))
+	if err != nil {
+		return nil, fmt.Errorf("recipe %q: --osl-min/--osl-max/--osl-steps: %w", in.Name, err)
+	}
+	var pts []Point
+	for _, c := range cs {
+		for _, o := range os {
+			pts = append(pts, Point{float64(c), float64(o)})
+		}
+	}
+	return &Plan{Recipe: in.Name, Planner: PlannerGrid,
+		Space:  []Dim{concurrencyDim(lo, hi, false), {Path: OSLPath, Lo: float64(os[0]), Hi: float64(os[len(os)-1]), Int: true}},
+		Points: pts, Objective: Objective{Metric: "inter_token_latency", Stat: "avg", Direction: Minimize}, MaxIter: len(pts), Streaming: true,
+		PostProcess: &PostProcess{Handler: "itl_surface_fit", OutputFile: "decode_itl_surface.json",
+			Params: map[string]any{"metric_tag": "inter_token_latency", "stat": "avg", "concurrency_param": ConcurrencyPath, "osl_param": OSLPath}}}, nil
+}
+
+// expandMaxConcurrency compiles max-concurrency-under-sla; --search-style
+// picks the planner.
+func expandMaxConcurrency(in RecipeInput) (*Plan, error) {
+	filters, err := in.SLA.Filters()
+	if err != nil {
+		return nil, err
+	}
+	if len(filters) == 0 {
+		return nil, fmt.Errorf("recipe %q requires at least one of --ttft-sla-ms, --tpot-sla-ms/--itl-sla-ms, --e2e-sla-ms, --error-rate-sla", in.Name)
+	}
+	streaming := slices.ContainsFunc(filters, func(f sla.Filter) bool { return sla.StreamingOnly(f.Metric) })
+	lo, hi, err := in.bounds(1, 1000)
+	if err != nil {
+		return nil, err
+	}
+	p := &Plan{Recipe: in.Name, Objective: maxThroughput, Filters: filters, Streaming: streaming, Stopping: DefaultStopping, Stability: DefaultStability}
+	if err := applySearchStyle(p, in, lo, hi); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// applySearchStyle sets the planner, space and budget of a
+// max-concurrency-under-sla plan from --search-style; the grid style also
+// gets the breach-knee post-processing of p.Filters.
+func applySearchStyle(p *Plan, in RecipeInput, lo, hi int) error {
+	switch style := in.Style; style {
+	case "", "smooth_isotonic", "monotonic":
+		p.Planner, p.Space, p.MaxIter, p.InitPoints = PlannerMonotonic, []Dim{concurrencyDim(lo, hi, false)}, 20, 1
+		if style != "monotonic" {
+			p.Planner, p.MaxIter = PlannerSmoothIsotonic, 30
+		}
+	case "bo", "optuna":
+		p.Planner, p.Space, p.MaxIter, p.InitPoints = PlannerBayesian, []Dim{concurrencyDim(lo, hi, true)}, 30, 5
+		if style == "optuna" {
+			p.Planner = PlannerOptuna
+		}
+	case "grid":
+		vals, err := LogSteps(float64(lo), float64(hi), 8)
+		if err != nil {
+			return err
+		}
+		p.Planner, p.Space, p.Points, p.MaxIter = PlannerGrid, []Dim{concurrencyDim(lo, hi, false)}, points1(vals), len(vals)
+		dumps := make([]any, len(p.Filters))
+		for i, f := range p.Filters {
+			dumps[i] = map[string]any{"metric_tag": f.Metric, "stat": f.Stat, "op": string(f.Op), "threshold": f.Threshold}
+		}
+		p.PostProcess = &PostProcess{Handler: "sla_breach_knee", OutputFile: "sla_breach.json",
+			Params: map[string]any{"sla_filters": dumps, "swept_param": ConcurrencyPath}}
+	default:
+		return fmt.Errorf("recipe %q: unknown --search-style %q (choose from %s)", in.Name, style, strings.Join(Styles(), ", "))
+	}
+	return nil
+}
+
+// expandParetoSweep compiles pareto-sweep: every ISL/OSL pair at every
+// concurrency.
+func expandParetoSweep(in RecipeInput) (*Plan, error) {
+	if in.ISLOSLPairs == "" {
+		return nil, fmt.Errorf("recipe %q requires --isl-osl-pairs (e.g. 128/128,512/256)", in.Name)
+	}
+	pairs, err := ParseISLOSLPairs(in.ISLOSLPairs)
+	if err != nil {
+		return nil, err
+	}
+	cs := in.Concurrencies
+	if len(cs) == 0 {
+		cs = []int{1, 4, 16, 64, 256}
+	}
+	if len(pairs)*len(cs) < 2 {
+		return nil, fmt.Errorf("recipe %q: a Pareto sweep of one point says nothing; give at least two pairs or two --concurrency values", in.Name)
+	}
+	var pts []Point
+	for _, pr := range pairs {
+		for _, c := range cs {
+			pts = append(pts, Point{float64(pr[0]), float64(pr[1]), float64(c)})
+		}
+	}
+	return &Plan{Recipe: in.Name, Planner: PlannerGrid,
+		Space:  []Dim{{Path: ISLPath, Lo: 1, Hi: 1e9, Int: true}, {Path: OSLPath, Lo: 1, Hi: 1e9, Int: true}, {Path: ConcurrencyPath, Lo: 1, Hi: 1e9, Int: true}},
+		Points: pts, Objective: maxThroughput, MaxIter: len(pts), Streaming: true,
+		PostProcess: &PostProcess{Handler: "pareto_sweep_export", OutputFile: "pareto_sweep.json",
+			Params: map[string]any{"x_metric": "time_to_first_token", "x_stat": "p95", "y_metric": "output_token_throughput", "y_stat": "avg"}}}, nil
+}
+
+// expandMaxGoodput compiles max-goodput-under-slo, which needs all three
+// SLOs to define a good request.
+func expandMaxGoodput(in RecipeInput) (*Plan, error) {
+	itl, hasITL := in.SLA.InterToken()
+	var missing []string
+	if in.SLA.TTFTms == nil {
+		missing = append(missing, "--ttft-sla-ms")
+	}
+	if !hasITL {
+		missing = append(missing, "--tpot-sla-ms")
+	}
+	if in.SLA.E2Ems == nil {
+		missing = append(missing, "--e2e-sla-ms")
+	}
+	if len(missing) > 0 {
+		return nil, fmt.Errorf("recipe %q requires %s: all three define a good request", in.Name, strings.Join(missing, ", "))
+	}
+	att := 0.95
+	if in.SLOAttainment != nil {
+		att = *in.SLOAttainment
+	}
+	if !(att > 0 && att <= 1) {
+		return nil, fmt.Errorf("--slo-attainment-fraction must be in (0, 1], got %v", att)
+	}
+	lo, hi, err := in.bounds(1, 1000)
+	if err != nil {
+		return nil, err
+	}
+	return &Plan{Recipe: in.Name, Planner: PlannerBayesian, Space: []Dim{concurrencyDim(lo, hi, true)},
+		Objective: Objective{Metric: "goodput", Stat: "avg", Direction: Maximize}, MaxIter: 30, InitPoints: 5, Stopping: DefaultStopping,
+		Filters:   []sla.Filter{{Metric: "good_request_fraction", Stat: "avg", Op: sla.GE, Threshold: att}},
+		SLOs:      map[string]float64{"time_to_first_token": *in.SLA.TTFTms, "inter_token_latency": itl, "request_latency": *in.SLA.E2Ems},
+		Streaming: true}, nil
 }
 
 // ParseISLOSLPairs reads --isl-osl-pairs, "isl/osl,isl/osl,...", positive
