@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"strconv"
@@ -31,6 +32,48 @@ func fieldErr(flag string, err error) error {
 // without a search, and every problem found.
 func (p *profileCommand) searchPlan(cfg *config.Config) (*search.Plan, []error) {
 	s := &cfg.Search
+	extra, tiers, errs := parseSearchSLAs(s)
+	if !cfg.Searches() {
+		// --search-sla also filters a plain sweep's best configurations
+		// (the experiment reads it); tiers need a search.
+		if len(s.SLATiers) > 0 {
+			errs = append(errs, fieldErr("--search-sla-tier", errors.New("needs a search (--search-space or --search-recipe)")))
+		}
+		return nil, errs
+	}
+	errs = append(errs, p.searchSweepConflicts(s)...)
+	var plan *search.Plan
+	var planErrs []error
+	if s.Recipe != "" {
+		plan, planErrs = p.recipePlan(s)
+	} else {
+		plan, planErrs = spacePlan(s)
+	}
+	errs = append(errs, planErrs...)
+	if plan == nil {
+		return nil, errs
+	}
+	plan.Filters = append(plan.Filters, extra...)
+	plan.Tiers = tiers
+	applySearchStopping(plan, s)
+	errs = append(errs, searchPlanProblems(plan, cfg)...)
+	if len(plan.SLOs) > 0 {
+		if cfg.Input.Goodput == nil {
+			cfg.Input.Goodput = map[string]float64{}
+		}
+		for k, v := range plan.SLOs {
+			cfg.Input.Goodput[k] = v
+		}
+	}
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	return plan, nil
+}
+
+// parseSearchSLAs reads --search-sla into filters and --search-sla-tier
+// into tiers, validating the tiers together when each parsed.
+func parseSearchSLAs(s *config.Search) ([]sla.Filter, []sla.Tier, []error) {
 	var errs []error
 	var extra []sla.Filter
 	for _, v := range s.SLA {
@@ -55,81 +98,88 @@ func (p *profileCommand) searchPlan(cfg *config.Config) (*search.Plan, []error) 
 			errs = append(errs, fieldErr("--search-sla-tier", err))
 		}
 	}
-	if !cfg.Searches() {
-		// --search-sla also filters a plain sweep's best configurations
-		// (the experiment reads it); tiers need a search.
-		if len(s.SLATiers) > 0 {
-			errs = append(errs, fieldErr("--search-sla-tier", errors.New("needs a search (--search-space or --search-recipe)")))
-		}
-		return nil, errs
-	}
+	return extra, tiers, errs
+}
+
+// searchSweepConflicts reports the sweeps a search cannot be combined with:
+// a flag's list of values (except pareto-sweep's --concurrency list) and
+// a config file's list sweep.
+func (p *profileCommand) searchSweepConflicts(s *config.Search) []error {
+	var errs []error
 	if len(p.valueProblems.sweeps) > 0 && !(s.Recipe == "pareto-sweep" && p.onlyConcurrencyList()) {
 		errs = append(errs, fieldErr(p.valueProblems.sweeps[0].flag, errors.New("a list of values (a sweep) cannot be combined with --search-space or --search-recipe: the search chooses the values")))
 	}
 	if p.cf.file != nil && p.cf.file.SweepType() != "" && p.cf.file.SweepType() != configfile.SweepAdaptive {
 		errs = append(errs, fieldErr("--config", fmt.Errorf("the config file's %s sweep cannot be combined with --search-space or --search-recipe", p.cf.file.SweepType())))
 	}
-	var plan *search.Plan
-	if s.Recipe != "" {
-		for _, f := range []struct {
-			flag string
-			set  bool
-		}{{"--search-metric", s.Metric != ""}, {"--search-direction", s.Direction != ""}, {"--search-max-iterations", s.MaxIterations != nil}, {"--search-planner", s.Planner != ""}} {
-			if f.set {
-				errs = append(errs, fieldErr(f.flag, fmt.Errorf("cannot be combined with --search-recipe %s, which defines its own search", s.Recipe)))
-			}
-		}
-		in := search.RecipeInput{
-			Name: s.Recipe, SLA: shorthands(s), Style: s.Style,
-			ConcurrencyMin: s.ConcurrencyMin, ConcurrencyMax: s.ConcurrencyMax, ConcurrencySteps: s.ConcurrencySteps,
-			ISLMin: s.ISLMin, ISLMax: s.ISLMax, ISLSteps: s.ISLSteps, OSLMin: s.OSLMin, OSLMax: s.OSLMax, OSLSteps: s.OSLSteps,
-			DegradationThreshold: s.DegradationThreshold, DegradationMetric: s.DegradationMetric, DegradationStat: s.DegradationStat,
-			ISLOSLPairs: s.ISLOSLPairs, SLOAttainment: s.SLOAttainment, Concurrencies: p.concurrencyList(),
-		}
-		var err error
-		if plan, err = search.ExpandRecipe(in); err != nil {
-			errs = append(errs, fieldErr("--search-recipe", err))
-		}
-	} else {
-		filters, err := shorthands(s).Filters()
-		if err != nil {
-			errs = append(errs, err)
-		}
-		plan = &search.Plan{
-			Recipe:    s.RecipeName,
-			Planner:   s.Planner,
-			Objective: search.Objective{Metric: s.Metric, Stat: s.Stat, Direction: search.Direction(s.Direction)},
-			Filters:   filters,
-		}
-		if plan.Planner == "" {
-			plan.Planner = search.PlannerBayesian
-		}
-		if plan.Objective.Stat == "" {
-			plan.Objective.Stat = "avg"
-		}
-		if s.MaxIterations != nil {
-			plan.MaxIter = *s.MaxIterations
-		}
-		plan.InitPoints = 5
-		if s.InitialPoints != nil {
-			plan.InitPoints = *s.InitialPoints
-		}
-		plan.InitPoints = min(plan.InitPoints, max(plan.MaxIter-1, 1))
-		for _, d := range s.Space {
-			plan.Space = append(plan.Space, search.Dim{Path: d.Path, Lo: d.Lo, Hi: d.Hi, Int: d.Int, Log: d.Log})
-		}
-		if plan.Planner == search.PlannerGrid {
-			errs = append(errs, fieldErr("--search-planner", errors.New("grid is a recipe style; sweep with a list of values (--concurrency 1,2,4) instead")))
-		}
-		if _, err := plan.NewPlanner(); err != nil && plan.Planner != search.PlannerGrid {
-			errs = append(errs, fieldErr("--search-planner", err))
+	return errs
+}
+
+// recipePlan expands --search-recipe; the flags that define a search of
+// one's own cannot be combined with it.
+func (p *profileCommand) recipePlan(s *config.Search) (*search.Plan, []error) {
+	var errs []error
+	for _, f := range []struct {
+		flag string
+		set  bool
+	}{{"--search-metric", s.Metric != ""}, {"--search-direction", s.Direction != ""}, {"--search-max-iterations", s.MaxIterations != nil}, {"--search-planner", s.Planner != ""}} {
+		if f.set {
+			errs = append(errs, fieldErr(f.flag, fmt.Errorf("cannot be combined with --search-recipe %s, which defines its own search", s.Recipe)))
 		}
 	}
-	if plan == nil {
-		return nil, errs
+	in := search.RecipeInput{
+		Name: s.Recipe, SLA: shorthands(s), Style: s.Style,
+		ConcurrencyMin: s.ConcurrencyMin, ConcurrencyMax: s.ConcurrencyMax, ConcurrencySteps: s.ConcurrencySteps,
+		ISLMin: s.ISLMin, ISLMax: s.ISLMax, ISLSteps: s.ISLSteps, OSLMin: s.OSLMin, OSLMax: s.OSLMax, OSLSteps: s.OSLSteps,
+		DegradationThreshold: s.DegradationThreshold, DegradationMetric: s.DegradationMetric, DegradationStat: s.DegradationStat,
+		ISLOSLPairs: s.ISLOSLPairs, SLOAttainment: s.SLOAttainment, Concurrencies: p.concurrencyList(),
 	}
-	plan.Filters = append(plan.Filters, extra...)
-	plan.Tiers = tiers
+	plan, err := search.ExpandRecipe(in)
+	if err != nil {
+		errs = append(errs, fieldErr("--search-recipe", err))
+	}
+	return plan, errs
+}
+
+// spacePlan builds the search over --search-space with the shorthands'
+// filters, the Bayesian planner and avg by default, and at most
+// max_iterations-1 initial points.
+func spacePlan(s *config.Search) (*search.Plan, []error) {
+	var errs []error
+	filters, err := shorthands(s).Filters()
+	if err != nil {
+		errs = append(errs, err)
+	}
+	plan := &search.Plan{
+		Recipe:    s.RecipeName,
+		Planner:   cmp.Or(s.Planner, search.PlannerBayesian),
+		Objective: search.Objective{Metric: s.Metric, Stat: cmp.Or(s.Stat, "avg"), Direction: search.Direction(s.Direction)},
+		Filters:   filters,
+	}
+	if s.MaxIterations != nil {
+		plan.MaxIter = *s.MaxIterations
+	}
+	plan.InitPoints = 5
+	if s.InitialPoints != nil {
+		plan.InitPoints = *s.InitialPoints
+	}
+	plan.InitPoints = min(plan.InitPoints, max(plan.MaxIter-1, 1))
+	for _, d := range s.Space {
+		plan.Space = append(plan.Space, search.Dim{Path: d.Path, Lo: d.Lo, Hi: d.Hi, Int: d.Int, Log: d.Log})
+	}
+	if plan.Planner == search.PlannerGrid {
+		errs = append(errs, fieldErr("--search-planner", errors.New("grid is a recipe style; sweep with a list of values (--concurrency 1,2,4) instead")))
+	}
+	if _, err := plan.NewPlanner(); err != nil && plan.Planner != search.PlannerGrid {
+		errs = append(errs, fieldErr("--search-planner", err))
+	}
+	return plan, errs
+}
+
+// applySearchStopping sets the stopping rule, stability window, pooling
+// and seed: a space search starts from the defaults (a recipe from its
+// own), and each flag given overrides.
+func applySearchStopping(plan *search.Plan, s *config.Search) {
 	if s.Recipe == "" {
 		plan.Stopping, plan.Stability = search.DefaultStopping, search.DefaultStability
 	}
@@ -150,6 +200,12 @@ func (p *profileCommand) searchPlan(cfg *config.Config) (*search.Plan, []error) 
 		seed := uint64(*s.RandomSeed)
 		plan.Seed = &seed
 	}
+}
+
+// searchPlanProblems reports a plan the run cannot carry out: streaming
+// metrics without --streaming, or an SLA-edge planner without an SLA.
+func searchPlanProblems(plan *search.Plan, cfg *config.Config) []error {
+	var errs []error
 	if plan.Streaming && !cfg.Endpoint.Streaming {
 		errs = append(errs, fieldErr("--streaming", fmt.Errorf("the search's metrics (TTFT, ITL, output tokens/s per user) exist only for streaming runs: add --streaming")))
 	}
@@ -158,18 +214,7 @@ func (p *profileCommand) searchPlan(cfg *config.Config) (*search.Plan, []error) 
 			errs = append(errs, fieldErr("--search-sla", fmt.Errorf("the %s planner finds where the SLA stops holding: give --search-sla (or a shorthand such as --ttft-sla-ms)", plan.Planner)))
 		}
 	}
-	if len(plan.SLOs) > 0 {
-		if cfg.Input.Goodput == nil {
-			cfg.Input.Goodput = map[string]float64{}
-		}
-		for k, v := range plan.SLOs {
-			cfg.Input.Goodput[k] = v
-		}
-	}
-	if len(errs) > 0 {
-		return nil, errs
-	}
-	return plan, nil
+	return errs
 }
 
 // onlyConcurrencyList reports whether the only sweep list is --concurrency
