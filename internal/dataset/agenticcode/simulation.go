@@ -95,19 +95,62 @@ func (q *eventQueue) Pop() any {
 // it overflows; an evicted session's blocks count as misses when it
 // resumes.
 func Simulate(sessions []Session, rowIDs [][][]int, c *Config, p SimParams) SimResult {
-	pre := newPrefixes(c.Cache, c.BlockSize)
-	classify := func(id int) string {
-		switch {
-		case id < pre.l1Blocks:
-			return "l1"
-		case id < pre.sessionRegionBase:
-			return "l15"
-		}
-		return "session"
-	}
 	n := len(sessions)
-	cumulative := make([][][]int, n) // per turn: the union of the rows' ids so far
-	for i := range sessions {
+	m := &simulator{
+		sessions: sessions, rowIDs: rowIDs, c: c, p: p, pre: newPrefixes(c.Cache, c.BlockSize),
+		cumulative:    cumulativeIDs(rowIDs, n),
+		r:             SimResult{Params: p, Sessions: make([]SimSession, n)},
+		sessionTokens: make([]float64, n),
+		groupHolding:  map[int]int{},
+		refs:          map[int]int{},
+		blocks:        make([]map[int]bool, n),
+		evicted:       map[int]bool{},
+		wasEvicted:    make([]bool, n),
+		generation:    make([]int, n),
+		inLRU:         make([]bool, n),
+		aliveGroups:   map[int]int{},
+		capacity:      p.KVCapacityGB * 1e9 / p.KVBytesPerToken,
+	}
+	for i := range n {
+		m.r.Sessions[i].Restart = sessions[i].Continuation
+	}
+	for i := range m.blocks {
+		m.blocks[i] = map[int]bool{}
+	}
+	for m.next < n && m.active < p.Concurrency {
+		m.active++
+		m.startSession(m.next, 0, -1)
+		m.next++
+	}
+	for m.q.Len() > 0 {
+		e := heap.Pop(&m.q).(simEvent)
+		m.r.MaxTimeMs = math.Max(m.r.MaxTimeMs, e.at)
+		switch e.kind {
+		case evReady:
+			m.ready(e)
+		case evStart:
+			m.start(e)
+		case evEnd:
+			m.end(e)
+		}
+		if e.kind != evReady {
+			m.record(e)
+		}
+	}
+	if m.r.Turns > 0 {
+		m.r.AvgTTFTMs = m.ttftSum / float64(m.r.Turns)
+	}
+	if t := m.hitTokens + m.missTokens; t > 0 {
+		m.r.HitRate = float64(m.hitTokens) / float64(t)
+	}
+	return m.r
+}
+
+// cumulativeIDs is, per session and turn, the union of the rows' ids so
+// far, in first-seen order.
+func cumulativeIDs(rowIDs [][][]int, n int) [][][]int {
+	cumulative := make([][][]int, n)
+	for i := range n {
 		seen := map[int]bool{}
 		var all []int
 		for _, ids := range rowIDs[i] {
@@ -120,212 +163,244 @@ func Simulate(sessions []Session, rowIDs [][][]int, c *Config, p SimParams) SimR
 			cumulative[i] = append(cumulative[i], append([]int(nil), all...))
 		}
 	}
-	r := SimResult{Params: p, Sessions: make([]SimSession, n)}
-	for i := range n {
-		r.Sessions[i].Restart = sessions[i].Continuation
+	return cumulative
+}
+
+// simulator is Simulate's state: the event queue, the prefill lane, the
+// KV cache's blocks, reference counts and LRU of idle sessions, and the
+// running totals of the result.
+type simulator struct {
+	sessions   []Session
+	rowIDs     [][][]int
+	c          *Config
+	p          SimParams
+	pre        prefixes
+	cumulative [][][]int
+	r          SimResult
+
+	q   eventQueue
+	seq int
+
+	prefillFree                        float64
+	cached                             float64 // tokens held, before deduplication
+	sessionTokens                      []float64
+	holding                            int // sessions with tokens cached
+	groupHolding                       map[int]int
+	refs                               map[int]int
+	blocks                             []map[int]bool
+	evicted                            map[int]bool
+	wasEvicted                         []bool
+	lru                                [][2]int
+	generation                         []int
+	inLRU                              []bool
+	hitTokens, missTokens              int
+	active, activeRequests, inTokens   int
+	next                               int
+	slots                              int
+	ttftSum                            float64
+	missL15, missSession, totalEvicted int
+	aliveGroups                        map[int]int
+	capacity                           float64
+}
+
+func (m *simulator) push(at float64, kind, s, t int) {
+	heap.Push(&m.q, simEvent{at: at, seq: m.seq, kind: kind, sess: s, tu: t})
+	m.seq++
+}
+
+// classify names the cache layer of a block id.
+func (m *simulator) classify(id int) string {
+	switch {
+	case id < m.pre.l1Blocks:
+		return "l1"
+	case id < m.pre.sessionRegionBase:
+		return "l15"
 	}
-	var q eventQueue
-	seq := 0
-	push := func(at float64, kind, s, t int) {
-		heap.Push(&q, simEvent{at: at, seq: seq, kind: kind, sess: s, tu: t})
-		seq++
+	return "session"
+}
+
+func (m *simulator) setTokens(s int, v float64) {
+	g := m.sessions[s].Group
+	if m.sessionTokens[s] > 0 && v <= 0 {
+		m.holding--
+		m.groupHolding[g]--
+	} else if m.sessionTokens[s] <= 0 && v > 0 {
+		m.holding++
+		m.groupHolding[g]++
 	}
-	var (
-		prefillFree                        float64
-		cached                             float64 // tokens held, before deduplication
-		sessionTokens                      = make([]float64, n)
-		holding                            int // sessions with tokens cached
-		groupHolding                       = map[int]int{}
-		refs                               = map[int]int{}
-		blocks                             = make([]map[int]bool, n)
-		evicted                            = map[int]bool{}
-		wasEvicted                         = make([]bool, n)
-		lru                                [][2]int
-		generation                         = make([]int, n)
-		inLRU                              = make([]bool, n)
-		hitTokens, missTokens              int
-		active, activeRequests, inTokens   int
-		next                               int
-		ttftSum                            float64
-		missL15, missSession, totalEvicted int
-		aliveGroups                        = map[int]int{}
-	)
-	capacity := p.KVCapacityGB * 1e9 / p.KVBytesPerToken
-	for i := range blocks {
-		blocks[i] = map[int]bool{}
+	m.cached += v - m.sessionTokens[s]
+	m.sessionTokens[s] = v
+}
+
+// unique is the tokens cached with the shared L1 and each group's L1.5
+// counted once.
+func (m *simulator) unique() float64 {
+	dup := float64(max(0, m.holding-1) * m.c.Cache.Layer1Tokens)
+	for _, k := range m.groupHolding {
+		dup += float64(max(0, k-1) * m.c.Cache.Layer15Tokens)
 	}
-	setTokens := func(s int, v float64) {
-		g := sessions[s].Group
-		if sessionTokens[s] > 0 && v <= 0 {
-			holding--
-			groupHolding[g]--
-		} else if sessionTokens[s] <= 0 && v > 0 {
-			holding++
-			groupHolding[g]++
+	return math.Max(0, m.cached-dup)
+}
+
+func (m *simulator) addBlock(s, id int) {
+	if m.blocks[s][id] {
+		return
+	}
+	if m.evicted[id] {
+		switch m.classify(id) {
+		case "l15":
+			m.missL15++
+		case "session":
+			m.missSession++
 		}
-		cached += v - sessionTokens[s]
-		sessionTokens[s] = v
+		delete(m.evicted, id)
 	}
-	unique := func() float64 {
-		dup := float64(max(0, holding-1) * c.Cache.Layer1Tokens)
-		for _, k := range groupHolding {
-			dup += float64(max(0, k-1) * c.Cache.Layer15Tokens)
+	m.blocks[s][id] = true
+	m.refs[id]++
+}
+
+// evict drops idle sessions, least recently used first, while the cache
+// overflows.
+func (m *simulator) evict() {
+	for m.unique() > m.capacity && len(m.lru) > 0 {
+		v, gen := m.lru[0][0], m.lru[0][1]
+		m.lru = m.lru[1:]
+		if !m.inLRU[v] || gen != m.generation[v] {
+			continue
 		}
-		return math.Max(0, cached-dup)
-	}
-	addBlock := func(s, id int) {
-		if blocks[s][id] {
-			return
+		m.inLRU[v] = false
+		if m.sessionTokens[v] == 0 {
+			continue
 		}
-		if evicted[id] {
-			switch classify(id) {
-			case "l15":
-				missL15++
-			case "session":
-				missSession++
-			}
-			delete(evicted, id)
-		}
-		blocks[s][id] = true
-		refs[id]++
-	}
-	evict := func() {
-		for unique() > capacity && len(lru) > 0 {
-			v, gen := lru[0][0], lru[0][1]
-			lru = lru[1:]
-			if !inLRU[v] || gen != generation[v] {
-				continue
-			}
-			inLRU[v] = false
-			if sessionTokens[v] == 0 {
-				continue
-			}
-			setTokens(v, 0)
-			for id := range blocks[v] {
-				if refs[id]--; refs[id] <= 0 {
-					delete(refs, id)
-					evicted[id] = true
-					totalEvicted++
-				}
-			}
-			clear(blocks[v])
-			wasEvicted[v] = true
-			r.Evictions++
-		}
-	}
-	toLRU := func(s int) {
-		if !inLRU[s] {
-			generation[s]++
-			lru = append(lru, [2]int{s, generation[s]})
-			inLRU[s] = true
-		}
-	}
-	fromLRU := func(s int) {
-		if inLRU[s] {
-			inLRU[s] = false
-			generation[s]++
-		}
-	}
-	startTurn := func(s, t int, at float64) {
-		delay := 0.0
-		if t > 0 {
-			delay = sessions[s].Turns[t].DelayMs
-			if delay > 0 {
-				toLRU(s)
-			}
-		}
-		push(at+delay, evReady, s, t)
-	}
-	slots := 0
-	startSession := func(s int, at float64, slot int) {
-		if slot < 0 {
-			slot = slots
-			slots++
-		}
-		r.Sessions[s].Slot, r.Sessions[s].Start = slot, at
-		startTurn(s, 0, at)
-	}
-	for next < n && active < p.Concurrency {
-		active++
-		startSession(next, 0, -1)
-		next++
-	}
-	for q.Len() > 0 {
-		e := heap.Pop(&q).(simEvent)
-		r.MaxTimeMs = math.Max(r.MaxTimeMs, e.at)
-		turn := &sessions[e.sess].Turns[e.tu]
-		switch e.kind {
-		case evReady:
-			fromLRU(e.sess)
-			all := cumulative[e.sess][e.tu]
-			hits := 0
-			for _, id := range all {
-				if refs[id] > 0 {
-					hits++
-				}
-			}
-			ht, mt := hits*c.BlockSize, (len(all)-hits)*c.BlockSize
-			hitTokens, missTokens = hitTokens+ht, missTokens+mt
-			start := math.Max(e.at, prefillFree)
-			end := start + float64(mt)/p.PrefillTPS*1000
-			prefillFree = end
-			decodeEnd := end + float64(turn.Output)/p.DecodeTPS*1000
-			push(end, evStart, e.sess, e.tu)
-			push(decodeEnd, evEnd, e.sess, e.tu)
-			r.Turns++
-			ttftSum += end - e.at
-			r.PrefillWaits += start - e.at
-			r.PrefillMs += end - start
-			r.DecodeMs += decodeEnd - end
-		case evStart:
-			activeRequests++
-			inTokens += turn.Input
-			if wasEvicted[e.sess] {
-				wasEvicted[e.sess] = false
-				setTokens(e.sess, 0)
-				for t := range e.tu {
-					for _, id := range rowIDs[e.sess][t] {
-						addBlock(e.sess, id)
-					}
-				}
-			}
-			setTokens(e.sess, float64(turn.Input))
-			if e.tu == 0 {
-				aliveGroups[sessions[e.sess].Group]++
-			}
-			for _, id := range rowIDs[e.sess][e.tu] {
-				addBlock(e.sess, id)
-			}
-			evict()
-		case evEnd:
-			activeRequests--
-			inTokens -= turn.Input
-			setTokens(e.sess, sessionTokens[e.sess]+float64(turn.Output))
-			if e.tu+1 < len(sessions[e.sess].Turns) {
-				startTurn(e.sess, e.tu+1, e.at)
-				break
-			}
-			toLRU(e.sess)
-			r.Sessions[e.sess].End = e.at
-			active--
-			if next < n {
-				active++
-				startSession(next, e.at, r.Sessions[e.sess].Slot)
-				next++
+		m.setTokens(v, 0)
+		for id := range m.blocks[v] {
+			if m.refs[id]--; m.refs[id] <= 0 {
+				delete(m.refs, id)
+				m.evicted[id] = true
+				m.totalEvicted++
 			}
 		}
-		if e.kind != evReady {
-			r.Points = append(r.Points, SimPoint{TimeS: e.at / 1000, ActiveRequests: activeRequests, InputTokens: inTokens,
-				ActiveSessions: active, Queued: n - next, KVCacheGB: unique() * p.KVBytesPerToken / 1e9,
-				UniqueBlocks: len(refs), EvictedBlocks: totalEvicted, MissL15Blocks: missL15, MissSessionBlock: missSession,
-				HitTokens: hitTokens, MissTokens: missTokens})
+		clear(m.blocks[v])
+		m.wasEvicted[v] = true
+		m.r.Evictions++
+	}
+}
+
+func (m *simulator) toLRU(s int) {
+	if !m.inLRU[s] {
+		m.generation[s]++
+		m.lru = append(m.lru, [2]int{s, m.generation[s]})
+		m.inLRU[s] = true
+	}
+}
+
+func (m *simulator) fromLRU(s int) {
+	if m.inLRU[s] {
+		m.inLRU[s] = false
+		m.generation[s]++
+	}
+}
+
+func (m *simulator) startTurn(s, t int, at float64) {
+	delay := 0.0
+	if t > 0 {
+		delay = m.sessions[s].Turns[t].DelayMs
+		if delay > 0 {
+			m.toLRU(s)
 		}
 	}
-	if r.Turns > 0 {
-		r.AvgTTFTMs = ttftSum / float64(r.Turns)
+	m.push(at+delay, evReady, s, t)
+}
+
+// startSession starts session s at a slot: the given one, or a new one
+// when slot is negative.
+func (m *simulator) startSession(s int, at float64, slot int) {
+	if slot < 0 {
+		slot = m.slots
+		m.slots++
 	}
-	if t := hitTokens + missTokens; t > 0 {
-		r.HitRate = float64(hitTokens) / float64(t)
+	m.r.Sessions[s].Slot, m.r.Sessions[s].Start = slot, at
+	m.startTurn(s, 0, at)
+}
+
+// ready queues a ready turn's prefill for the blocks the cache lacks and
+// its decode after it.
+func (m *simulator) ready(e simEvent) {
+	turn := &m.sessions[e.sess].Turns[e.tu]
+	m.fromLRU(e.sess)
+	all := m.cumulative[e.sess][e.tu]
+	hits := 0
+	for _, id := range all {
+		if m.refs[id] > 0 {
+			hits++
+		}
 	}
-	return r
+	ht, mt := hits*m.c.BlockSize, (len(all)-hits)*m.c.BlockSize
+	m.hitTokens, m.missTokens = m.hitTokens+ht, m.missTokens+mt
+	start := math.Max(e.at, m.prefillFree)
+	end := start + float64(mt)/m.p.PrefillTPS*1000
+	m.prefillFree = end
+	decodeEnd := end + float64(turn.Output)/m.p.DecodeTPS*1000
+	m.push(end, evStart, e.sess, e.tu)
+	m.push(decodeEnd, evEnd, e.sess, e.tu)
+	m.r.Turns++
+	m.ttftSum += end - e.at
+	m.r.PrefillWaits += start - e.at
+	m.r.PrefillMs += end - start
+	m.r.DecodeMs += decodeEnd - end
+}
+
+// start caches a running turn's context, reloading an evicted session's
+// earlier turns first.
+func (m *simulator) start(e simEvent) {
+	turn := &m.sessions[e.sess].Turns[e.tu]
+	m.activeRequests++
+	m.inTokens += turn.Input
+	if m.wasEvicted[e.sess] {
+		m.wasEvicted[e.sess] = false
+		m.setTokens(e.sess, 0)
+		for t := range e.tu {
+			for _, id := range m.rowIDs[e.sess][t] {
+				m.addBlock(e.sess, id)
+			}
+		}
+	}
+	m.setTokens(e.sess, float64(turn.Input))
+	if e.tu == 0 {
+		m.aliveGroups[m.sessions[e.sess].Group]++
+	}
+	for _, id := range m.rowIDs[e.sess][e.tu] {
+		m.addBlock(e.sess, id)
+	}
+	m.evict()
+}
+
+// end finishes a turn: the next turn starts after its delay, or the
+// session ends and the next queued session takes its slot.
+func (m *simulator) end(e simEvent) {
+	turn := &m.sessions[e.sess].Turns[e.tu]
+	m.activeRequests--
+	m.inTokens -= turn.Input
+	m.setTokens(e.sess, m.sessionTokens[e.sess]+float64(turn.Output))
+	if e.tu+1 < len(m.sessions[e.sess].Turns) {
+		m.startTurn(e.sess, e.tu+1, e.at)
+		return
+	}
+	m.toLRU(e.sess)
+	m.r.Sessions[e.sess].End = e.at
+	m.active--
+	if m.next < len(m.sessions) {
+		m.active++
+		m.startSession(m.next, e.at, m.r.Sessions[e.sess].Slot)
+		m.next++
+	}
+}
+
+// record appends the state after event e to the time series.
+func (m *simulator) record(e simEvent) {
+	n := len(m.sessions)
+	m.r.Points = append(m.r.Points, SimPoint{TimeS: e.at / 1000, ActiveRequests: m.activeRequests, InputTokens: m.inTokens,
+		ActiveSessions: m.active, Queued: n - m.next, KVCacheGB: m.unique() * m.p.KVBytesPerToken / 1e9,
+		UniqueBlocks: len(m.refs), EvictedBlocks: m.totalEvicted, MissL15Blocks: m.missL15, MissSessionBlock: m.missSession,
+		HitTokens: m.hitTokens, MissTokens: m.missTokens})
 }
