@@ -367,71 +367,21 @@ func (d *decoder) config(o object) Config {
 	c := Defaults()
 	o.get("system_prompt_tokens", false) // removed in AIPerf; ignored
 	if s, ok, null := o.sub("new_tokens_per_turn"); ok && !null {
-		c.NewTokensPerTurn = NewTokens{Lognormal: s.lognormalFields(), Bias: 1}
-		s.float("bias", &c.NewTokensPerTurn.Bias)
-		if !(c.NewTokensPerTurn.Bias > 0) {
-			s.fail("bias", "must be > 0, got %v", c.NewTokensPerTurn.Bias)
-		}
-		s.done()
+		c.NewTokensPerTurn = newTokensConfig(&s)
 	}
 	c.GenerationLength = o.lognormal("generation_length", c.GenerationLength)
 	if s, ok, null := o.sub("inter_turn_delay"); ok && !null {
-		m := Defaults().InterTurnDelay
-		s.float("agentic_fraction", &m.AgenticFraction)
-		if m.AgenticFraction < 0 || m.AgenticFraction > 1 {
-			s.fail("agentic_fraction", "must be in [0, 1], got %v", m.AgenticFraction)
-		}
-		m.Agentic = s.lognormal("agentic_delay", m.Agentic)
-		m.Human = s.lognormal("human_delay", m.Human)
-		s.optFloat("max", &m.Max)
-		if m.Max != nil && *m.Max < 0 {
-			s.fail("max", "must be >= 0, got %v", *m.Max)
-		}
-		s.done()
-		c.InterTurnDelay = m
+		c.InterTurnDelay = delayConfig(&s)
 	}
 	s, resetGiven, resetNull := o.sub("reset")
 	switch {
 	case resetNull:
 		c.Reset = nil
 	case resetGiven:
-		r := *Defaults().Reset
-		s.float("base_probability", &r.BaseProbability)
-		s.float("context_scaling", &r.ContextScaling)
-		if r.BaseProbability < 0 || r.BaseProbability > 1 {
-			s.fail("base_probability", "must be in [0, 1], got %v", r.BaseProbability)
-		}
-		if r.ContextScaling < 1 {
-			s.fail("context_scaling", "must be >= 1, got %v", r.ContextScaling)
-		}
-		s.done()
-		c.Reset = &r
+		c.Reset = resetConfig(&s)
 	}
 	if s, ok, null := o.sub("turns"); ok && !null {
-		t := &Turns{}
-		for _, f := range []struct {
-			key string
-			p   *int
-		}{{"mean", &t.Mean}, {"median", &t.Median}, {"min", &t.Min}, {"max", &t.Max}} {
-			if s.get(f.key, false) == nil {
-				s.fail(f.key, "required")
-			}
-			s.int(f.key, f.p)
-			if *f.p <= 0 {
-				s.fail(f.key, "must be > 0, got %d", *f.p)
-			}
-		}
-		s.bool("allow_truncation", &t.AllowTruncation)
-		if s.get("max_session_attempts", false) != nil {
-			n := 0
-			s.int("max_session_attempts", &n)
-			if n < 1 {
-				s.fail("max_session_attempts", "must be >= 1, got %d", n)
-			}
-			t.MaxSessionAttempts = &n
-		}
-		s.done()
-		c.Turns = t
+		c.Turns = turnsConfig(&s)
 		if !resetGiven {
 			c.Reset = nil // turns mode has no resets unless asked
 		}
@@ -439,19 +389,104 @@ func (d *decoder) config(o object) Config {
 	o.int("max_prompt_tokens", &c.MaxPromptTokens)
 	o.int("block_size", &c.BlockSize)
 	if s, ok, null := o.sub("cache"); ok && !null {
-		def := Defaults().Cache
-		s.int("layer1_tokens", &def.Layer1Tokens)
-		s.int("layer1_5_tokens", &def.Layer15Tokens)
-		def.Layer2 = s.lognormal("layer2", def.Layer2)
-		if g, ok, null := s.sub("layer1_5_groups"); ok && !null {
-			def.Groups = Groups{NumGroups: 50, ZipfAlpha: 1.2}
-			g.int("num_groups", &def.Groups.NumGroups)
-			g.float("zipf_alpha", &def.Groups.ZipfAlpha)
-			g.done()
-		}
-		s.done()
-		c.Cache = def
+		c.Cache = cacheConfig(&s)
 	}
+	restartConfig(&o, &c)
+	o.done()
+	return c
+}
+
+// newTokensConfig reads new_tokens_per_turn: a lognormal and its bias.
+func newTokensConfig(s *object) NewTokens {
+	t := NewTokens{Lognormal: s.lognormalFields(), Bias: 1}
+	s.float("bias", &t.Bias)
+	if !(t.Bias > 0) {
+		s.fail("bias", "must be > 0, got %v", t.Bias)
+	}
+	s.done()
+	return t
+}
+
+// delayConfig reads inter_turn_delay over the defaults.
+func delayConfig(s *object) Mixture {
+	m := Defaults().InterTurnDelay
+	s.float("agentic_fraction", &m.AgenticFraction)
+	if m.AgenticFraction < 0 || m.AgenticFraction > 1 {
+		s.fail("agentic_fraction", "must be in [0, 1], got %v", m.AgenticFraction)
+	}
+	m.Agentic = s.lognormal("agentic_delay", m.Agentic)
+	m.Human = s.lognormal("human_delay", m.Human)
+	s.optFloat("max", &m.Max)
+	if m.Max != nil && *m.Max < 0 {
+		s.fail("max", "must be >= 0, got %v", *m.Max)
+	}
+	s.done()
+	return m
+}
+
+// resetConfig reads reset over the defaults.
+func resetConfig(s *object) *Reset {
+	r := *Defaults().Reset
+	s.float("base_probability", &r.BaseProbability)
+	s.float("context_scaling", &r.ContextScaling)
+	if r.BaseProbability < 0 || r.BaseProbability > 1 {
+		s.fail("base_probability", "must be in [0, 1], got %v", r.BaseProbability)
+	}
+	if r.ContextScaling < 1 {
+		s.fail("context_scaling", "must be >= 1, got %v", r.ContextScaling)
+	}
+	s.done()
+	return &r
+}
+
+// turnsConfig reads turns: mean, median, min and max are required.
+func turnsConfig(s *object) *Turns {
+	t := &Turns{}
+	for _, f := range []struct {
+		key string
+		p   *int
+	}{{"mean", &t.Mean}, {"median", &t.Median}, {"min", &t.Min}, {"max", &t.Max}} {
+		if s.get(f.key, false) == nil {
+			s.fail(f.key, "required")
+		}
+		s.int(f.key, f.p)
+		if *f.p <= 0 {
+			s.fail(f.key, "must be > 0, got %d", *f.p)
+		}
+	}
+	s.bool("allow_truncation", &t.AllowTruncation)
+	if s.get("max_session_attempts", false) != nil {
+		n := 0
+		s.int("max_session_attempts", &n)
+		if n < 1 {
+			s.fail("max_session_attempts", "must be >= 1, got %d", n)
+		}
+		t.MaxSessionAttempts = &n
+	}
+	s.done()
+	return t
+}
+
+// cacheConfig reads cache over the defaults; layer1_5_groups given
+// starts from 50 groups at Zipf 1.2.
+func cacheConfig(s *object) Cache {
+	def := Defaults().Cache
+	s.int("layer1_tokens", &def.Layer1Tokens)
+	s.int("layer1_5_tokens", &def.Layer15Tokens)
+	def.Layer2 = s.lognormal("layer2", def.Layer2)
+	if g, ok, null := s.sub("layer1_5_groups"); ok && !null {
+		def.Groups = Groups{NumGroups: 50, ZipfAlpha: 1.2}
+		g.int("num_groups", &def.Groups.NumGroups)
+		g.float("zipf_alpha", &def.Groups.ZipfAlpha)
+		g.done()
+	}
+	s.done()
+	return def
+}
+
+// restartConfig reads the restart probability (restart_fraction is
+// AIPerf's old name; both given must agree) and the restart turn range.
+func restartConfig(o *object, c *Config) {
 	restart, hasFraction := 0.0, false
 	if o.get("restart_fraction", false) != nil { // AIPerf's old name
 		o.float("restart_fraction", &restart)
@@ -474,8 +509,6 @@ func (d *decoder) config(o object) Config {
 			c.RestartTurnRange = [2]int{int(r[0]), int(r[1])}
 		}
 	}
-	o.done()
-	return c
 }
 
 // validate applies AIPerf's cross-field rules and the prefix model's
