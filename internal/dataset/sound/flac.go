@@ -1,6 +1,7 @@
 package sound
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 )
@@ -147,12 +148,45 @@ func decodeFLAC(data []byte) (*PCM, error) {
 var errNoSync = errors.New("flac: frame sync code not found")
 
 func decodeFrame(r *bitReader, info streamInfo) ([][]int64, int, error) {
-	sync, err := r.bits(14)
+	h, err := readFrameHeader(r, info)
 	if err != nil {
 		return nil, 0, err
 	}
+	out := make([][]int64, h.channels)
+	for c := range out {
+		cbps := h.bps
+		switch {
+		case h.chCode == 8 && c == 1, h.chCode == 9 && c == 0, h.chCode == 10 && c == 1:
+			cbps++ // the side channel carries one more bit
+		}
+		if out[c], err = decodeSubframe(r, h.size, cbps); err != nil {
+			return nil, 0, err
+		}
+	}
+	decorrelate(out, h.chCode)
+	r.align()
+	if _, err := r.bits(16); err != nil { // CRC-16
+		return nil, 0, err
+	}
+	return out, h.bps, nil
+}
+
+// frameHeader is what a frame header says about the subframes after it.
+type frameHeader struct {
+	size, bps, channels int
+	chCode              uint64
+}
+
+// readFrameHeader reads a frame header through its CRC-8, checking it
+// against the stream's channel count.
+func readFrameHeader(r *bitReader, info streamInfo) (frameHeader, error) {
+	var h frameHeader
+	sync, err := r.bits(14)
+	if err != nil {
+		return h, err
+	}
 	if sync != 0x3FFE {
-		return nil, 0, errNoSync
+		return h, errNoSync
 	}
 	r.bits(2) // reserved, blocking strategy
 	bsCode, _ := r.bits(4)
@@ -160,40 +194,13 @@ func decodeFrame(r *bitReader, info streamInfo) ([][]int64, int, error) {
 	chCode, _ := r.bits(4)
 	ssCode, _ := r.bits(3)
 	if _, err := r.bits(1); err != nil {
-		return nil, 0, err
+		return h, err
 	}
-	// The UTF-8-like coded frame or sample number.
-	first, err := r.bits(8)
-	if err != nil {
-		return nil, 0, err
+	if err := skipCodedNumber(r); err != nil {
+		return h, err
 	}
-	for b := byte(first) << 1; b&0x80 != 0; b <<= 1 {
-		if _, err := r.bits(8); err != nil {
-			return nil, 0, err
-		}
-	}
-	var size int
-	switch {
-	case bsCode == 1:
-		size = 192
-	case bsCode >= 2 && bsCode <= 5:
-		size = 576 << (bsCode - 2)
-	case bsCode == 6:
-		v, err := r.bits(8)
-		if err != nil {
-			return nil, 0, err
-		}
-		size = int(v) + 1
-	case bsCode == 7:
-		v, err := r.bits(16)
-		if err != nil {
-			return nil, 0, err
-		}
-		size = int(v) + 1
-	case bsCode >= 8:
-		size = 256 << (bsCode - 8)
-	default:
-		return nil, 0, errors.New("flac: reserved block size")
+	if h.size, err = frameBlockSize(r, bsCode); err != nil {
+		return h, err
 	}
 	switch srCode {
 	case 12:
@@ -201,49 +208,69 @@ func decodeFrame(r *bitReader, info streamInfo) ([][]int64, int, error) {
 	case 13, 14:
 		r.bits(16)
 	case 15:
-		return nil, 0, errors.New("flac: invalid sample rate code")
+		return h, errors.New("flac: invalid sample rate code")
 	}
-	bps := info.bps
-	switch ssCode {
-	case 1:
-		bps = 8
-	case 2:
-		bps = 12
-	case 4:
-		bps = 16
-	case 5:
-		bps = 20
-	case 6:
-		bps = 24
-	case 7:
-		bps = 32
-	case 3:
-		return nil, 0, errors.New("flac: reserved sample size")
+	if ssCode == 3 {
+		return h, errors.New("flac: reserved sample size")
 	}
+	h.bps = cmp.Or(frameSampleSizes[ssCode], info.bps)
 	if _, err := r.bits(8); err != nil { // CRC-8
-		return nil, 0, err
+		return h, err
 	}
-	channels := int(chCode) + 1
+	h.chCode, h.channels = chCode, int(chCode)+1
 	if chCode >= 8 {
 		if chCode > 10 {
-			return nil, 0, errors.New("flac: reserved channel assignment")
+			return h, errors.New("flac: reserved channel assignment")
 		}
-		channels = 2
+		h.channels = 2
 	}
-	if channels != info.channels {
-		return nil, 0, fmt.Errorf("flac: frame has %d channels, the stream %d", channels, info.channels)
+	if h.channels != info.channels {
+		return h, fmt.Errorf("flac: frame has %d channels, the stream %d", h.channels, info.channels)
 	}
-	out := make([][]int64, channels)
-	for c := range out {
-		cbps := bps
-		switch {
-		case chCode == 8 && c == 1, chCode == 9 && c == 0, chCode == 10 && c == 1:
-			cbps++ // the side channel carries one more bit
+	return h, nil
+}
+
+// frameSampleSizes are the bits per sample of each sample size code; 0
+// takes the stream's (code 0) and code 3 is reserved.
+var frameSampleSizes = [8]int{1: 8, 2: 12, 4: 16, 5: 20, 6: 24, 7: 32}
+
+// skipCodedNumber skips the UTF-8-like coded frame or sample number.
+func skipCodedNumber(r *bitReader) error {
+	first, err := r.bits(8)
+	if err != nil {
+		return err
+	}
+	for b := byte(first) << 1; b&0x80 != 0; b <<= 1 {
+		if _, err := r.bits(8); err != nil {
+			return err
 		}
-		if out[c], err = decodeSubframe(r, size, cbps); err != nil {
-			return nil, 0, err
-		}
 	}
+	return nil
+}
+
+// frameBlockSize is the block size a block size code gives, reading the
+// 8- or 16-bit size that codes 6 and 7 put at the end of the header.
+func frameBlockSize(r *bitReader, bsCode uint64) (int, error) {
+	switch {
+	case bsCode == 1:
+		return 192, nil
+	case bsCode >= 2 && bsCode <= 5:
+		return 576 << (bsCode - 2), nil
+	case bsCode == 6, bsCode == 7:
+		v, err := r.bits(8 << (bsCode - 6))
+		if err != nil {
+			return 0, err
+		}
+		return int(v) + 1, nil
+	case bsCode >= 8:
+		return 256 << (bsCode - 8), nil
+	}
+	return 0, errors.New("flac: reserved block size")
+}
+
+// decorrelate restores left and right from the stereo decorrelation of
+// channel assignments 8 to 10.
+func decorrelate(out [][]int64, chCode uint64) {
 	switch chCode {
 	case 8: // left/side
 		for i := range out[0] {
@@ -259,11 +286,6 @@ func decodeFrame(r *bitReader, info streamInfo) ([][]int64, int, error) {
 			out[0][i], out[1][i] = (mid+side)>>1, (mid-side)>>1
 		}
 	}
-	r.align()
-	if _, err := r.bits(16); err != nil { // CRC-16
-		return nil, 0, err
-	}
-	return out, bps, nil
 }
 
 func decodeSubframe(r *bitReader, size, bps int) ([]int64, error) {
