@@ -24,65 +24,17 @@ import (
 func readPlainHead(br *bufio.Reader) (resp *http.Response, ok bool) {
 	buf, _ := br.Peek(br.Buffered())
 	end := bytes.Index(buf, []byte("\r\n\r\n"))
-	if end < 0 {
+	if end < 0 || !plainASCII(buf[:end+2]) {
 		return nil, false
 	}
-	raw := buf[:end+2] // every line with its CRLF
-	for _, c := range raw {
-		if (c < ' ' && c != '\r' && c != '\n' && c != '\t') || c >= 0x7f {
-			return nil, false
-		}
-	}
-	head := string(raw)
+	head := string(buf[:end+2]) // every line with its CRLF
 	line, rest, _ := strings.Cut(head, "\r\n")
-	status, found := strings.CutPrefix(line, "HTTP/1.1 ")
-	if !found || strings.ContainsAny(status, "\r\n") {
-		// Not HTTP/1.1, or a bare CR or LF, where net/http's line reader
-		// would end the status line and read the rest differently.
+	status, code, ok := plainStatus(line)
+	if !ok {
 		return nil, false
 	}
-	status = strings.TrimLeft(status, " ")
-	code, ok := statusCode(status)
-	if !ok || code < 200 || code == http.StatusNoContent || code == http.StatusNotModified {
-		return nil, false
-	}
-	lines := strings.Count(rest, "\r\n")
-	h := make(http.Header, lines)
-	values := make([]string, 0, lines)
-	size := int64(-1)
-	for rest != "" {
-		line, rest, _ = strings.Cut(rest, "\r\n")
-		if line == "" || line[0] == ' ' || line[0] == '\t' || strings.IndexByte(line, '\r') >= 0 || strings.IndexByte(line, '\n') >= 0 {
-			return nil, false // obsolete line folding, or a bare CR or LF
-		}
-		k, v, found := strings.Cut(line, ":")
-		if !found || !httpguts.ValidHeaderFieldName(k) {
-			return nil, false
-		}
-		k = textproto.CanonicalMIMEHeaderKey(k)
-		v = textproto.TrimString(v)
-		switch k {
-		case "Transfer-Encoding", "Trailer":
-			return nil, false
-		case "Connection":
-			if !strings.EqualFold(v, "keep-alive") {
-				return nil, false
-			}
-		case "Content-Length":
-			n, ok := parseLength(v)
-			if !ok || size >= 0 {
-				return nil, false // malformed, or more than one
-			}
-			size = n
-		}
-		values = append(values, v)
-		if vs, dup := h[k]; dup {
-			h[k] = append(vs, v)
-		} else {
-			h[k] = values[len(values)-1 : len(values) : len(values)]
-		}
-	}
-	if size < 0 {
+	h, size, ok := plainHeader(rest)
+	if !ok {
 		return nil, false
 	}
 	if _, err := br.Discard(end + 4); err != nil {
@@ -93,6 +45,87 @@ func readPlainHead(br *bufio.Reader) (resp *http.Response, ok bool) {
 		Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
 		Header: h, ContentLength: size,
 	}, true
+}
+
+// plainASCII reports whether raw holds only printable ASCII, tab, CR and LF.
+func plainASCII(raw []byte) bool {
+	for _, c := range raw {
+		if (c < ' ' && c != '\r' && c != '\n' && c != '\t') || c >= 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
+// plainStatus reads an HTTP/1.1 status line whose final status has a body
+// (not 1xx, 204 or 304).
+func plainStatus(line string) (status string, code int, ok bool) {
+	status, found := strings.CutPrefix(line, "HTTP/1.1 ")
+	if !found || strings.ContainsAny(status, "\r\n") {
+		// Not HTTP/1.1, or a bare CR or LF, where net/http's line reader
+		// would end the status line and read the rest differently.
+		return "", 0, false
+	}
+	status = strings.TrimLeft(status, " ")
+	code, ok = statusCode(status)
+	if !ok || code < 200 || code == http.StatusNoContent || code == http.StatusNotModified {
+		return "", 0, false
+	}
+	return status, code, true
+}
+
+// plainHeader reads the header lines of a plain head (each ending in CRLF):
+// exactly one valid Content-Length, no Transfer-Encoding or Trailer, no
+// Connection other than keep-alive, no folding and no bare CR or LF. All
+// values share one backing slice, so the header costs two allocations.
+func plainHeader(rest string) (h http.Header, size int64, ok bool) {
+	lines := strings.Count(rest, "\r\n")
+	h = make(http.Header, lines)
+	values := make([]string, 0, lines)
+	size = -1
+	for rest != "" {
+		var line string
+		line, rest, _ = strings.Cut(rest, "\r\n")
+		k, v, ok := plainHeaderLine(line)
+		if !ok {
+			return nil, 0, false
+		}
+		switch k {
+		case "Transfer-Encoding", "Trailer":
+			return nil, 0, false
+		case "Connection":
+			if !strings.EqualFold(v, "keep-alive") {
+				return nil, 0, false
+			}
+		case "Content-Length":
+			n, ok := parseLength(v)
+			if !ok || size >= 0 {
+				return nil, 0, false // malformed, or more than one
+			}
+			size = n
+		}
+		values = append(values, v)
+		if vs, dup := h[k]; dup {
+			h[k] = append(vs, v)
+		} else {
+			h[k] = values[len(values)-1 : len(values) : len(values)]
+		}
+	}
+	return h, size, size >= 0
+}
+
+// plainHeaderLine splits one header line into its canonical key and trimmed
+// value; ok is false for obsolete line folding, a bare CR or LF, a line
+// without a colon or an invalid field name.
+func plainHeaderLine(line string) (k, v string, ok bool) {
+	if line == "" || line[0] == ' ' || line[0] == '\t' || strings.IndexByte(line, '\r') >= 0 || strings.IndexByte(line, '\n') >= 0 {
+		return "", "", false
+	}
+	k, v, found := strings.Cut(line, ":")
+	if !found || !httpguts.ValidHeaderFieldName(k) {
+		return "", "", false
+	}
+	return textproto.CanonicalMIMEHeaderKey(k), textproto.TrimString(v), true
 }
 
 // statusCode is the three-digit code that starts a status ("200 OK").

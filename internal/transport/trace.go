@@ -33,10 +33,10 @@ type reqTrace struct {
 	// attempt got an answer. An attempt that follows one without an answer
 	// is a resend; one that follows an answer is a redirect hop.
 	retries   int
-	attempts  int  // GetConn calls: attempts and redirect hops
-	started   bool // an attempt was made
-	responded bool // the last attempt got a response byte
-	wasIdle   bool // the last attempt's connection came from the idle pool
+	attempts  int           // GetConn calls: attempts and redirect hops
+	started   bool          // an attempt was made
+	responded bool          // the last attempt got a response byte
+	wasIdle   bool          // the last attempt's connection came from the idle pool
 	idle      time.Duration // how long the last attempt's connection sat idle
 	staleIdle time.Duration // that of the last attempt resent (retries > 0)
 
