@@ -100,7 +100,40 @@ func (c *Client) Do(ctx context.Context, clk *clock.Clock, req *Request, rec *re
 			c.traces.Put(rt)
 		}
 	}()
+	resp, hreq, ok := c.send(ctx, reqCtx, clk, req, rec, rt, hc)
+	if !ok {
+		return
+	}
+	rec.Ack = clk.Now()
+	rec.Status = resp.StatusCode
+	rec.ContentType = resp.Header.Get("Content-Type")
+	if d := rt.detail; d != nil {
+		if hreq != nil {
+			d.RequestHeader = hreq.Header
+		} else {
+			d.RequestHeader = req.Header.Clone() // Do keeps nothing of the caller's
+		}
+		d.ResponseHeader, d.Reason = resp.Header, reasonPhrase(resp)
+	}
+	if resp.StatusCode == http.StatusSwitchingProtocols {
+		// Not asked for: the connection now speaks another protocol, and
+		// its body is the raw connection, which no deadline bounds. It is
+		// closed unread.
+		_ = resp.Body.Close()
+		rec.End = clk.Now()
+		rec.Error = record.HTTPError(resp.StatusCode, reasonPhrase(resp), fmt.Sprintf(
+			"the server switched protocols (Upgrade: %q), which the request did not ask for; its connection was closed", resp.Header.Get("Upgrade")))
+		rt.failed(rec.End)
+		return
+	}
+	c.receive(ctx, reqCtx, clk, req, rec, rt, resp)
+}
 
+// send sends req on hc (or the lean transport behind it) and returns the
+// response head, once more on a connection of its own when the first send
+// met a stale connection (staleConnection). When ok is false the failure
+// is already on rec.
+func (c *Client) send(ctx, reqCtx context.Context, clk *clock.Clock, req *Request, rec *record.Record, rt *reqTrace, hc *http.Client) (resp *http.Response, hreq *http.Request, ok bool) {
 	// The lean transport is called directly (no http.Request, no traced
 	// context) unless the caller traces the request itself: then
 	// http.Client's path composes both traces.
@@ -108,7 +141,6 @@ func (c *Client) Do(ctx context.Context, clk *clock.Clock, req *Request, rec *re
 	direct = direct && httptrace.ContextClientTrace(ctx) == nil
 	var (
 		m      *message
-		hreq   *http.Request
 		traced context.Context
 		err    error
 	)
@@ -125,19 +157,20 @@ func (c *Client) Do(ctx context.Context, clk *clock.Clock, req *Request, rec *re
 		// make this unreachable.
 		rec.Sent = clk.Now()
 		c.fail(ctx, reqCtx, clk, rec, err, record.TypeConnect)
-		return
+		return nil, nil, false
 	}
 
 	if c.backoff {
 		if !c.pauseWhileRefused(ctx) {
 			rec.Sent = clk.Now()
 			c.fail(ctx, reqCtx, clk, rec, ctx.Err(), record.TypeConnect)
-			return
+			return nil, nil, false
 		}
+		// Noted once the head arrived or the send failed: only a refused
+		// dial (no status) counts, and any answer resets the count.
 		defer func() { c.noteRefused(rec) }()
 	}
 	rec.Sent = clk.Now()
-	var resp *http.Response
 	if direct {
 		resp, err = lt.do(reqCtx, m, &rt.trace)
 	} else {
@@ -166,30 +199,15 @@ func (c *Client) Do(ctx context.Context, clk *clock.Clock, req *Request, rec *re
 	if err != nil {
 		rt.failed(clk.Now())
 		c.fail(ctx, reqCtx, clk, rec, c.diagnose(reqCtx, req.URL, err), record.TypeConnect)
-		return
+		return nil, nil, false
 	}
-	rec.Ack = clk.Now()
-	rec.Status = resp.StatusCode
-	rec.ContentType = resp.Header.Get("Content-Type")
-	if d := rt.detail; d != nil {
-		if hreq != nil {
-			d.RequestHeader = hreq.Header
-		} else {
-			d.RequestHeader = req.Header.Clone() // Do keeps nothing of the caller's
-		}
-		d.ResponseHeader, d.Reason = resp.Header, reasonPhrase(resp)
-	}
-	if resp.StatusCode == http.StatusSwitchingProtocols {
-		// Not asked for: the connection now speaks another protocol, and
-		// its body is the raw connection, which no deadline bounds. It is
-		// closed unread.
-		_ = resp.Body.Close()
-		rec.End = clk.Now()
-		rec.Error = record.HTTPError(resp.StatusCode, reasonPhrase(resp), fmt.Sprintf(
-			"the server switched protocols (Upgrade: %q), which the request did not ask for; its connection was closed", resp.Header.Get("Upgrade")))
-		rt.failed(rec.End)
-		return
-	}
+	return resp, hreq, true
+}
+
+// receive reads the body of a response whose head is on rec: an error
+// status's body into the error, a stream event by event, anything else
+// whole.
+func (c *Client) receive(ctx, reqCtx context.Context, clk *clock.Clock, req *Request, rec *record.Record, rt *reqTrace, resp *http.Response) {
 	body := &tracedReader{r: resp.Body, t: rt}
 	defer func() {
 		rec.ResponseBytes = int(body.n)
