@@ -4,7 +4,7 @@
 # thread) and `aiperf profile --concurrency C` each send non-streaming chat
 # completions to `mock-server --fast` for DURATION seconds, the client on
 # $CLIENT_CPU and the mock on $SERVER_CPU. Prints req/s, client CPU per
-# request and the ratio aiperf/wrk (issue 19's acceptance: >= 0.8).
+# request and the ratio aiperf/wrk (the acceptance target: >= 0.8).
 #
 #   bench/ceiling.sh                         # C=64, 5 s each
 #   CONCURRENCY=16 DURATION=3 bench/ceiling.sh

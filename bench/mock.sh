@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The mock's own cost (issue 19 item 6): is `mock-server --fast` ever the
+# The mock's own cost: is `mock-server --fast` ever the
 # bottleneck? wrk (one thread, $CONNECTIONS connections, on $CLIENT_CPU)
 # posts bench/wrk-chat.lua's non-streaming chat to a mock on $SERVER_CPU.
 #

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Trace-replay fidelity (issue 4's acceptance figure): a mooncake trace of
+# Trace-replay fidelity (the acceptance figure): a mooncake trace of
 # RECORDS requests whose timestamps span SPAN_MS is replayed with
 # --fixed-schedule against the mock server (--fast), client and server on
 # their own cores, and the tool's own report of send time minus scheduled

@@ -35,11 +35,11 @@ var allowed = map[string][]string{
 	"cmd/aiperf-kube":  {"internal/cli", "internal/kubecli"},
 	"internal/kubecli": {"internal/cli", "internal/config", "internal/configfile", "internal/kube", "internal/kube/api/v1alpha1", "internal/kube/operator"},
 	"internal/cli": {"internal/configfile", "internal/config", "internal/benchmark", "internal/experiment", "internal/compare", "internal/metricview", "internal/llmd", "internal/results", "internal/search", "internal/builtin", "internal/plugin", "internal/mockserver", "internal/ui", "internal/chattemplate", "internal/report", "internal/export",
-		"internal/api", "internal/otel", "internal/mlflow", "internal/wandb", "internal/accuracy", "internal/metrics", "internal/endpoint", "internal/transport", "internal/tokenizer/hub", // issue 21: integrations, chat
-		"internal/dataset", "internal/dataset/agenticcode"}, // issue 15: synthesize and validate are dataset tools, not runs
+		"internal/api", "internal/otel", "internal/mlflow", "internal/wandb", "internal/accuracy", "internal/metrics", "internal/endpoint", "internal/transport", "internal/tokenizer/hub", // integrations, chat
+		"internal/dataset", "internal/dataset/agenticcode"}, // synthesize and validate are dataset tools, not runs
 	"internal/benchmark": {"internal/accuracy", "internal/config", "internal/builtin", "internal/plugin", "internal/dataset", "internal/dataset/public", "internal/timing", "internal/worker", "internal/endpoint", "internal/transport", "internal/metrics", "internal/metrics/stats", "internal/export", "internal/ui", "internal/chattemplate", "internal/verdict", "internal/metricview", "internal/llmd", "internal/adaptive",
 		"internal/controlhook", "internal/telemetry/servermetrics", "internal/telemetry/gpu", "internal/telemetry/dcgm", "internal/telemetry/nvml", "internal/telemetry/energy", "internal/telemetry/netlatency",
-		"internal/cluster", // --workers: the controller-worker protocol (issue 20)
+		"internal/cluster", // --workers: the controller-worker protocol
 		"internal/clienthealth", "internal/cancellation", "internal/readiness", "internal/connbudget"},
 	// kube/operator: the AIPerfJob reconciler (controller-runtime lives
 	// only here) builds its objects with kube's builders.
@@ -98,7 +98,7 @@ var allowed = map[string][]string{
 	// export package's writers (AIPerf's spelling of numbers and files).
 	"internal/telemetry/servermetrics": {"internal/telemetry", "internal/telemetry/prom", "internal/live", "internal/export", "internal/metrics/stats"},
 	"internal/telemetry/gpu":           {"internal/telemetry", "internal/telemetry/prom", "internal/live", "internal/export", "internal/metrics/stats"},
-	// The network round-trip probes (issue 19) write their JSONL with the
+	// The network round-trip probes write their JSONL with the
 	// export package's writers.
 	"internal/telemetry/netlatency": {"internal/telemetry", "internal/export", "internal/metrics/stats"},
 	"internal/telemetry/dcgm":       {"internal/telemetry/gpu", "internal/telemetry/prom"},
@@ -132,7 +132,7 @@ var allowed = map[string][]string{
 	"internal/llmd": {"internal/results", "internal/metrics/stats"},
 	// compare ranks finished runs read back from their artifacts.
 	"internal/compare": {"internal/results", "internal/metricview", "internal/metrics/stats", "internal/report"},
-	// Issue 21: one package per integration; they read the run through
+	// One package per integration; they read the run through
 	// package live and its artifacts through internal/results.
 	"internal/api":      {"internal/results"},
 	"internal/otel":     {},
@@ -141,7 +141,7 @@ var allowed = map[string][]string{
 	"internal/accuracy": {"internal/dataset", "internal/dataset/hfdata", "internal/tokenizer/hub", "internal/pyrand"},
 	// agenticcode synthesizes agentic-coding sessions as dataset rows.
 	"internal/dataset/agenticcode": {"internal/dataset"},
-	// cluster (issue 20) carries credits out to remote workers and their
+	// cluster carries credits out to remote workers and their
 	// records back; a remote agent drives the same worker pool as a local
 	// run. clusterpb is its generated wire schema.
 	"internal/cluster": {"internal/cluster/clusterpb", "internal/timing", "internal/worker"},
@@ -155,7 +155,7 @@ var isolated = []string{
 	"internal/results", "internal/cluster/clusterpb",
 	// testenv finds the system programs some tests drive (tmux, ffmpeg).
 	"internal/testenv",
-	// kube (issue 20) turns a benchmark into client-go objects; it knows
+	// kube turns a benchmark into client-go objects; it knows
 	// the command lines of profile and cluster-worker, not their code.
 	// kube/api/v1alpha1: the AIPerfJob/AIPerfSweep types and CRDs;
 	// kube/kubetest: an API server for pods/proxy and pods/log in tests.

@@ -58,7 +58,7 @@ func (p *Plan) loadFileDataset() error {
 			SeedSet: p.SeedSet,
 			Weka:    p.wekaOptions(),
 			Baseten: p.basetenOptions(),
-			// issue 13: repeated images keep their UUID, not their bytes
+			// repeated images keep their UUID, not their bytes
 			UUIDAndStrip: p.Config.Endpoint.UUIDAndStrip,
 			Corpus:       corpus,
 

@@ -19,7 +19,7 @@ import (
 
 // The real-engine integration test: whole runs against llama.cpp's
 // llama-server, which closes streamed connections its headers promised to
-// keep alive (the phantom-error case of issue 11). It needs a running
+// keep alive (the phantom-error case). It needs a running
 // server, started with
 //
 //	scripts/llama-server.sh start 8089     # builds and caches it on first use

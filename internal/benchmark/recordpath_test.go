@@ -21,7 +21,7 @@ import (
 )
 
 // The record path (parse -> metrics.Processor -> export.AppendRecordLine,
-// and the Accumulator -> summary JSON/CSV) is made cheaper for issue 19
+// and the Accumulator -> summary JSON/CSV) was made cheaper
 // without changing one output byte. TestRecordPathGolden pins its whole
 // output on a fixed set of records (the mock's real response bodies, odd
 // timings, escapes, reasoning, tool calls, usage, every failure kind),

@@ -30,7 +30,7 @@ func connectionLimit() int {
 // AIPerf's connector holds them to its connection limit. Without it an
 // overloaded client (or server) dialled a connection for every late
 // request: 13,000 connects of 10 s each and 1.1 GB at 10,000 requests/s
-// (BENCHMARKS.md, issue 19). The credits over the cap wait in the
+// (BENCHMARKS.md, "Connection set-up, HTTP trace, the machine's ceiling"). The credits over the cap wait in the
 // scheduler with their scheduled due times, so the wait is schedule lag.
 // Only single-turn runs in this process: a multi-turn conversation holds
 // its credit through think times that hold no connection, user-centric

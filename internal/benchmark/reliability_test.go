@@ -89,7 +89,7 @@ func hangUpServer(t *testing.T) (url string, answered func() map[string]bool) {
 	}
 }
 
-// TestRunServerClosingKeepAliveConnections is issue 11's acceptance test:
+// TestRunServerClosingKeepAliveConnections is the keep-alive acceptance test:
 // against a server that advertises keep-alive and closes after every
 // response, 1,000 streamed requests at concurrency 50 give no error record,
 // every record's request id reached the server, and the resends are

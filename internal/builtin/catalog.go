@@ -14,7 +14,7 @@ import (
 // listed in its own function, one per area, so that adding a plugin means
 // adding its entry there:
 //
-//	catalog_endpoint.go  endpoint, transport, url_selection_strategy (issue 13)
+//	catalog_endpoint.go  endpoint, transport, url_selection_strategy
 //	catalog_dataset.go   dataset_composer, custom/public_dataset_loader, dataset_sampler
 //	catalog_timing.go    timing_strategy, arrival_pattern, ramp
 //	catalog_output.go    record_processor, accumulator, data/console/stream exporters, ui, plot

@@ -7,7 +7,7 @@ import (
 	"github.com/aiperf-go/aiperf/internal/plugin"
 )
 
-// Accuracy and integration categories (issue 21).
+// Accuracy and integration categories.
 var (
 	categoryAccuracyBenchmark = plugin.Category{Name: "accuracy_benchmark", Description: "Accuracy benchmarks: the " +
 		"question sets of accuracy mode (--accuracy-benchmark). One per run."}
@@ -63,7 +63,7 @@ func apiRouterEntries() []plugin.Entry {
 	}
 }
 
-// integrationEntries are issue 21's plugins of the output categories,
+// integrationEntries are the integrations' plugins of the output categories,
 // appended to those categories' lists.
 func integrationEntries(category string) []plugin.Entry {
 	switch category {

@@ -8,7 +8,7 @@ import (
 	"github.com/aiperf-go/aiperf/internal/plugin"
 )
 
-// Dataset categories (issues 4 and 15 add to them).
+// Dataset categories.
 var (
 	categoryDatasetComposer = plugin.Category{Name: "dataset_composer", Description: "Dataset composers build the run's " +
 		"conversations: synthetic prompts, rankings queries and passages, a custom file, or a public dataset. One per run."}

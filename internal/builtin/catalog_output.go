@@ -2,7 +2,7 @@ package builtin
 
 import "github.com/aiperf-go/aiperf/internal/plugin"
 
-// Record processing and output categories (issue 17 adds to them).
+// Record processing and output categories.
 var (
 	categoryRecordProcessor = plugin.Category{Name: "record_processor", Description: "Record processors turn each " +
 		"response into per-record metric values."}

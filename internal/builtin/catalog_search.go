@@ -5,7 +5,7 @@ import (
 	"github.com/aiperf-go/aiperf/internal/search"
 )
 
-// Search categories (issue 18).
+// Search categories.
 var (
 	categorySearchPlanner = plugin.Category{Name: "search_planner", Description: "Search planners choose the next " +
 		"configuration of a search."}

@@ -2,7 +2,7 @@ package builtin
 
 import "github.com/aiperf-go/aiperf/internal/plugin"
 
-// Timing categories (issue 16 adds to them).
+// Timing categories.
 var (
 	categoryTimingStrategy = plugin.Category{Name: "timing_strategy", Description: "Timing strategies decide when credits " +
 		"(requests) are issued. One per run."}

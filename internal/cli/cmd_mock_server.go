@@ -70,7 +70,7 @@ Example:
 			if len(problems) > 0 {
 				return &usageError{command: "aiperf mock-server", problems: problems}
 			}
-			// Every connection it holds is a descriptor (issue 19: many streams).
+			// Every connection it holds is a descriptor (many streams).
 			if lim := fdlimit.Raise(mockServerFiles); lim.Short() {
 				why := ""
 				if lim.Err != nil {

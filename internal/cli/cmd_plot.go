@@ -22,7 +22,7 @@ func newPlotCommand(env *Env) *cobra.Command {
 	var output, theme, cfgFile, format, host string
 	var dashboard bool
 	var port int
-	var mlUpload bool // --mlflow-upload (issue 21)
+	var mlUpload bool // --mlflow-upload
 	var mlURI, mlRun string
 	cmd := &cobra.Command{
 		Use:   "plot [PATHS...]",
@@ -80,7 +80,7 @@ Exit codes: 0 plots written; 1 nothing could be drawn or written; 2 bad argument
 			for _, f := range res.Files {
 				fmt.Fprintf(out, "  %s\n", f)
 			}
-			if mlUpload { // issue 21
+			if mlUpload {
 				if err := uploadPlots(cmd.Context(), env, out, res.RunDirs, res.Files, mlURI, mlRun); err != nil {
 					return &config.ExitError{Code: config.ExitFailure, Err: err}
 				}

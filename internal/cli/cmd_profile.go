@@ -103,7 +103,7 @@ func (p *profileCommand) run(ctx context.Context, args []string) error {
 		problems = append(problems, unjoin(p.cfg.ApplyHTTPEnv(p.env.Getenv))...)
 		problems = append(problems, unjoin(p.cfg.Validate())...)
 		problems = append(problems, plotConfigProblems(&p.cfg)...)
-		problems = append(problems, nonTextEndpointProblems(p.cmd.Flags(), p.cfg.Endpoint.Type)...) // issue 13
+		problems = append(problems, nonTextEndpointProblems(p.cmd.Flags(), p.cfg.Endpoint.Type)...)
 	}
 	if len(problems) == 0 {
 		var errs []error

@@ -100,7 +100,7 @@ func TestConfigFileProblems(t *testing.T) {
 		"c.yaml:3:3: benchmark: unknown key \"modle\"; did you mean \"models\"?",
 		"c.yaml:4:15: benchmark.phases.profiling: unknown key \"concurency\"; did you mean \"concurrency\"?",
 		"--request-count",
-		"3 problems", // not a fourth "model required": the file's own error says why (issue 11)
+		"3 problems", // not a fourth "model required": the file's own error says why
 	} {
 		if !strings.Contains(r.stderr, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, r.stderr)

@@ -2,7 +2,7 @@ package cli
 
 import "github.com/aiperf-go/aiperf/internal/config"
 
-// Help groups of issue 19's flags (AIPerf 0.13's names).
+// Help groups of the fidelity flags (AIPerf 0.13's names).
 const (
 	groupHTTPTrace      = "HTTP Trace"
 	groupNetworkLatency = "Network Latency"

@@ -11,7 +11,7 @@ import (
 // groupAccuracy is AIPerf's Accuracy help panel.
 const groupAccuracy = "Accuracy"
 
-// addIntegrationFlags registers issue 21's flags: the OTel, MLflow and W&B
+// addIntegrationFlags registers the integrations' flags: the OTel, MLflow and W&B
 // flags of the Output group, --api-port/--api-host of the Service group
 // and the Accuracy group. It sets b.group itself.
 func (b *flagBuilder) addIntegrationFlags(cfg *config.Config) {

@@ -9,8 +9,8 @@ import (
 // groupUserCentric is AIPerf's help panel of the user-centric flags.
 const groupUserCentric = "User-Centric Rate"
 
-// addLoadShapeFlags registers the load-shape flags bound to cfg.Shape
-// (issue 16): the rest of AIPerf's Load Generator group, the warmup's own
+// addLoadShapeFlags registers the load-shape flags bound to cfg.Shape:
+// the rest of AIPerf's Load Generator group, the warmup's own
 // load (Warmup), the User-Centric Rate group and the trace-replay pacing
 // flags of Conversation Input.
 func (b *flagBuilder) addLoadShapeFlags(cfg *config.Config) {

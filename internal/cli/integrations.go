@@ -25,7 +25,7 @@ import (
 	"github.com/aiperf-go/aiperf/internal/wandb"
 )
 
-// integrations are what a run sends besides its artifacts (issue 21):
+// integrations are what a run sends besides its artifacts:
 // the HTTP API, OTel metrics, MLflow and W&B uploads. start wires them
 // into the run as observers; finish runs what comes after the artifacts.
 type integrations struct {
@@ -77,7 +77,7 @@ func startIntegrations(cfg *config.Config, rio RunIO, bio *benchmark.IO, single 
 			Labels:      runLabels(cfg),
 			ArtifactDir: in.dir,
 			SummaryFile: benchmark.ResultPaths(cfg, in.dir).JSON,
-			Experiment:  !single, // its runs' summaries are in subdirectories (kube results, issue 20)
+			Experiment:  !single, // its runs' summaries are in subdirectories (kube results)
 			Version:     stamped().Version,
 			Secrets:     cfg.Secrets(),
 			Header:      metricHeader(),

@@ -142,7 +142,7 @@ func RunBenchmark(ctx context.Context, cfg *config.Config, rio RunIO) error {
 		CLICommand: rio.CLICommand, Version: stamped().Version, Abort: rio.Abort,
 	}
 	single := rio.Search == nil && len(rio.Variations) <= 1 && cfg.Experiment.NumProfileRuns <= 1
-	integ, err := startIntegrations(cfg, rio, &bio, single) // issue 21: API, OTel, MLflow, W&B
+	integ, err := startIntegrations(cfg, rio, &bio, single) // API, OTel, MLflow, W&B
 	if err != nil {
 		return err
 	}
@@ -223,7 +223,7 @@ func Main(ctx context.Context, args []string, env Env) int {
 		defer stop()
 	}
 
-	if len(args) > 0 && args[0] == "service" { // issue 21: `aiperf service` runs a profile
+	if len(args) > 0 && args[0] == "service" { // `aiperf service` runs a profile
 		pargs, help, err := serviceArgs(args[1:], env.Getenv)
 		switch {
 		case help:
@@ -271,9 +271,9 @@ func newRootCommand(env *Env) (*cobra.Command, *profileCommand) {
 	root.SetErr(env.Stderr)
 	profile := newProfileCommand(env)
 	root.AddCommand(profile.cmd, newMockServerCommand(env), newVersionCommand(env), newTokenizeCommand(env), newAnalyzeTraceCommand(env), newConfigCommand(env), newCompareCommand(env), newLLMDReportCommand(env), newPlotCommand(env), newAnalyzeCommand(env))
-	root.AddCommand(newPluginsCommand(env))                                              // issue 13
-	root.AddCommand(newChatCommand(env), newSpeedBenchCommand(env), newServiceCommand()) // issue 21
-	root.AddCommand(newSynthesizeCommand(env), newValidateCommand(env))                  // issue 15
+	root.AddCommand(newPluginsCommand(env))
+	root.AddCommand(newChatCommand(env), newSpeedBenchCommand(env), newServiceCommand())
+	root.AddCommand(newSynthesizeCommand(env), newValidateCommand(env))
 	kube := newKubeStubCommand
 	if env.Kube != nil {
 		kube = env.Kube

@@ -52,7 +52,7 @@ const (
 func multiValueFlags() map[string]bool {
 	return map[string]bool{"url": true, "extra-inputs": true, "header": true,
 		"server-metrics": true, "server-metrics-formats": true, "gpu-telemetry": true,
-		"stream": true, "otel-resource-attributes": true, "mlflow-tag": true, "mlflow-artifact-glob": true, "wandb-tag": true, "accuracy-tasks": true} // issue 21
+		"stream": true, "otel-resource-attributes": true, "mlflow-tag": true, "mlflow-artifact-glob": true, "wandb-tag": true, "accuracy-tasks": true}
 
 }
 
@@ -264,7 +264,7 @@ func registerProfileFlags(fs *pflag.FlagSet, cfg *config.Config, probs *problemL
 	})
 
 	b.addMediaFlags(cfg)
-	b.addEndpointFlags(cfg) // issue 13: rest of Endpoint, Rankings, Video Input
+	b.addEndpointFlags(cfg) // rest of Endpoint, Rankings, Video Input
 
 	b.group = groupLoad
 	b.add(&floatPtrValue{recorder: b.rec("benchmark-duration"), p: &l.BenchmarkDuration, magic: true}, spec{
@@ -316,7 +316,7 @@ func registerProfileFlags(fs *pflag.FlagSet, cfg *config.Config, probs *problemL
 	b.addReplayFlags(cfg)
 	b.addReliabilityFlags(cfg)
 	b.addNetworkFlags(cfg)
-	b.addFidelityFlags(cfg) // issue 19: --pre-connect, HTTP Trace, Network Latency
+	b.addFidelityFlags(cfg) // --pre-connect, HTTP Trace, Network Latency
 	b.addExperimentFlags(cfg)
 	b.addLoadShapeFlags(cfg)
 	b.addAnalysisFlags(cfg)
@@ -356,8 +356,8 @@ func registerProfileFlags(fs *pflag.FlagSet, cfg *config.Config, probs *problemL
 
 	b.addVisualsFlags(cfg)
 	b.addTelemetryFlags(cfg)   // Endpoint hooks, Server Metrics, GPU Telemetry; sets b.group
-	b.addIntegrationFlags(cfg) // issue 21: OTel, MLflow, W&B (Output), API (Service), Accuracy
-	b.addClusterFlags(cfg)     // issue 20: --workers
+	b.addIntegrationFlags(cfg) // OTel, MLflow, W&B (Output), API (Service), Accuracy
+	b.addClusterFlags(cfg)     // --workers
 
 	b.group = groupUI
 	b.add(&choiceValue[config.UIType]{recorder: b.rec("ui-type"), p: &cfg.Service.UIType, normalize: normalizeChoice[config.UIType]}, spec{

@@ -42,7 +42,7 @@ func TestAssessHealth(t *testing.T) {
 		{"low rate: lag over 5% of the gap", func(f *healthFigures) {
 			f.target, f.scheduled, f.achieved, f.lagP99 = 10, 10, 10, 6*time.Millisecond
 		}, []string{"schedule lag p99 is 6.000 ms (over 5 ms)"}},
-		// Issue 11: a closed loop is judged by 10 ms, not 1 ms (the README
+		// A closed loop is judged by 10 ms, not 1 ms (the README
 		// demo warned on every ordinary 2-core machine).
 		{"closed loop: lag limit 10 ms", func(f *healthFigures) {
 			f.rateMode, f.target, f.lagP99 = false, 0, 11*time.Millisecond

@@ -7,7 +7,7 @@ import (
 	"github.com/aiperf-go/aiperf/internal/record"
 )
 
-// traceToWire converts a record's HTTP trace (issue 19); nil for a request
+// traceToWire converts a record's HTTP trace; nil for a request
 // that was never traced, so an untraced record costs no bytes.
 func traceToWire(t *record.HTTPTrace) *clusterpb.HTTPTrace {
 	if *t == (record.HTTPTrace{}) {

@@ -50,37 +50,37 @@ type Config struct {
 	Output    Output    `json:"output"`
 	Service   Service   `json:"service"`
 
-	// Workload shape (issue 4) and experiment structure (issue 5).
+	// Workload shape and experiment structure.
 	Dataset      Dataset      `json:"dataset,omitzero"`
 	Replay       Replay       `json:"replay,omitzero"`
 	Conversation Conversation `json:"conversation,omitzero"`
 	Prompt       Prompt       `json:"prompt,omitzero"`
 	Media        Media        `json:"media,omitzero"`
-	Rankings     Rankings     `json:"rankings,omitzero"` // issue 13
-	Video        Video        `json:"video,omitzero"`    // issue 13
+	Rankings     Rankings     `json:"rankings,omitzero"`
+	Video        Video        `json:"video,omitzero"`
 	Experiment   Experiment   `json:"experiment,omitzero"`
 	Reliability  Reliability  `json:"reliability,omitzero"`
 	Analysis     Analysis     `json:"analysis,omitzero"`
 	Search       Search       `json:"search,omitzero"`
-	Visuals      Visuals      `json:"visuals,omitzero"`   // issue 17: timeslices, auto-plot
-	Telemetry    Telemetry    `json:"telemetry,omitzero"` // issue 12: server metrics, GPU telemetry, control hooks
+	Visuals      Visuals      `json:"visuals,omitzero"`   // timeslices, auto-plot
+	Telemetry    Telemetry    `json:"telemetry,omitzero"` // server metrics, GPU telemetry, control hooks
 
-	// Load shapes (issue 16): prefill concurrency, ramps, rate series,
+	// Load shapes: prefill concurrency, ramps, rate series,
 	// user-centric rate, the warmup's own load, adaptive scale.
 	Shape LoadShape `json:"load_shape,omitzero"`
 
-	// Issue 14: the scenario lock and AIPerf's process-model options;
+	// The scenario lock and AIPerf's process-model options;
 	// outputs.json, the summary switch and user files.
 	Compat    Compat    `json:"compat,omitzero"`
 	Artifacts Artifacts `json:"artifacts,omitzero"`
 
-	// Issue 21: OTel, MLflow, W&B, the HTTP API and accuracy mode.
+	// OTel, MLflow, W&B, the HTTP API and accuracy mode.
 	Integrations Integrations `json:"integrations,omitzero"`
 
-	// Issue 19: HTTP trace export, network latency calibration, pre-connect.
+	// HTTP trace export, network latency calibration, pre-connect.
 	Fidelity Fidelity `json:"fidelity,omitzero"`
 
-	// Issue 20: scale-out over load-worker processes (--workers).
+	// Scale-out over load-worker processes (--workers).
 	Cluster Cluster `json:"cluster,omitzero"`
 
 	// How the HTTP client reaches the servers: engine, HTTP version,
@@ -124,7 +124,7 @@ type Endpoint struct {
 	// MockServer starts the embedded mock server on a free loopback port and
 	// benchmarks it instead of URLs (not an AIPerf option).
 	MockServer      bool `json:"mock_server,omitempty"`
-	EndpointOptions      // issue 13: model selection, transport, content type, ... (endpoint_options.go)
+	EndpointOptions      // model selection, transport, content type, ... (endpoint_options.go)
 }
 
 // Input is what goes into each request besides the prompt, and how the

@@ -9,8 +9,8 @@ import (
 	"strings"
 )
 
-// Integrations are the options of what a run sends besides its artifacts
-// (issue 21): OpenTelemetry metrics (--otel-*), MLflow and Weights &
+// Integrations are the options of what a run sends besides its artifacts:
+// OpenTelemetry metrics (--otel-*), MLflow and Weights &
 // Biases uploads (--mlflow-*, --wandb-*), the HTTP API (--api-port,
 // --api-host) and accuracy mode (the Accuracy group). They are AIPerf
 // 0.13's otel, mlflow, wandb, accuracy and runtime.api_* sections.

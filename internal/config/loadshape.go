@@ -9,7 +9,7 @@ import (
 	"slices"
 )
 
-// LoadShape is how load changes within a phase (issue 16): prefill
+// LoadShape is how load changes within a phase: prefill
 // concurrency, ramps, a request-rate series, user-centric users, the
 // warmup phase's own load and the trace-replay pacing knobs. Every field
 // is optional; nil or zero means "not given".

@@ -64,12 +64,12 @@ func (c *Config) Validate() error {
 	c.validateFidelity(&p)
 	c.validateCompat(&p)
 	c.validateArtifacts(&p)
-	c.validateEndpointOptions(&p) // issue 13
+	c.validateEndpointOptions(&p)
 	c.validateRankings(&p)
 	c.validateVideo(&p)
 	c.validateTelemetry(&p)
-	c.validateIntegrations(&p) // issue 21
-	c.validateCluster(&p)      // issue 20
+	c.validateIntegrations(&p)
+	c.validateCluster(&p)
 	c.validateNetwork(&p)
 	return errors.Join(p...)
 }

@@ -11,7 +11,7 @@ import (
 	"github.com/aiperf-go/aiperf/internal/config"
 )
 
-// Issue 14: the artifacts keys of AIPerf 0.13's config v2 beyond the
+// The artifacts keys of AIPerf 0.13's config v2 beyond the
 // directory and the prefix, and the benchmark body's scenario lock.
 
 // userFilesPath is where artifacts.user_files sits; its templates are

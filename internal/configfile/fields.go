@@ -90,7 +90,7 @@ func fields() []field {
 			doc: "Accept any server certificate, as AIPERF_HTTP_SSL_VERIFY=false (not an AIPerf key)."},
 		{path: "benchmark.endpoint.trust_env", flag: "trust-env", bind: func(t target) any { return &t.cfg.Network.TrustEnv },
 			doc: "Use the proxies of HTTP_PROXY, HTTPS_PROXY and NO_PROXY, as AIPERF_HTTP_TRUST_ENV=true (not an AIPerf key)."},
-		// Issue 13: the rest of the endpoint section. models.strategy is
+		// The rest of the endpoint section. models.strategy is
 		// moved here by normalizeBody.
 		{path: "benchmark.endpoint.model_selection_strategy", flag: "model-selection-strategy", bind: func(t target) any { return &t.cfg.Endpoint.ModelSelection }, conv: &choiceConv,
 			doc: "How requests are assigned to several models: round_robin or random (AIPerf's models.strategy)."},
@@ -236,7 +236,7 @@ func fields() []field {
 		{path: "benchmark.phases.profiling.cancellation.rate", flag: "request-cancellation-rate", bind: func(t target) any { return &t.cfg.Load.RequestCancellationRate }},
 		{path: "benchmark.phases.profiling.cancellation.delay", flag: "request-cancellation-delay", bind: func(t target) any { return &t.cfg.Load.RequestCancellationDelay }, conv: &durationConv},
 		{path: "benchmark.phases.profiling.failed_request_threshold", flag: "failed-request-threshold", bind: func(t target) any { return &t.cfg.Load.FailedRequestThreshold }},
-		// Load shapes (issue 16).
+		// Load shapes.
 		{path: "benchmark.phases.profiling.users", flag: "num-users", bind: func(t target) any { return &t.cfg.Shape.NumUsers },
 			doc: "user_centric phases: the users sharing the rate."},
 		{path: "benchmark.phases.profiling.user_centric_rate", flag: "user-centric-rate", bind: func(t target) any { return &t.cfg.Shape.UserCentricRate },
@@ -298,7 +298,7 @@ func fields() []field {
 		{path: "benchmark.tokenizer.trust_remote_code", flag: "tokenizer-trust-remote-code", bind: func(t target) any { return &t.cfg.Tokenizer.TrustRemoteCode }},
 		{path: "benchmark.tokenizer.apply_chat_template", flag: "apply-chat-template", bind: func(t target) any { return &t.cfg.Tokenizer.ApplyChatTemplate }},
 
-		// Network latency calibration and HTTP trace export (issue 19).
+		// Network latency calibration and HTTP trace export.
 		{path: "benchmark.network_latency.enabled", flag: "network-latency-automatic", bind: func(t target) any { return &t.cfg.Fidelity.NetworkLatencyEnabled },
 			doc: "Subtract the network round trip from request-start-anchored latencies (network_adjusted_* metrics): probed every ping_interval, or mean_ms when given."},
 		{path: "benchmark.network_latency.mean_ms", flag: "network-latency-mean", bind: func(t target) any { return &t.cfg.Fidelity.NetworkLatencyMeanMS },
@@ -339,7 +339,7 @@ func fields() []field {
 		{path: "sweep.iteration_order", flag: "parameter-sweep-mode", bind: func(t target) any { return &t.cfg.Experiment.ParameterSweepMode }, conv: &choiceConv,
 			doc: "repeated (trials outer, the default) or independent."},
 		{path: "no_sweep_table", flag: "no-sweep-table", bind: func(t target) any { return &t.cfg.Experiment.NoSweepTable }},
-	}, slices.Concat(telemetryFields(), integrationFields(), compatFields())...) // issues 12, 21, 14
+	}, slices.Concat(telemetryFields(), integrationFields(), compatFields())...) // telemetry, integrations, compat
 }
 
 // templateOf returns the config's endpoint template section, creating it

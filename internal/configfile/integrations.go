@@ -8,7 +8,7 @@ import (
 	"github.com/aiperf-go/aiperf/internal/config"
 )
 
-// integrationFields are the rows of issue 21's sections: otel, mlflow,
+// integrationFields are the rows of the integration sections: otel, mlflow,
 // wandb, accuracy and runtime.api_port/api_host. The other runtime keys
 // are AIPerf's process-model options, not supported here.
 func integrationFields() []field {

@@ -10,7 +10,7 @@ import (
 	"github.com/aiperf-go/aiperf/internal/sla"
 )
 
-// Config-file shapes of the load-shape keys (issue 16): ramps
+// Config-file shapes of the load-shape keys: ramps
 // (concurrency_ramp, prefill_ramp, rate_ramp), rate_series, the phase
 // sla: and adaptive_scale: blocks.
 

@@ -8,7 +8,7 @@ import (
 	"github.com/aiperf-go/aiperf/internal/config"
 )
 
-// The telemetry sections (issue 12): benchmark.server_metrics and
+// The telemetry sections: benchmark.server_metrics and
 // benchmark.gpu_telemetry, and the endpoint's control hooks
 // reset_kv_cache and server_profiler, in AIPerf 0.13's shapes.
 

@@ -247,7 +247,7 @@ func TestSyntheticChatTemplateRealTokenizers(t *testing.T) {
 	}
 }
 
-// TestSyntheticExactISLRealTokenizers is issue 3 item 4: a generated prompt
+// TestSyntheticExactISLRealTokenizers is the exact-ISL acceptance test: a generated prompt
 // re-encoded with the target tokenizer has exactly the requested count.
 // It draws the requested lengths as Synthetic does and counts the prompts
 // that miss, per tokenizer.

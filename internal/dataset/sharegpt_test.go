@@ -108,7 +108,7 @@ func TestFetchShareGPT(t *testing.T) {
 		t.Error("offline fetch with an empty cache succeeded")
 	}
 	// The snapshot entry is a link into blobs/: a dataset the user names
-	// may be a link (issue 11: symlinked home and temporary directories),
+	// may be a link (symlinked home and temporary directories),
 	// so it reads as a user path too.
 	if l, err := LoadShareGPT(ShareGPTOptions{Path: path}, builtinTok(t)); err != nil || len(l.Dataset.Conversations) != 2 {
 		t.Errorf("loading the fetched file as a user path (a link): %v", err)

@@ -17,7 +17,7 @@ import (
 	"github.com/aiperf-go/aiperf/internal/mockserver"
 )
 
-// TestExperimentGridSweepAgainstMock is issue 5's acceptance test: a 3x2
+// TestExperimentGridSweepAgainstMock is the sweep's acceptance test: a 3x2
 // grid sweep (concurrency x ISL) with 3 profile runs each, against the
 // mock server, gives 18 run directories, the per-variation aggregates and
 // the sweep aggregate, and intervals equal (to 1e-9) to a hand computation

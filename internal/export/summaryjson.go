@@ -52,7 +52,7 @@ type RunInfo struct {
 	// AIPerf's file.
 	TelemetryData []byte
 
-	// Accuracy, when non-nil, is accuracy mode's result (issue 21): its
+	// Accuracy, when non-nil, is accuracy mode's result: its
 	// accuracy.* values are written as metrics ({unit: ratio, avg, count,
 	// sum}) after the others, and Accuracy.Summary as "accuracy".
 	Accuracy *AccuracyJSON

@@ -1,4 +1,4 @@
-// Package kube turns one benchmark into Kubernetes objects (issue 20): a
+// Package kube turns one benchmark into Kubernetes objects: a
 // controller Job that runs `aiperf profile --workers N --worker-listen`,
 // a headless Service the workers reach it by, and an Indexed Job of N
 // load-worker pods running `aiperf cluster-worker`. The controller keeps

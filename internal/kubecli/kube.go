@@ -23,7 +23,7 @@ import (
 	"github.com/aiperf-go/aiperf/internal/kube/api/v1alpha1"
 )
 
-// newKubeCommand builds `aiperf kube` (issue 20): one benchmark as a
+// newKubeCommand builds `aiperf kube`: one benchmark as a
 // controller Job and an Indexed Job of load workers, created directly
 // with client-go, or as an AIPerfJob the operator (kube install, kube
 // operator) reconciles into the same objects.

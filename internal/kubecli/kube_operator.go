@@ -34,7 +34,7 @@ import (
 	"github.com/aiperf-go/aiperf/internal/kube/operator"
 )
 
-// The operator's commands (issue 20): `kube install` (CRDs, RBAC and the
+// The operator's commands: `kube install` (CRDs, RBAC and the
 // operator's Deployment), `kube operator` (the operator itself, what that
 // Deployment runs) and `kube profile --operator` (an AIPerfJob instead of
 // direct mode's objects).

@@ -65,7 +65,7 @@ func TestKubeOperatorCommandsAgainstARealAPIServer(t *testing.T) {
 	key := ctrlclient.ObjectKey{Namespace: "perf", Name: "chat1"}
 	job := &v1alpha1.AIPerfJob{}
 	// waitFor polls every 50 ms and logs how long the operator took (the
-	// figures in BENCHMARKS.md, "Issue 20: the operator").
+	// figures in BENCHMARKS.md, "The operator (AIPerfJob)").
 	waitFor := func(what string, ok func() bool) {
 		t.Helper()
 		start := time.Now()

@@ -17,7 +17,7 @@ import (
 // use: 1,024 credits handed out and not yet sent is 0.1 s of backlog at
 // 10,000 requests/s, far past any lag worth measuring, and a few tens of
 // MB of goroutines and records, where an unbounded queue grew to 19,000
-// goroutines and 964 MB (BENCHMARKS.md, issue 19).
+// goroutines and 964 MB (BENCHMARKS.md, "Connection set-up, HTTP trace, the machine's ceiling").
 const DefaultBacklog = 1024
 
 // Options configures one phase's Scheduler.

@@ -32,7 +32,7 @@ import (
 //
 // Nothing spins and no thread sleeps in a syscall: the pacer is an ordinary
 // parked goroutine, so the cores serve the requests. A locked OS thread in
-// nanosleep was measured earlier (BENCHMARKS.md, issue 6): on wake it waits
+// nanosleep was measured earlier (BENCHMARKS.md, "The benchmark's own numbers"): on wake it waits
 // for the single P behind the run queue, lag p99 2.4 ms.
 //
 // Create it with NewWake; Close releases the timerfd. One Wake serves one

@@ -1372,7 +1372,7 @@ type Record struct {
 	AudioSeconds      float64                `protobuf:"fixed64,35,opt,name=audio_seconds,json=audioSeconds,proto3" json:"audio_seconds,omitempty"`
 	CacheBustMarker   string                 `protobuf:"bytes,36,opt,name=cache_bust_marker,json=cacheBustMarker,proto3" json:"cache_bust_marker,omitempty"`
 	CacheBustTarget   string                 `protobuf:"bytes,37,opt,name=cache_bust_target,json=cacheBustTarget,proto3" json:"cache_bust_target,omitempty"`
-	Trace             *HTTPTrace             `protobuf:"bytes,38,opt,name=trace,proto3" json:"trace,omitempty"` // issue 19: the transport's timeline (record.HTTPTrace)
+	Trace             *HTTPTrace             `protobuf:"bytes,38,opt,name=trace,proto3" json:"trace,omitempty"` // the transport's timeline (record.HTTPTrace)
 	unknownFields     protoimpl.UnknownFields
 	sizeCache         protoimpl.SizeCache
 }

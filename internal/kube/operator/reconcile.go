@@ -1,4 +1,4 @@
-// Package operator is the AIPerfJob operator (issue 20): a
+// Package operator is the AIPerfJob operator: a
 // controller-runtime reconciler that turns an AIPerfJob into the objects
 // direct mode creates (internal/kube's builders: ServiceAccount,
 // ConfigMap with the benchmark's config file, headless Service, controller

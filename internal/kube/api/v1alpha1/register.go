@@ -1,6 +1,6 @@
 // Package v1alpha1 holds the aiperf.nvidia.com/v1alpha1 custom resources
 // AIPerf 0.13 defines, AIPerfJob and AIPerfSweep, as Go types with their
-// CustomResourceDefinition manifests (issue 20). A resource written for
+// CustomResourceDefinition manifests. A resource written for
 // AIPerf's operator is read by ours: spec.benchmark is the config v2 body,
 // the other config envelope keys (model, dataset, variables, random_seed,
 // multi_run, sweep, ...) sit beside it and are kept as they are, and the
