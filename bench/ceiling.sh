@@ -8,14 +8,15 @@
 #
 #   bench/ceiling.sh                         # C=64, 5 s each
 #   CONCURRENCY=16 DURATION=3 bench/ceiling.sh
-#   ROUNDS=3 ENGINES="lean net/http" bench/ceiling.sh   # A B A B A B
-#   OLD_BIN=/tmp/old/aiperf ENGINES="lean old" bench/ceiling.sh
+#   ROUNDS=3 OLD_BIN=/tmp/old/aiperf ENGINES="lean old" bench/ceiling.sh   # A B A B A B
 #
 # ENGINES (default "lean") are the aiperf clients run in turn in each of
 # ROUNDS rounds (default 1), each round starting with wrk, so a comparison
-# is interleaved in one run: "lean" and "net/http" are this build with
-# AIPERF_HTTP_CLIENT set to them (the HTTP/1.1 transport, see README),
-# "old" is $OLD_BIN (an older build, e.g. main's before a change). Each
+# is interleaved in one run: "lean" is this build (its only HTTP/1.1
+# engine), "old" is $OLD_BIN (an older build, e.g. main's before a change;
+# OLD_ENGINE sets its AIPERF_HTTP_CLIENT, e.g. net/http in a build from
+# before net/http was withdrawn for HTTP/1.1: BENCHMARKS.md, "Transport
+# truth"). Each
 # run's profile_export.jsonl is deleted once read (KEEP_RECORDS=1 keeps it).
 #
 # wrk must be installed (Debian: apt-get install wrk). Both clients send
@@ -44,11 +45,12 @@ start_mock --fast
 run_engine() {
 	local engine=$1 dir=$2
 	case $engine in
-	lean | net/http) export AIPERF_HTTP_CLIENT=$engine && cp -f "$NEW_BIN" "$BIN/aiperf" ;;
+	lean) unset AIPERF_HTTP_CLIENT && cp -f "$NEW_BIN" "$BIN/aiperf" ;;
 	old)
 		[ -x "${OLD_BIN:-}" ] || { echo "ENGINES has old but OLD_BIN is not an executable" >&2; exit 1; }
-		unset AIPERF_HTTP_CLIENT && cp -f "$OLD_BIN" "$BIN/aiperf" ;;
-	*) echo "unknown engine $engine (lean, net/http, old)" >&2; exit 1 ;;
+		if [ -n "${OLD_ENGINE:-}" ]; then export AIPERF_HTTP_CLIENT=$OLD_ENGINE; else unset AIPERF_HTTP_CLIENT; fi
+		cp -f "$OLD_BIN" "$BIN/aiperf" ;;
+	*) echo "unknown engine $engine (lean, old; net/http is no longer an HTTP/1.1 engine: OLD_BIN of an older build with OLD_ENGINE=net/http)" >&2; exit 1 ;;
 	esac
 	local base
 	base=$(baseline_cpu --isl 16 --osl "$OSL" --extra-inputs ignore_eos:true)

@@ -17,8 +17,10 @@ import (
 
 // TestHTTPTraceRedactsEchoedCredentials: a server that echoes the API key
 // and the URL's Basic credentials in its response headers leaves none of
-// them in profile_export.jsonl with --export-http-trace, in both engines;
-// the run's input_config names the engine.
+// them in profile_export.jsonl with --export-http-trace, in both engines
+// (lean for HTTP/1.1; net/http, the HTTP/2 engine, with --http-version
+// auto, which speaks HTTP/1.1 to a plain http:// server); the run's
+// input_config names the engine.
 func TestHTTPTraceRedactsEchoedCredentials(t *testing.T) {
 	t.Parallel()
 	h := mockserver.New(mockConfig(t, nil))
@@ -28,7 +30,7 @@ func TestHTTPTraceRedactsEchoedCredentials(t *testing.T) {
 		h.ServeHTTP(w, r)
 	}))
 	defer srv.Close()
-	for _, engine := range config.HTTPClients() {
+	for version, engine := range map[config.HTTPVersion]config.HTTPClient{config.HTTP11: config.ClientLean, config.HTTPAuto: config.ClientNetHTTP} {
 		t.Run(string(engine), func(t *testing.T) {
 			for _, auth := range []string{"url", "key"} {
 				url := srv.URL
@@ -40,7 +42,7 @@ func TestHTTPTraceRedactsEchoedCredentials(t *testing.T) {
 				}
 				cfg.Load.RequestCount = ptr(2)
 				cfg.Fidelity.ExportHTTPTrace = true
-				cfg.Network.HTTPClient = engine
+				cfg.Network.HTTPVersion = version
 				if out, err := run(t, context.Background(), cfg); err != nil {
 					t.Fatalf("Run: %v\n%s", err, out)
 				}

@@ -8,7 +8,9 @@ const groupNetwork = "Network"
 
 // addNetworkFlags registers the HTTP engine, HTTP version, TLS and proxy
 // flags. AIPERF_HTTP_CLIENT, AIPERF_HTTP_SSL_VERIFY and
-// AIPERF_HTTP_TRUST_ENV set the same fields (config.ApplyHTTPEnv).
+// AIPERF_HTTP_TRUST_ENV set the same fields (config.ApplyHTTPEnv). The
+// engine follows the version; --http-client stays so that scripts that
+// name it keep working, and net/http is refused for HTTP/1.1 with why.
 func (b *flagBuilder) addNetworkFlags(cfg *config.Config) {
 	n := &cfg.Network
 	saved := b.group
@@ -16,9 +18,9 @@ func (b *flagBuilder) addNetworkFlags(cfg *config.Config) {
 	b.group = groupNetwork
 	b.add(&choiceValue[config.HTTPClient]{recorder: b.rec("http-client"), p: &n.HTTPClient, normalize: config.NormalizeHTTPClient}, spec{
 		name: "http-client", meta: "<engine>",
-		def:     "lean for HTTP/1.1, net/http for --http-version 2 or auto (or AIPERF_HTTP_CLIENT)",
+		def:     "lean for HTTP/1.1, net/http for --http-version 2 or auto",
 		choices: strs(config.HTTPClients()),
-		usage:   "The HTTP engine: lean = this port's own HTTP/1.1 client (the default, cheapest per request); net/http = Go's standard client, the reference the lean one is tested against and the engine of HTTP/2. Recorded in input_config. Not an AIPerf option.",
+		usage:   "The HTTP engine, which follows --http-version: lean = this port's own HTTP/1.1 client, the only one for HTTP/1.1 (measured cheaper and truer than net/http's; see BENCHMARKS.md); net/http = Go's standard client, the engine of HTTP/2. Giving it is never needed. Recorded in input_config. Not an AIPerf option.",
 	})
 	b.add(&choiceValue[config.HTTPVersion]{recorder: b.rec("http-version"), p: &n.HTTPVersion, normalize: config.NormalizeHTTPVersion}, spec{
 		name: "http-version", meta: "<version>",

@@ -485,3 +485,48 @@ func TestRunIO(t *testing.T) {
 		t.Errorf("RunIO = %+v", got)
 	}
 }
+
+// TestNetHTTPRefusedForHTTP11: the old switch to net/http's Transport
+// for HTTP/1.1 stops the run before it starts (exit 2), naming the flag
+// or variable, the reason and where the figures are; lean and the HTTP/2
+// engine still run.
+func TestNetHTTPRefusedForHTTP11(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name, env, refused string
+		args               []string
+		engine             config.HTTPClient // "" = refused
+	}{
+		{name: "flag", args: []string{"--http-client", "net/http"}, refused: "--http-client"},
+		{name: "env", env: "net/http", refused: config.EnvHTTPClient},
+		{name: "lean flag", args: []string{"--http-client", "lean"}, engine: config.ClientLean},
+		{name: "lean env", env: "lean", engine: config.ClientLean},
+		{name: "h2", env: "net/http", args: []string{"--http-version", "2"}, engine: config.ClientNetHTTP},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var out, errOut bytes.Buffer
+			var ran *config.Config
+			env := Env{Stdout: &out, Stderr: &errOut,
+				Getenv: func(k string) string {
+					if k == config.EnvHTTPClient {
+						return tc.env
+					}
+					return ""
+				},
+				Runner: func(_ context.Context, cfg *config.Config, _ RunIO) error { ran = cfg; return nil },
+			}
+			code := Main(context.Background(), append([]string{"profile", "-m", "m"}, tc.args...), env)
+			if tc.engine != "" {
+				if code != 0 || ran == nil || ran.Network.HTTPClient != tc.engine {
+					t.Fatalf("exit %d, ran %v; want engine %s\n%s", code, ran != nil, tc.engine, errOut.String())
+				}
+				return
+			}
+			want := "  " + tc.refused + `: net/http is not an HTTP/1.1 engine any more: HTTP/1.1 runs on the lean client only, decided by measurement`
+			if code != 2 || ran != nil || !strings.Contains(errOut.String(), want) || !strings.Contains(errOut.String(), `BENCHMARKS.md, "Transport truth"`) {
+				t.Fatalf("exit %d, ran %v, stderr:\n%s\nwant exit 2 and %q", code, ran != nil, errOut.String(), want)
+			}
+		})
+	}
+}

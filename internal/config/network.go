@@ -21,20 +21,32 @@ const (
 // HTTPVersions lists the valid --http-version values in help order.
 func HTTPVersions() []HTTPVersion { return []HTTPVersion{HTTP11, HTTP2, HTTPAuto} }
 
-// HTTPClient is the HTTP engine that sends the requests (--http-client).
+// HTTPClient is the HTTP engine that sends the requests. It follows
+// the HTTP version and is recorded in input_config; --http-client and
+// AIPERF_HTTP_CLIENT may name it only as it is.
 type HTTPClient string
 
 // HTTP engines. "" means not given: see Config.HTTPEngine.
 const (
-	// ClientLean is the project's own HTTP/1.1 client, the default.
+	// ClientLean is the project's own HTTP/1.1 client, the only engine
+	// of HTTP/1.1.
 	ClientLean HTTPClient = "lean"
-	// ClientNetHTTP is Go's net/http Transport, the reference the lean
-	// client is tested against, and the engine of HTTP/2.
+	// ClientNetHTTP is Go's net/http Transport: the engine of HTTP/2
+	// (--http-version 2 or auto), and in tests the reference the lean
+	// client is checked against. It is not offered for HTTP/1.1, by
+	// measurement: it costs more CPU per request and loses early
+	// responses and stray bytes the lean client keeps (BENCHMARKS.md,
+	// "Transport truth").
 	ClientNetHTTP HTTPClient = "net/http"
 )
 
-// HTTPClients lists the valid --http-client values in help order.
+// HTTPClients lists the engines in help order.
 func HTTPClients() []HTTPClient { return []HTTPClient{ClientLean, ClientNetHTTP} }
+
+// netHTTPRefused is why net/http cannot be chosen for HTTP/1.1.
+const netHTTPRefused = "net/http is not an HTTP/1.1 engine any more: HTTP/1.1 runs on the lean client only, " +
+	"decided by measurement (it uses less CPU per request and keeps an early 413 and stray responses that net/http loses; " +
+	"see BENCHMARKS.md, \"Transport truth\"); net/http runs HTTP/2 (--http-version 2 or auto)"
 
 // Network is how the HTTP client reaches the servers: engine, HTTP
 // version, TLS and proxies. None is an AIPerf flag; AIPerf sets TLS
@@ -42,7 +54,8 @@ func HTTPClients() []HTTPClient { return []HTTPClient{ClientLean, ClientNetHTTP}
 // AIPERF_HTTP_TRUST_ENV, which ApplyHTTPEnv reads into these fields so
 // that input_config records what the run did.
 type Network struct {
-	// HTTPClient (--http-client) is the engine; "" = Config.HTTPEngine.
+	// HTTPClient is the engine (--http-client names it, if at all, as
+	// the version implies); "" = Config.HTTPEngine.
 	HTTPClient HTTPClient `json:"http_client,omitempty"`
 	// HTTPVersion (--http-version); "" = 1.1.
 	HTTPVersion HTTPVersion `json:"http_version,omitempty"`
@@ -70,9 +83,10 @@ func (c *Config) HTTPVersionResolved() HTTPVersion {
 	return c.Network.HTTPVersion
 }
 
-// HTTPEngine is the engine that sends the run's requests: --http-client
-// when given, else the lean client for HTTP/1.1 and net/http for
-// HTTP/2 (the lean client speaks HTTP/1.1 only).
+// HTTPEngine is the engine that sends the run's requests: the lean
+// client for HTTP/1.1 and net/http for HTTP/2 and auto (the lean client
+// speaks HTTP/1.1 only). A given engine that does not match the version
+// is a validation problem.
 func (c *Config) HTTPEngine() HTTPClient {
 	if c.Network.HTTPClient != "" {
 		return c.Network.HTTPClient
@@ -109,8 +123,9 @@ func NormalizeHTTPVersion(s string) HTTPVersion {
 
 // The AIPERF_HTTP_* variables this port reads into the configuration.
 const (
-	// EnvHTTPClient selects the engine when --http-client is not given
-	// (this port's variable, kept for scripts that set it).
+	// EnvHTTPClient named the engine when --http-client was not given
+	// (this port's variable): lean is accepted, net/http is refused for
+	// HTTP/1.1 with the reason.
 	EnvHTTPClient = "AIPERF_HTTP_CLIENT"
 	// EnvSSLVerify is AIPerf's switch for certificate verification.
 	EnvSSLVerify = "AIPERF_HTTP_SSL_VERIFY"
@@ -129,6 +144,10 @@ func (c *Config) ApplyHTTPEnv(getenv func(string) string) error {
 		n.HTTPClient = NormalizeHTTPClient(v)
 		if !slices.Contains(HTTPClients(), n.HTTPClient) {
 			p.add(EnvHTTPClient, "invalid value %q (choose from %s)", v, joinChoices(HTTPClients()))
+			n.HTTPClient = "" // one problem, named by the variable
+		} else if n.HTTPClient == ClientNetHTTP && c.HTTPVersionResolved() == HTTP11 {
+			p.add(EnvHTTPClient, "%s", netHTTPRefused)
+			n.HTTPClient = ""
 		}
 	}
 	if v := getenv(EnvSSLVerify); v != "" {
@@ -170,7 +189,9 @@ func (c *Config) validateNetwork(p *problems) {
 	if v := c.HTTPVersionResolved(); !slices.Contains(HTTPVersions(), v) {
 		p.add("--http-version", "invalid choice %q (choose from %s)", n.HTTPVersion, joinChoices(HTTPVersions()))
 	} else if v != HTTP11 && n.HTTPClient == ClientLean {
-		p.add("--http-version", "%s needs --http-client net/http: the lean client speaks HTTP/1.1 only", v)
+		p.add("--http-version", "%s runs on net/http, the HTTP/2 engine: --http-client lean speaks HTTP/1.1 only", v)
+	} else if v == HTTP11 && n.HTTPClient == ClientNetHTTP {
+		p.add("--http-client", "%s", netHTTPRefused)
 	}
 	if (n.TLSCertFile == "") != (n.TLSKeyFile == "") {
 		p.add("--tls-cert-file", "a client certificate needs both --tls-cert-file and --tls-key-file")

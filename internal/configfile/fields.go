@@ -77,7 +77,7 @@ func fields() []field {
 		{path: "benchmark.endpoint.connection_reuse", flag: "connection-reuse-strategy", bind: func(t target) any { return &t.cfg.Endpoint.ConnectionReuse },
 			doc: "pooled (one shared keep-alive pool), never (a connection per request) or sticky-user-sessions (a connection per conversation)."},
 		{path: "benchmark.endpoint.http_client", flag: "http-client", bind: func(t target) any { return &t.cfg.Network.HTTPClient }, conv: &choiceConv,
-			doc: "HTTP engine: lean (HTTP/1.1, the default) or net/http (not an AIPerf key)."},
+			doc: "HTTP engine, which follows http_version: lean for 1.1, net/http for 2 and auto; net/http is refused for 1.1 (not an AIPerf key)."},
 		{path: "benchmark.endpoint.http_version", flag: "http-version", bind: func(t target) any { return &t.cfg.Network.HTTPVersion }, conv: &choiceConv,
 			doc: "1.1 (the default), 2 (h2 by ALPN, h2c on http://) or auto (not an AIPerf key)."},
 		{path: "benchmark.endpoint.tls.ca_file", flag: "tls-ca-file", bind: func(t target) any { return &t.cfg.Network.TLSCAFile },

@@ -82,8 +82,10 @@ type Options struct {
 	// buffer.
 	ConnBufferSize int
 	// NetHTTP selects net/http's Transport instead of the lean HTTP/1.1
-	// transport (leanTransport): the reference the lean one is measured
-	// and tested against, and the engine of HTTP/2 (--http-client).
+	// transport (leanTransport): the engine of HTTP/2 (set by the
+	// benchmark for --http-version 2 and auto), and in tests the reference
+	// the lean one is checked against. Users cannot choose it for
+	// HTTP/1.1 (BENCHMARKS.md, "Transport truth").
 	NetHTTP bool
 	// MaxResponseHeaderBytes caps the bytes of a response's head (its
 	// status line and headers, interim 1xx heads included). 0 means
@@ -110,11 +112,6 @@ func maxResponseHeaderBytes(o Options) int64 {
 	}
 	return DefaultMaxResponseHeaderBytes
 }
-
-// testNetHTTP makes every client of the package's tests net/http's, so
-// that the whole suite runs against both engines (set by TestMain from
-// AIPERF_HTTP_CLIENT; the CLI reads that variable into --http-client).
-var testNetHTTP bool
 
 // tlsConfig is the base TLS configuration of o (nil: the default), a
 // copy of its own for each transport: net/http's adds its ALPN protocols
@@ -180,7 +177,7 @@ func New(o Options) *Client {
 	stats := &connStats{learn: learn}
 	var pooled, once http.RoundTripper
 	var single func() http.RoundTripper
-	if o.NetHTTP || testNetHTTP || o.HTTPVersion != HTTP1 {
+	if o.NetHTTP || o.HTTPVersion != HTTP1 {
 		t := netHTTPTransport(pre.dialContext(dial), o, idle)
 		never := t.Clone()
 		never.DisableKeepAlives = true

@@ -28,7 +28,7 @@ func lean(t *testing.T, c *Client) *leanTransport {
 	t.Helper()
 	lt, ok := c.hc.Transport.(*leanTransport)
 	if !ok {
-		t.Skipf("the client runs %T (AIPERF_HTTP_CLIENT set?)", c.hc.Transport)
+		t.Fatalf("the client runs %T, not the lean transport", c.hc.Transport)
 	}
 	return lt
 }
