@@ -5,6 +5,7 @@
 package connbudget
 
 import (
+	"fmt"
 	"log/slog"
 	"net"
 	"net/url"
@@ -122,9 +123,25 @@ func (b Budget) RaiseFileLimit(worker bool, log *slog.Logger) fdlimit.Result {
 	r := fdlimit.Raise(uint64(n + fileSlack))
 	switch {
 	case r.Short():
-		log.Warn(r.String())
+		log.Warn(b.shortMessage(r))
 	case r.Changed():
 		log.Info(r.String())
 	}
 	return r
+}
+
+// shortMessage is the warning for a limit Raise could not reach: the
+// limit and the privileged remedy, and, since one process's limit is no
+// bound on the run, the --workers count whose shares fit under it.
+func (b Budget) shortMessage(r fdlimit.Result) string {
+	msg := r.String()
+	if r.After.Soft <= 2*fileSlack {
+		return msg
+	}
+	perProcess := int(r.After.Soft) - fileSlack
+	workers := (b.Peak + perProcess - 1) / perProcess
+	if workers > b.Workers {
+		msg += fmt.Sprintf("; or spread the connections over load-worker processes under this limit: --workers %d (%d connections each at most)", workers, perProcess)
+	}
+	return msg
 }

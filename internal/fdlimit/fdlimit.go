@@ -107,3 +107,10 @@ func Raise(want uint64) Result {
 	}
 	return r
 }
+
+// Current returns the process's open-file limit now; ok is false where the
+// platform has none.
+func Current() (l Limit, ok bool) {
+	l, err := get()
+	return l, err == nil
+}

@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"golang.org/x/net/http/httpproxy"
+
+	"github.com/aiperf-go/aiperf/internal/fdlimit"
 )
 
 // HTTPVersion is the HTTP version a Client speaks.
@@ -173,6 +175,9 @@ func hint(err error) string {
 	case errors.As(err, &rec):
 		return hintNotTLS
 	}
+	if errors.Is(err, syscall.EMFILE) {
+		return hintFileLimit()
+	}
 	s := err.Error()
 	switch {
 	case strings.Contains(s, "server gave HTTP response to HTTPS client"):
@@ -187,6 +192,17 @@ func hint(err error) string {
 		return hintIsTLS // a TLS alert where a status line should be
 	}
 	return ""
+}
+
+// hintFileLimit names the open-file limit a connection ran into (every
+// connection holds a descriptor in this process) and the two ways past
+// it: more processes, or a higher hard limit.
+func hintFileLimit() string {
+	limit := "this process's open-file limit"
+	if l, ok := fdlimit.Current(); ok {
+		limit = fmt.Sprintf("this process's open-file limit (%d, hard %d)", l.Soft, l.Hard)
+	}
+	return limit + " is reached, one descriptor per connection: spread the connections over load-worker processes with --workers N, or raise the hard limit (ulimit -Hn)"
 }
 
 // hintError is an error with the likely fix after it.
