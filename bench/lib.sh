@@ -78,7 +78,7 @@ start_mock() {
 	pin_to "$SERVER_CPU"
 	# Not through a shell function: $! must be the mock itself (taskset
 	# execs it) so that stop_mock's signal reaches it.
-	"${pin[@]}" "${MOCK_BIN:-$BIN/aiperf}" mock-server --port "$PORT" "$@" >"$OUT/mock.log" 2>&1 &
+	"${pin[@]}" "${MOCK_BIN:-$BIN/aiperf}" mock-server --port "$PORT" "$@" >"${MOCK_LOG:-$OUT/mock.log}" 2>&1 &
 	MOCK_PID=$!
 	for _ in $(seq 100); do
 		if ! kill -0 "$MOCK_PID" 2>/dev/null; then
@@ -89,8 +89,8 @@ start_mock() {
 		fi
 		sleep 0.1
 	done
-	echo "mock server did not start; see $OUT/mock.log" >&2
-	cat "$OUT/mock.log" >&2
+	echo "mock server did not start; see ${MOCK_LOG:-$OUT/mock.log}" >&2
+	cat "${MOCK_LOG:-$OUT/mock.log}" >&2
 	return 1
 }
 

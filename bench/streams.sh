@@ -42,7 +42,7 @@ urls=() # the first mock's -u is profile's own
 HEALTH_URLS=$URL
 first_port=$PORT
 for i in $(seq 1 $((MOCKS - 1))); do
-	PORT=$((first_port + i)) URL=http://127.0.0.1:$((first_port + i)) start_mock --ttft "$TTFT_MS" --itl "$ITL_MS"
+	PORT=$((first_port + i)) URL=http://127.0.0.1:$((first_port + i)) MOCK_LOG=$OUT/mock-$i.log start_mock --ttft "$TTFT_MS" --itl "$ITL_MS"
 	mock_pids+=("$MOCK_PID")
 	urls+=(-u "127.0.0.1:$((first_port + i))")
 	HEALTH_URLS+=,http://127.0.0.1:$((first_port + i))
@@ -71,8 +71,15 @@ done
 read -r cwait < <(j "$dir/run.json" run_queue_wait_s)
 limit_note=$(grep -o 'open-file limit[^"]*' "$dir/console.log" | head -1 || true)
 read -r done errs ttft99 < <(j "$dir/profile_export_aiperf.json" request_count.avg error_request_count.avg time_to_first_token.p99)
+# From the records themselves: when the latest request started before the
+# earliest one ended, every one of them was in flight at once.
+overlap=$(grep -o '"request_\(start\|end\)_ns":[0-9]*' "$dir/profile_export.jsonl" | awk -F: '
+	/start/ { if ($2 > s) s = $2; n++ }
+	/end/ { if (e == "" || $2 < e) e = $2 }
+	END { printf "%d records; the latest start %.1f s before the earliest end%s", n, (e - s) / 1e9, e > s ? " (all in flight at once)" : " (NOT all at once)" }')
 echo "streams requested:        $STREAMS"
 echo "peak in flight (mock):    $peak"
+echo "in flight (records):      $overlap"
 echo "completed / errors:       $done / ${errs/NA/0}"
 awk -v r="$rss" -v m="$maxrss" 'BEGIN { printf "client peak RSS:          %.0f MB (largest process %.0f MB)\n", r, m }'
 awk -v r="$rss" -v n="$STREAMS" 'BEGIN { printf "client RSS per stream:    %.1f KB\n", r * 1024 / n }'
