@@ -36,15 +36,37 @@ var serviceTypes = []string{"api", "dataset_manager", "gpu_telemetry_manager", "
 // serviceArgs turns `aiperf service ...` into the profile command line it
 // runs; help is true for --help.
 func serviceArgs(args []string, getenv func(string) string) (profile []string, help bool, err error) {
-	var typ, host, port string
-	rest := []string{}
+	var f serviceFlags
 	// AIPerf's positional TYPE (and BENCHMARK-RUN) come first.
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-		typ, args = args[0], args[1:]
+		f.typ, args = args[0], args[1:]
 		if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 			return nil, false, fmt.Errorf("BENCHMARK-RUN %s: a serialized BenchmarkRun (run_config.json) is not read here; give the benchmark's profile flags after the type (see aiperf service --help)", args[0])
 		}
 	}
+	if help, err := f.parse(args); help || err != nil {
+		return nil, help, err
+	}
+	if err := f.healthFromEnv(getenv); err != nil {
+		return nil, false, err
+	}
+	if err := checkServiceType(f.typ); err != nil {
+		return nil, false, err
+	}
+	out, err := f.profile()
+	return out, false, err
+}
+
+// serviceFlags are the service command's own flags; rest is everything
+// else, passed on to profile in order.
+type serviceFlags struct {
+	typ, host, port string
+	rest            []string
+}
+
+// parse reads the service flags from args; help is true for --help.
+func (f *serviceFlags) parse(args []string) (help bool, err error) {
+	f.rest = []string{}
 	take := func(i *int, name string) (string, error) {
 		a := args[*i]
 		if k := strings.IndexByte(a, '='); k >= 0 {
@@ -62,56 +84,74 @@ func serviceArgs(args []string, getenv func(string) string) (profile []string, h
 		var err error
 		switch name {
 		case "-h", "--help":
-			return nil, true, nil
+			return true, nil
 		case "--type", "--service-type":
-			typ, err = take(&i, "--type")
+			f.typ, err = take(&i, "--type")
 		case "--service-id":
 			_, err = take(&i, "--service-id")
 		case "--benchmark-run":
-			return nil, false, errors.New("--benchmark-run: a serialized BenchmarkRun (run_config.json) is not read here; give the benchmark's profile flags after the type (see aiperf service --help)")
+			return false, errors.New("--benchmark-run: a serialized BenchmarkRun (run_config.json) is not read here; give the benchmark's profile flags after the type (see aiperf service --help)")
 		case "--health-host":
-			host, err = take(&i, "--health-host")
+			f.host, err = take(&i, "--health-host")
 		case "--health-port":
-			port, err = take(&i, "--health-port")
+			f.port, err = take(&i, "--health-port")
 		default:
-			rest = append(rest, a)
+			f.rest = append(f.rest, a)
 		}
 		if err != nil {
-			return nil, false, err
+			return false, err
 		}
 	}
-	apiPort := slices.ContainsFunc(rest, func(a string) bool { return a == "--api-port" || strings.HasPrefix(a, "--api-port=") })
-	if apiPort && port != "" {
-		return nil, false, errors.New("--health-port and --api-port: here one server answers the health probes and the API; give one of them")
+	return false, nil
+}
+
+// healthFromEnv lets AIPERF_SERVICE_HEALTH_PORT and _HOST stand in for the
+// health flags not given, unless --api-port names the port itself.
+func (f *serviceFlags) healthFromEnv(getenv func(string) string) error {
+	apiPort := slices.ContainsFunc(f.rest, func(a string) bool { return a == "--api-port" || strings.HasPrefix(a, "--api-port=") })
+	if apiPort && f.port != "" {
+		return errors.New("--health-port and --api-port: here one server answers the health probes and the API; give one of them")
 	}
-	if !apiPort { // the variables stand in for flags not given
-		if port == "" {
-			port = getenv("AIPERF_SERVICE_HEALTH_PORT")
-		}
-		if host == "" && port != "" {
-			host = getenv("AIPERF_SERVICE_HEALTH_HOST")
-		}
+	if apiPort {
+		return nil
 	}
+	if f.port == "" {
+		f.port = getenv("AIPERF_SERVICE_HEALTH_PORT")
+	}
+	if f.host == "" && f.port != "" {
+		f.host = getenv("AIPERF_SERVICE_HEALTH_HOST")
+	}
+	return nil
+}
+
+// checkServiceType accepts the service types that run the benchmark here.
+func checkServiceType(typ string) error {
 	typ = strings.ReplaceAll(strings.ToLower(typ), "-", "_")
 	switch {
 	case typ == "":
-		return nil, false, errors.New("--type is required (system_controller runs the benchmark; see aiperf service --help)")
+		return errors.New("--type is required (system_controller runs the benchmark; see aiperf service --help)")
 	case typ == "system_controller" || typ == "api":
+		return nil
 	case slices.Contains(serviceTypes, typ):
-		return nil, false, fmt.Errorf("--type %s: in this implementation that service is a goroutine of the benchmark process and does not run alone; use --type system_controller (see aiperf service --help)", typ)
+		return fmt.Errorf("--type %s: in this implementation that service is a goroutine of the benchmark process and does not run alone; use --type system_controller (see aiperf service --help)", typ)
 	default:
-		return nil, false, fmt.Errorf("--type: invalid choice %q (choose from %s)", typ, strings.Join(serviceTypes, ", "))
+		return fmt.Errorf("--type: invalid choice %q (choose from %s)", typ, strings.Join(serviceTypes, ", "))
 	}
-	out := append([]string{"profile"}, rest...)
-	if port != "" {
-		out = append(out, "--api-port", port)
-		if host != "" {
-			out = append(out, "--api-host", host)
+}
+
+// profile is the profile command line: the other flags, then the health
+// address as the API's.
+func (f *serviceFlags) profile() ([]string, error) {
+	out := append([]string{"profile"}, f.rest...)
+	if f.port != "" {
+		out = append(out, "--api-port", f.port)
+		if f.host != "" {
+			out = append(out, "--api-host", f.host)
 		}
-	} else if host != "" {
-		return nil, false, errors.New("--health-host requires --health-port")
+	} else if f.host != "" {
+		return nil, errors.New("--health-host requires --health-port")
 	}
-	return out, false, nil
+	return out, nil
 }
 
 // newServiceCommand lists `aiperf service` among the commands, as AIPerf
