@@ -30,10 +30,15 @@ const setupChunkBytes = 1 << 20
 const maxMessageBytes = 64 << 20
 
 // keepalive: a worker whose machine vanished (no FIN, no RST) is declared
-// lost after about keepaliveTime + keepaliveTimeout.
+// lost after about keepaliveTime + keepaliveTimeout. The timeout is long
+// because a ping is answered only when its process gets a CPU: with
+// 100,000 streams starting to stream at once, a controller sharing its
+// core with six load workers left pings unanswered for over 10 s, and
+// every live worker was declared lost. A process that dies on the same
+// machine closes its connection and is seen at once.
 const (
 	keepaliveTime    = 10 * time.Second
-	keepaliveTimeout = 10 * time.Second
+	keepaliveTimeout = 50 * time.Second
 )
 
 // ControllerOptions configure a Controller.
