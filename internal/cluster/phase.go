@@ -75,12 +75,15 @@ type Phase struct {
 	ended   chan struct{}
 	endOnce sync.Once
 
-	mu       sync.Mutex
-	flights  map[uint64]*flight
-	load     map[*remote]int // credits outstanding per worker
-	rr       int
-	closing  bool
-	empty    chan struct{} // closed once closing and nothing is outstanding
+	mu      sync.Mutex
+	flights map[uint64]*flight
+	load    map[*remote]int // credits outstanding per worker
+	rr      int
+	closing bool
+	empty   chan struct{} // closed once closing and nothing is outstanding
+	// losing counts lose calls still sending their lost records to Out:
+	// Close waits for them too, since its caller closes Out.
+	losing   int
 	stopped  bool
 	prefill  int
 	noneLeft bool
@@ -359,7 +362,13 @@ func (p *Phase) removeLocked(f *flight) {
 	if _, ok := p.load[f.w]; ok {
 		p.load[f.w]--
 	}
-	if p.closing && len(p.flights) == 0 {
+	p.signalEmptyLocked()
+}
+
+// signalEmptyLocked wakes Close once nothing is outstanding: no flight,
+// and no lost record still on its way to Out; p.mu is held.
+func (p *Phase) signalEmptyLocked() {
+	if p.closing && len(p.flights) == 0 && p.losing == 0 {
 		close(p.empty)
 		p.closing = false
 		p.empty = nil
@@ -400,10 +409,7 @@ func (p *Phase) lose(r *remote, cause error) {
 		over = append(over, f)
 	}
 	noneLeft := len(p.load) == 0
-	if p.closing && len(p.flights) == 0 {
-		close(p.empty)
-		p.closing, p.empty = false, nil
-	}
+	p.losing++ // Close waits until the lost records below are in Out
 	p.pushSharesLocked(p.sharesLocked(), nil)
 	p.mu.Unlock()
 	r.mu.Lock()
@@ -419,6 +425,10 @@ func (p *Phase) lose(r *remote, cause error) {
 		}
 		p.o.Done(f.credit)
 	}
+	p.mu.Lock()
+	p.losing--
+	p.signalEmptyLocked()
+	p.mu.Unlock()
 	if noneLeft {
 		p.reportNoWorkers(cause)
 	}
@@ -458,7 +468,7 @@ func (p *Phase) InFlight() int {
 func (p *Phase) Close() {
 	p.mu.Lock()
 	var wait chan struct{}
-	if len(p.flights) > 0 {
+	if len(p.flights) > 0 || p.losing > 0 {
 		p.closing = true
 		wait = p.empty
 	}
