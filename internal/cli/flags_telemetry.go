@@ -32,7 +32,14 @@ const bareValue = "\x00on"
 // bound to cfg.Telemetry. It sets b.group itself.
 func (b *flagBuilder) addTelemetryFlags(cfg *config.Config) {
 	t := &cfg.Telemetry
+	b.addEndpointHookFlags(t)
+	b.addServerMetricsFlags(&t.ServerMetrics)
+	b.addGPUTelemetryFlags(&t.GPU)
+}
 
+// addEndpointHookFlags registers --reset-kv-cache* and --server-profiler*;
+// any of the detail flags switches its hook on.
+func (b *flagBuilder) addEndpointHookFlags(t *config.Telemetry) {
 	b.group = groupEndpoint
 	reset := func() *config.ResetKVCache {
 		if t.ResetKVCache == nil {
@@ -108,10 +115,12 @@ func (b *flagBuilder) addTelemetryFlags(cfg *config.Config) {
 		name: "server-profiler-stop-path", meta: "<path>", def: config.DefaultServerProfilerStopPath,
 		usage: "Path of the profiler stop, relative to each --url's origin (implies --server-profiler).",
 	})
+}
 
+// addServerMetricsFlags registers the Server Metrics group.
+func (b *flagBuilder) addServerMetricsFlags(sm *config.ServerMetrics) {
 	b.group = groupServerMetrics
-	sm := &t.ServerMetrics
-	f = b.add(&funcValue{recorder: b.rec("server-metrics"), kind: "list", set: func(s string) error {
+	f := b.add(&funcValue{recorder: b.rec("server-metrics"), kind: "list", set: func(s string) error {
 		for _, u := range splitValues(s) {
 			if u != bareValue { // the bare flag: collection is on anyway
 				sm.URLs = append(sm.URLs, config.NormalizeMetricsURL(u))
@@ -146,10 +155,12 @@ func (b *flagBuilder) addTelemetryFlags(cfg *config.Config) {
 		choices: strs(config.ServerMetricsFormats()),
 		usage:   "Server metrics files to write: json (statistics per metric), csv (the same as tables), jsonl (every scrape as it arrived) and parquet (the raw time series, for DuckDB, pandas or Polars).",
 	})
+}
 
+// addGPUTelemetryFlags registers the GPU Telemetry group.
+func (b *flagBuilder) addGPUTelemetryFlags(g *config.GPUTelemetry) {
 	b.group = groupGPUTelemetry
-	g := &t.GPU
-	f = b.add(&funcValue{recorder: b.rec("gpu-telemetry"), kind: "list", set: func(s string) error {
+	f := b.add(&funcValue{recorder: b.rec("gpu-telemetry"), kind: "list", set: func(s string) error {
 		g.Requested = true
 		for _, v := range splitValues(s) {
 			switch lv := strings.ToLower(v); {
