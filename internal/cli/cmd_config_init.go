@@ -29,6 +29,35 @@ func runConfigInit(w io.Writer, o *initOptions) error {
 	if command == "" {
 		command = "aiperf config init"
 	}
+	if o.list || o.search != "" {
+		return listTemplates(w, o, command)
+	}
+	if o.template != "" && o.file != "" && o.output != "" {
+		return usageErrorf("give the output file once: FILE or --output")
+	}
+	tm := configfile.Template{Name: "starter", Content: configfile.Starter}
+	if o.template != "" {
+		var err error
+		if tm, err = configfile.LookupTemplate(o.template); err != nil {
+			return &config.ExitError{Code: config.ExitFailure, Err: err}
+		}
+	}
+	content, err := tm.WithOverrides(o.model, o.url)
+	if err != nil {
+		return &config.ExitError{Code: config.ExitFailure, Err: err}
+	}
+	switch {
+	case o.output != "":
+		return writeConfigOutput(w, o, content)
+	case o.file == "-" || o.file == "" && o.template != "":
+		_, err := io.WriteString(w, content) // a template goes to stdout, as in AIPerf
+		return err
+	}
+	return writeConfigFile(w, o, content)
+}
+
+// listTemplates answers --list and --search.
+func listTemplates(w io.Writer, o *initOptions, command string) error {
 	switch {
 	case o.list:
 		ts := configfile.TemplatesInCategory(o.category)
@@ -48,39 +77,30 @@ func runConfigInit(w io.Writer, o *initOptions) error {
 		writeTemplateTable(w, ts, o.verbose)
 		return nil
 	}
-	if o.template != "" && o.file != "" && o.output != "" {
-		return usageErrorf("give the output file once: FILE or --output")
-	}
-	tm := configfile.Template{Name: "starter", Content: configfile.Starter}
-	if o.template != "" {
-		var err error
-		if tm, err = configfile.LookupTemplate(o.template); err != nil {
-			return &config.ExitError{Code: config.ExitFailure, Err: err}
-		}
-	}
-	content, err := tm.WithOverrides(o.model, o.url)
-	if err != nil {
+	return nil
+}
+
+// writeConfigOutput is AIPerf's --output: parent directories made, an
+// existing file replaced.
+func writeConfigOutput(w io.Writer, o *initOptions, content string) error {
+	if err := os.MkdirAll(filepath.Dir(o.output), 0o755); err != nil {
 		return &config.ExitError{Code: config.ExitFailure, Err: err}
 	}
-	switch {
-	case o.output != "":
-		// AIPerf's --output: parent directories made, an existing file replaced.
-		if err := os.MkdirAll(filepath.Dir(o.output), 0o755); err != nil {
-			return &config.ExitError{Code: config.ExitFailure, Err: err}
-		}
-		if err := os.WriteFile(o.output, []byte(content), 0o644); err != nil {
-			return &config.ExitError{Code: config.ExitFailure, Err: err}
-		}
-		if o.template != "" {
-			_, err = fmt.Fprintf(w, "Wrote %s template to %s\n", o.template, o.output)
-		} else {
-			_, err = fmt.Fprintf(w, "Wrote %s. Run it with: aiperf profile -f %s\n", o.output, o.output)
-		}
-		return err
-	case o.file == "-" || o.file == "" && o.template != "":
-		_, err := io.WriteString(w, content) // a template goes to stdout, as in AIPerf
-		return err
+	if err := os.WriteFile(o.output, []byte(content), 0o644); err != nil {
+		return &config.ExitError{Code: config.ExitFailure, Err: err}
 	}
+	var err error
+	if o.template != "" {
+		_, err = fmt.Fprintf(w, "Wrote %s template to %s\n", o.template, o.output)
+	} else {
+		_, err = fmt.Fprintf(w, "Wrote %s. Run it with: aiperf profile -f %s\n", o.output, o.output)
+	}
+	return err
+}
+
+// writeConfigFile writes FILE (aiperf.yaml by default), refusing to
+// replace one without --force.
+func writeConfigFile(w io.Writer, o *initOptions, content string) error {
 	path := o.file
 	if path == "" {
 		path = "aiperf.yaml"
