@@ -76,65 +76,16 @@ Exit codes: 0 report written; 1 no SPEED-Bench result found; 2 bad arguments.`,
 const sbProfile, sbServer = "profile_export_aiperf.json", "server_metrics_export.json"
 
 func speedBenchReport(out, warn io.Writer, paths []string, output, format, metric string) error {
-	var dirs []string
-	for _, p := range paths {
-		fi, err := os.Stat(p)
-		if err != nil || !fi.IsDir() {
-			fmt.Fprintf(warn, "Warning: %s is not a directory, skipping\n", p)
-			continue
-		}
-		if _, err := os.Stat(filepath.Join(p, sbProfile)); err == nil {
-			dirs = append(dirs, p)
-			continue
-		}
-		ents, _ := os.ReadDir(p)
-		for _, e := range ents {
-			if _, err := os.Stat(filepath.Join(p, e.Name(), sbProfile)); e.IsDir() && err == nil {
-				dirs = append(dirs, filepath.Join(p, e.Name()))
-			}
-		}
-	}
+	dirs := sbRunDirs(warn, paths)
 	if len(dirs) == 0 {
 		return errors.New("no aiperf run directories found")
 	}
 	fmt.Fprintf(out, "Found %d run directories.\n", len(dirs))
 	res := map[string]map[string]*float64{}
 	for _, d := range dirs {
-		var prof map[string]any
-		if err := readJSON(filepath.Join(d, sbProfile), &prof); err != nil {
-			fmt.Fprintf(warn, "Warning: %v, skipping\n", err)
-			continue
-		}
-		cat := sbCategory(prof)
-		if cat == "" {
-			fmt.Fprintf(warn, "Warning: cannot determine category from %s, skipping\n", d)
-			continue
-		}
-		model := sbModel(prof)
-		if res[model] == nil {
-			res[model] = map[string]*float64{}
-		}
-		var v *float64
-		if metric == "throughput" {
-			v = statOf(prof["output_token_throughput"], "avg")
-		} else {
-			var sm map[string]any
-			if err := readJSON(filepath.Join(d, sbServer), &sm); err != nil {
-				fmt.Fprintf(warn, "Warning: no %s in %s\n", sbServer, d)
-			} else {
-				ms, _ := sm["metrics"].(map[string]any)
-				v = acceptance(ms, metric)
-			}
-		}
-		res[model][cat] = v
+		sbReadRun(warn, d, metric, res)
 	}
-	found := false
-	for _, m := range res {
-		for _, v := range m {
-			found = found || v != nil
-		}
-	}
-	if !found {
+	if !sbAnyResult(res) {
 		return errors.New("no SPEED-Bench results could be extracted")
 	}
 	cols := sbColumns(res)
@@ -372,4 +323,73 @@ func sbTable(out io.Writer, res map[string]map[string]*float64, cols []string, m
 	for _, r := range rows {
 		line(r)
 	}
+}
+
+// sbRunDirs is the run directories among paths: each path that holds a
+// profile export, else its subdirectories that do.
+func sbRunDirs(warn io.Writer, paths []string) []string {
+	var dirs []string
+	for _, p := range paths {
+		fi, err := os.Stat(p)
+		if err != nil || !fi.IsDir() {
+			fmt.Fprintf(warn, "Warning: %s is not a directory, skipping\n", p)
+			continue
+		}
+		if _, err := os.Stat(filepath.Join(p, sbProfile)); err == nil {
+			dirs = append(dirs, p)
+			continue
+		}
+		ents, _ := os.ReadDir(p)
+		for _, e := range ents {
+			if _, err := os.Stat(filepath.Join(p, e.Name(), sbProfile)); e.IsDir() && err == nil {
+				dirs = append(dirs, filepath.Join(p, e.Name()))
+			}
+		}
+	}
+	return dirs
+}
+
+// sbReadRun records run directory d's metric in res[model][category]
+// (nil when its server metrics are missing); a run that cannot be placed
+// is skipped with a warning.
+func sbReadRun(warn io.Writer, d, metric string, res map[string]map[string]*float64) {
+	var prof map[string]any
+	if err := readJSON(filepath.Join(d, sbProfile), &prof); err != nil {
+		fmt.Fprintf(warn, "Warning: %v, skipping\n", err)
+		return
+	}
+	cat := sbCategory(prof)
+	if cat == "" {
+		fmt.Fprintf(warn, "Warning: cannot determine category from %s, skipping\n", d)
+		return
+	}
+	model := sbModel(prof)
+	if res[model] == nil {
+		res[model] = map[string]*float64{}
+	}
+	var v *float64
+	if metric == "throughput" {
+		v = statOf(prof["output_token_throughput"], "avg")
+	} else {
+		var sm map[string]any
+		if err := readJSON(filepath.Join(d, sbServer), &sm); err != nil {
+			fmt.Fprintf(warn, "Warning: no %s in %s\n", sbServer, d)
+		} else {
+			ms, _ := sm["metrics"].(map[string]any)
+			v = acceptance(ms, metric)
+		}
+	}
+	res[model][cat] = v
+}
+
+// sbAnyResult is whether any run gave a value.
+func sbAnyResult(res map[string]map[string]*float64) bool {
+	for _, m := range res {
+		for _, v := range m {
+			if v != nil {
+				return true
+			}
+		}
+	}
+	return false
 }
