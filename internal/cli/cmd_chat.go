@@ -155,19 +155,7 @@ func (c *chatSession) turn(ctx context.Context, msg string) error {
 	if !c.history {
 		conv = append(c.systemOnly(), chatMessage{Role: "user", Content: msg})
 	}
-	body, _ := json.Marshal(map[string]any{"model": c.model, "messages": conv, "stream": true,
-		"stream_options": map[string]any{"include_usage": true}})
-	req, err := http.NewRequestWithContext(ctx, "POST", c.url, bytes.NewReader(body))
-	if err != nil {
-		return err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "text/event-stream")
-	if c.apiKey != "" {
-		req.Header.Set("Authorization", "Bearer "+c.apiKey)
-	}
-	start := time.Now()
-	resp, err := c.client.Do(req)
+	resp, start, err := c.post(ctx, conv)
 	if err != nil {
 		return err
 	}
@@ -176,79 +164,110 @@ func (c *chatSession) turn(ctx context.Context, msg string) error {
 		b, _ := io.ReadAll(io.LimitReader(resp.Body, 500))
 		return fmt.Errorf("HTTP %s: %s", resp.Status, strings.TrimSpace(string(b)))
 	}
-	var content, reasoning strings.Builder
-	st := chatStats{}
-	var first, last time.Duration
-	err = readSSE(resp.Body, start, func(at time.Duration, data []byte) error {
-		var ch struct {
-			Choices []struct {
-				Delta struct {
-					Content          string `json:"content"`
-					ReasoningContent string `json:"reasoning_content"`
-					Reasoning        string `json:"reasoning"`
-				} `json:"delta"`
-			} `json:"choices"`
-			Usage *struct {
-				PromptTokens        int `json:"prompt_tokens"`
-				PromptTokensDetails *struct {
-					CachedTokens *int `json:"cached_tokens"`
-				} `json:"prompt_tokens_details"`
-			} `json:"usage"`
-			Error *struct {
-				Message string `json:"message"`
-			} `json:"error"`
-		}
-		if json.Unmarshal(data, &ch) != nil {
-			return nil
-		}
-		if ch.Error != nil {
-			return errors.New("server error mid-stream: " + ch.Error.Message)
-		}
-		if u := ch.Usage; u != nil {
-			st.PromptTokens = u.PromptTokens
-			if d := u.PromptTokensDetails; d != nil && d.CachedTokens != nil {
-				st.CachedTokens, st.HasCache = *d.CachedTokens, true
-			}
-		}
-		if len(ch.Choices) == 0 {
-			return nil
-		}
-		d := ch.Choices[0].Delta
-		r := d.ReasoningContent
-		if r == "" {
-			r = d.Reasoning
-		}
-		if d.Content == "" && r == "" {
-			return nil
-		}
-		if first == 0 {
-			first = at
-		}
-		last = at
-		if r != "" {
-			reasoning.WriteString(r)
-			fmt.Fprint(c.out, r)
-		}
-		if d.Content != "" {
-			content.WriteString(d.Content)
-			fmt.Fprint(c.out, d.Content)
-		}
-		return nil
-	})
+	r := chatReply{out: c.out}
+	err = readSSE(resp.Body, start, r.chunk)
 	fmt.Fprintln(c.out)
 	if err != nil {
 		return err
 	}
-	st.TTFT, st.Latency = first, last
-	if content.Len() > 0 {
-		st.OutputTokens = c.count(content.String())
+	st := r.st
+	st.TTFT, st.Latency = r.first, r.last
+	if r.content.Len() > 0 {
+		st.OutputTokens = c.count(r.content.String())
 	}
-	if reasoning.Len() > 0 {
-		st.Reasoning = c.count(reasoning.String())
+	if r.reasoning.Len() > 0 {
+		st.Reasoning = c.count(r.reasoning.String())
 	}
 	fmt.Fprintln(c.out, formatChatStats(st))
 	if c.history {
-		c.messages = append(conv, chatMessage{Role: "assistant", Content: content.String()})
+		c.messages = append(conv, chatMessage{Role: "assistant", Content: r.content.String()})
+	}
+	return nil
+}
+
+// post sends the streaming chat completion request for conv; start is
+// when it was sent, the zero of the reply's times.
+func (c *chatSession) post(ctx context.Context, conv []chatMessage) (resp *http.Response, start time.Time, err error) {
+	body, _ := json.Marshal(map[string]any{"model": c.model, "messages": conv, "stream": true,
+		"stream_options": map[string]any{"include_usage": true}})
+	req, err := http.NewRequestWithContext(ctx, "POST", c.url, bytes.NewReader(body))
+	if err != nil {
+		return nil, start, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "text/event-stream")
+	if c.apiKey != "" {
+		req.Header.Set("Authorization", "Bearer "+c.apiKey)
+	}
+	start = time.Now()
+	resp, err = c.client.Do(req)
+	return resp, start, err
+}
+
+// chatReply gathers one streamed reply: its text and reasoning (echoed to
+// out as they arrive), the usage and the times of the first and last token.
+type chatReply struct {
+	out                io.Writer
+	content, reasoning strings.Builder
+	st                 chatStats
+	first, last        time.Duration
+}
+
+// chunk takes one SSE payload that arrived at at; a payload that is not
+// JSON is ignored, an error object ends the stream.
+func (r *chatReply) chunk(at time.Duration, data []byte) error {
+	var ch struct {
+		Choices []struct {
+			Delta struct {
+				Content          string `json:"content"`
+				ReasoningContent string `json:"reasoning_content"`
+				Reasoning        string `json:"reasoning"`
+			} `json:"delta"`
+		} `json:"choices"`
+		Usage *struct {
+			PromptTokens        int `json:"prompt_tokens"`
+			PromptTokensDetails *struct {
+				CachedTokens *int `json:"cached_tokens"`
+			} `json:"prompt_tokens_details"`
+		} `json:"usage"`
+		Error *struct {
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if json.Unmarshal(data, &ch) != nil {
+		return nil
+	}
+	if ch.Error != nil {
+		return errors.New("server error mid-stream: " + ch.Error.Message)
+	}
+	if u := ch.Usage; u != nil {
+		r.st.PromptTokens = u.PromptTokens
+		if d := u.PromptTokensDetails; d != nil && d.CachedTokens != nil {
+			r.st.CachedTokens, r.st.HasCache = *d.CachedTokens, true
+		}
+	}
+	if len(ch.Choices) == 0 {
+		return nil
+	}
+	d := ch.Choices[0].Delta
+	reasoning := d.ReasoningContent
+	if reasoning == "" {
+		reasoning = d.Reasoning
+	}
+	if d.Content == "" && reasoning == "" {
+		return nil
+	}
+	if r.first == 0 {
+		r.first = at
+	}
+	r.last = at
+	if reasoning != "" {
+		r.reasoning.WriteString(reasoning)
+		fmt.Fprint(r.out, reasoning)
+	}
+	if d.Content != "" {
+		r.content.WriteString(d.Content)
+		fmt.Fprint(r.out, d.Content)
 	}
 	return nil
 }
