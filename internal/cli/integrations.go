@@ -67,65 +67,14 @@ func startIntegrations(cfg *config.Config, rio RunIO, bio *benchmark.IO, single 
 	in.single, in.benchID, in.cliCommand = single, bio.BenchmarkID, rio.CLICommand
 	log := slog.New(slog.NewTextHandler(rio.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	if addr, ok := cfg.APIAddr(); ok {
-		conf, err := cfg.RedactedJSON()
-		if err != nil {
-			return nil, fmt.Errorf("--api-port: %w", err)
-		}
-		info := api.Info{
-			Config:      conf,
-			Run:         api.RunInfo{BenchmarkID: bio.BenchmarkID, CLICommand: rio.CLICommand},
-			Labels:      runLabels(cfg),
-			ArtifactDir: in.dir,
-			SummaryFile: benchmark.ResultPaths(cfg, in.dir).JSON,
-			Experiment:  !single, // its runs' summaries are in subdirectories (kube results)
-			Version:     stamped().Version,
-			Secrets:     cfg.Secrets(),
-			Header:      metricHeader(),
-			Log:         log,
-		}
-		if s := cfg.Input.RandomSeed; s != nil {
-			u := uint64(*s)
-			info.Run.RandomSeed = &u
-		}
-		srv, err := api.Start(addr, info)
-		if err != nil {
+		if err := in.startAPI(addr, rio, bio, log); err != nil {
 			return nil, err
 		}
-		fmt.Fprintf(rio.Stderr, "API listening on %s (progress: %s/api/progress, WebSocket: %s/ws)\n", srv.URL(), srv.URL(), srv.URL())
-		in.api = srv
-		in.observe(bio, srv)
-		in.closes = append(in.closes, func() { srv.Close() })
 	}
 	if o := &cfg.Integrations.OTel; o.URL != "" {
-		metricsOn, timingOn := cfg.OTelStreams()
-		model := ""
-		if len(cfg.Endpoint.ModelNames) > 0 {
-			model = cfg.Endpoint.ModelNames[0]
-		}
-		res := otel.DefaultResource(bio.BenchmarkID, string(cfg.Endpoint.Type), model)
-		for _, kv := range o.ResourceAttributes {
-			res = append(res, otel.KV{Key: kv.Key, Value: kv.Value})
-		}
-		exp, err := otel.New(context.Background(), otel.Options{
-			URL: string(o.URL), Metrics: metricsOn, Timing: timingOn, Resource: res,
-			EndpointType: string(cfg.Endpoint.Type), Model: model,
-			Provider: otel.InferProvider(o.GenAIProvider, cfg.Endpoint.URLs),
-			Interval: envSeconds(rio.Getenv, "AIPERF_OTEL_FLUSH_INTERVAL_SECONDS"),
-			Timeout:  envSeconds(rio.Getenv, "AIPERF_OTEL_REQUEST_TIMEOUT_SECONDS"),
-			Log:      log,
-		})
-		if err != nil {
+		if err := in.startOTel(o, rio, bio, log); err != nil {
 			return nil, err
 		}
-		fmt.Fprintf(rio.Stderr, "Streaming OTel metrics to %s\n", o.URL)
-		in.observe(bio, exp)
-		in.closes = append(in.closes, func() {
-			ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
-			defer cancel()
-			if err := exp.Close(ctx); err != nil {
-				fmt.Fprintf(rio.Stderr, "warning: OTel export to %s: %v\n", o.URL, err)
-			}
-		})
 	}
 	if !single && (cfg.Integrations.MLflow.TrackingURI != "" || cfg.Integrations.Wandb.Project != "") {
 		fmt.Fprintln(rio.Stderr, "warning: --mlflow-* and --wandb-* upload single runs; the runs of this experiment (sweep, search or repeated runs) are not uploaded")
@@ -140,6 +89,75 @@ func startIntegrations(cfg *config.Config, rio RunIO, bio *benchmark.IO, single 
 		in.observe(bio, s)
 	}
 	return in, nil
+}
+
+// startAPI serves the HTTP API on addr and observes the run for it.
+func (in *integrations) startAPI(addr string, rio RunIO, bio *benchmark.IO, log *slog.Logger) error {
+	cfg, single := in.cfg, in.single
+	conf, err := cfg.RedactedJSON()
+	if err != nil {
+		return fmt.Errorf("--api-port: %w", err)
+	}
+	info := api.Info{
+		Config:      conf,
+		Run:         api.RunInfo{BenchmarkID: bio.BenchmarkID, CLICommand: rio.CLICommand},
+		Labels:      runLabels(cfg),
+		ArtifactDir: in.dir,
+		SummaryFile: benchmark.ResultPaths(cfg, in.dir).JSON,
+		Experiment:  !single, // its runs' summaries are in subdirectories (kube results)
+		Version:     stamped().Version,
+		Secrets:     cfg.Secrets(),
+		Header:      metricHeader(),
+		Log:         log,
+	}
+	if s := cfg.Input.RandomSeed; s != nil {
+		u := uint64(*s)
+		info.Run.RandomSeed = &u
+	}
+	srv, err := api.Start(addr, info)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(rio.Stderr, "API listening on %s (progress: %s/api/progress, WebSocket: %s/ws)\n", srv.URL(), srv.URL(), srv.URL())
+	in.api = srv
+	in.observe(bio, srv)
+	in.closes = append(in.closes, func() { srv.Close() })
+	return nil
+}
+
+// startOTel streams the run's metrics to the OTel collector o names.
+func (in *integrations) startOTel(o *config.OTel, rio RunIO, bio *benchmark.IO, log *slog.Logger) error {
+	cfg := in.cfg
+	metricsOn, timingOn := cfg.OTelStreams()
+	model := ""
+	if len(cfg.Endpoint.ModelNames) > 0 {
+		model = cfg.Endpoint.ModelNames[0]
+	}
+	res := otel.DefaultResource(bio.BenchmarkID, string(cfg.Endpoint.Type), model)
+	for _, kv := range o.ResourceAttributes {
+		res = append(res, otel.KV{Key: kv.Key, Value: kv.Value})
+	}
+	exp, err := otel.New(context.Background(), otel.Options{
+		URL: string(o.URL), Metrics: metricsOn, Timing: timingOn, Resource: res,
+		EndpointType: string(cfg.Endpoint.Type), Model: model,
+		Provider: otel.InferProvider(o.GenAIProvider, cfg.Endpoint.URLs),
+		Interval: envSeconds(rio.Getenv, "AIPERF_OTEL_FLUSH_INTERVAL_SECONDS"),
+		Timeout:  envSeconds(rio.Getenv, "AIPERF_OTEL_REQUEST_TIMEOUT_SECONDS"),
+		Log:      log,
+	})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(rio.Stderr, "Streaming OTel metrics to %s\n", o.URL)
+	in.observe(bio, exp)
+	in.closes = append(in.closes, func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+		defer cancel()
+		if err := exp.Close(ctx); err != nil {
+			fmt.Fprintf(rio.Stderr, "warning: OTel export to %s: %v\n", o.URL, err)
+		}
+	})
+	return nil
 }
 
 // mlflowOptions are the MLflow export's options for this run.
