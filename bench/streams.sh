@@ -9,7 +9,7 @@
 #   STREAMS=100000 bench/streams.sh  # needs an open-file hard limit above 100,000 (aiperf raises
 #                                    # its own soft limit, and the hard one when privileged)
 #   STREAMS=500 bench/streams.sh     # quick check
-#   STREAMS=100000 MOCKS=6 WORKERS=6 TTFT_MS=240000 bench/streams.sh
+#   STREAMS=100000 MOCKS=6 WORKERS=6 TTFT_MS=120000 bench/streams.sh
 #                                    # under a 20,000 open-file limit: 6 mocks and 6 load
 #                                    # worker processes (--workers) of ~16,700 streams each
 #
@@ -76,7 +76,7 @@ read -r done errs ttft99 < <(j "$dir/profile_export_aiperf.json" request_count.a
 overlap=$(grep -o '"request_\(start\|end\)_ns":[0-9]*' "$dir/profile_export.jsonl" | awk -F: '
 	/start/ { if ($2 > s) s = $2; n++ }
 	/end/ { if (e == "" || $2 < e) e = $2 }
-	END { printf "%d records; the latest start %.1f s before the earliest end%s", n, (e - s) / 1e9, e > s ? " (all in flight at once)" : " (NOT all at once)" }')
+	END { printf "%d records; the latest start %.1f s before the earliest end%s", n, (e - s) / 1e9, (e > s ? " (all in flight at once)" : " (NOT all at once)") }')
 echo "streams requested:        $STREAMS"
 echo "peak in flight (mock):    $peak"
 echo "in flight (records):      $overlap"
