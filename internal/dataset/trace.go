@@ -250,6 +250,23 @@ func (l *loader) mooncakeLine(file string, n int, line []byte) (traceEntry, erro
 	if typ, ok, _ := r.str("type"); ok && typ != TypeMooncakeTrace {
 		return e, &fieldErr{"type", fmt.Errorf("%q is not a mooncake_trace record", typ)}
 	}
+	if err := mooncakeFieldSet(r); err != nil {
+		return e, err
+	}
+	t := e.turn()
+	hashIDs, err := mooncakeCommon(r, &e, t)
+	if err != nil {
+		return e, err
+	}
+	if err := l.mooncakeInput(r, &e, t, hashIDs, file, n); err != nil {
+		return e, err
+	}
+	return e, nil
+}
+
+// mooncakeFieldSet checks which fields a mooncake row may combine: one
+// input mode, tools only with messages, hash_ids only with input_length.
+func mooncakeFieldSet(r row) error {
 	modes := 0
 	for _, k := range []string{"input_length", "text_input", "messages", "payload"} {
 		if r.has(k) {
@@ -257,47 +274,58 @@ func (l *loader) mooncakeLine(file string, n int, line []byte) (traceEntry, erro
 		}
 	}
 	if modes != 1 {
-		return e, errors.New("exactly one of input_length, text_input, messages or payload must be given")
+		return errors.New("exactly one of input_length, text_input, messages or payload must be given")
 	}
-	t := e.turn()
 	if r.has("tools") {
 		if !r.has("messages") {
-			return e, &fieldErr{"tools", errors.New("only allowed when messages is given")}
+			return &fieldErr{"tools", errors.New("only allowed when messages is given")}
 		}
 		if raw := r.raw("tools"); jsontext.Value(raw).Kind() != '[' || string(raw) == "[]" {
-			return e, &fieldErr{"tools", errors.New("want a non-empty array of tool definitions")}
+			return &fieldErr{"tools", errors.New("want a non-empty array of tool definitions")}
 		}
 	}
 	if r.has("hash_ids") && !r.has("input_length") {
-		return e, &fieldErr{"hash_ids", errors.New("only allowed with input_length (not with text_input, messages or payload)")}
+		return &fieldErr{"hash_ids", errors.New("only allowed with input_length (not with text_input, messages or payload)")}
 	}
+	return nil
+}
+
+// mooncakeCommon reads the fields every input mode shares into e and t.
+func mooncakeCommon(r row, e *traceEntry, t *Turn) (hashIDs []int, err error) {
 	if t.MaxTokens, _, err = r.int("output_length"); err != nil {
-		return e, &fieldErr{"output_length", err}
+		return nil, &fieldErr{"output_length", err}
 	}
 	if t.MaxTokens < 0 {
-		return e, &fieldErr{"output_length", fmt.Errorf("must not be negative, got %d", t.MaxTokens)}
+		return nil, &fieldErr{"output_length", fmt.Errorf("must not be negative, got %d", t.MaxTokens)}
 	}
 	if err := traceTiming(r, t); err != nil {
-		return e, err
+		return nil, err
 	}
 	if e.session, _, err = r.str("session_id"); err != nil {
-		return e, &fieldErr{"session_id", err}
+		return nil, &fieldErr{"session_id", err}
 	}
 	if t.Extra, _, err = r.object("extra"); err != nil {
-		return e, &fieldErr{"extra", err}
+		return nil, &fieldErr{"extra", err}
 	}
-	hashIDs, _, err := r.ints("hash_ids")
+	hashIDs, _, err = r.ints("hash_ids")
 	if err != nil {
-		return e, &fieldErr{"hash_ids", err}
+		return nil, &fieldErr{"hash_ids", err}
 	}
+	return hashIDs, nil
+}
+
+// mooncakeInput reads the row's one input mode into t (or e's synthetic
+// prompt, for input_length).
+func (l *loader) mooncakeInput(r row, e *traceEntry, t *Turn, hashIDs []int, file string, n int) error {
+	var err error
 	switch {
 	case r.has("messages"):
 		raw := r.raw("messages")
 		if jsontext.Value(raw).Kind() != '[' {
-			return e, &fieldErr{"messages", typeErr(raw, "an array of chat messages")}
+			return &fieldErr{"messages", typeErr(raw, "an array of chat messages")}
 		}
 		if err := checkMessages(raw); err != nil {
-			return e, &fieldErr{"messages", err}
+			return &fieldErr{"messages", err}
 		}
 		t.Messages = append([]byte(nil), raw...)
 		t.Tools = r.raw("tools")
@@ -305,10 +333,10 @@ func (l *loader) mooncakeLine(file string, n int, line []byte) (traceEntry, erro
 	case r.has("payload"):
 		raw := r.raw("payload")
 		if jsontext.Value(raw).Kind() != '{' || string(raw) == "{}" {
-			return e, &fieldErr{"payload", errors.New("want a non-empty object")}
+			return &fieldErr{"payload", errors.New("want a non-empty object")}
 		}
 		if *t, err = l.rawTurn(append([]byte(nil), raw...)); err != nil {
-			return e, &fieldErr{"payload", err}
+			return &fieldErr{"payload", err}
 		}
 		traceTiming(r, t)
 		if n, ok, _ := r.int("output_length"); ok {
@@ -317,20 +345,20 @@ func (l *loader) mooncakeLine(file string, n int, line []byte) (traceEntry, erro
 	case r.has("text_input"):
 		s, _, err := r.str("text_input")
 		if err != nil {
-			return e, &fieldErr{"text_input", err}
+			return &fieldErr{"text_input", err}
 		}
 		t.Texts = []string{s}
 	default:
 		length, _, err := r.int("input_length")
 		if err != nil {
-			return e, &fieldErr{"input_length", err}
+			return &fieldErr{"input_length", err}
 		}
 		if length < 1 {
-			return e, &fieldErr{"input_length", fmt.Errorf("must be at least 1, got %d", length)}
+			return &fieldErr{"input_length", fmt.Errorf("must be at least 1, got %d", length)}
 		}
 		e.prompt = &promptRequest{length: length, hashIDs: hashIDs, file: file, line: n}
 	}
-	return e, nil
+	return nil
 }
 
 // traceTiming reads a trace row's timestamp or delay (milliseconds).
