@@ -225,48 +225,65 @@ func wekaRequest(data []byte, top bool) (WekaRequest, error) {
 	}
 	q.T = t
 	if typ == "subagent" {
-		if q.AgentID, ok, err = r.str("agent_id"); err != nil || !ok {
-			return q, &fieldErr{"agent_id", orMissing(err, ok)}
-		}
-		if q.SubagentType, _, err = r.str("subagent_type"); err != nil {
-			return q, &fieldErr{"subagent_type", err}
-		}
-		if d, ok, err := r.int("duration_ms"); err != nil {
-			return q, &fieldErr{"duration_ms", err}
-		} else if ok {
-			q.DurationMs = &d
-		}
-		if q.ToolTokens, _, err = r.int("tool_tokens"); err != nil {
-			return q, &fieldErr{"tool_tokens", err}
-		}
-		if q.SystemTokens, _, err = r.int("system_tokens"); err != nil {
-			return q, &fieldErr{"system_tokens", err}
-		}
-		q.Requests, err = wekaRequests(r, "requests", false)
-		return q, err
+		err = wekaSubagent(r, &q)
+	} else {
+		err = wekaCall(r, &q)
 	}
+	return q, err
+}
+
+// wekaSubagent reads a subagent record's fields and its requests into q.
+func wekaSubagent(r row, q *WekaRequest) error {
+	var ok bool
+	var err error
+	if q.AgentID, ok, err = r.str("agent_id"); err != nil || !ok {
+		return &fieldErr{"agent_id", orMissing(err, ok)}
+	}
+	if q.SubagentType, _, err = r.str("subagent_type"); err != nil {
+		return &fieldErr{"subagent_type", err}
+	}
+	if d, ok, err := r.int("duration_ms"); err != nil {
+		return &fieldErr{"duration_ms", err}
+	} else if ok {
+		q.DurationMs = &d
+	}
+	if q.ToolTokens, _, err = r.int("tool_tokens"); err != nil {
+		return &fieldErr{"tool_tokens", err}
+	}
+	if q.SystemTokens, _, err = r.int("system_tokens"); err != nil {
+		return &fieldErr{"system_tokens", err}
+	}
+	q.Requests, err = wekaRequests(r, "requests", false)
+	return err
+}
+
+// wekaCall reads a model call's fields into q; api_time and think_time
+// stay NaN when absent.
+func wekaCall(r row, q *WekaRequest) error {
+	var ok bool
+	var err error
 	if q.Model, ok, err = r.str("model"); err != nil || !ok {
-		return q, &fieldErr{"model", orMissing(err, ok)}
+		return &fieldErr{"model", orMissing(err, ok)}
 	}
 	if q.In, ok, err = r.int("in"); err != nil || !ok || q.In < 0 {
 		if err == nil && ok {
 			err = fmt.Errorf("must not be negative, got %d", q.In)
 		}
-		return q, &fieldErr{"in", orMissing(err, ok)}
+		return &fieldErr{"in", orMissing(err, ok)}
 	}
 	if q.Out, ok, err = r.int("out"); err != nil || !ok || q.Out < 0 {
 		if err == nil && ok {
 			err = fmt.Errorf("must not be negative, got %d", q.Out)
 		}
-		return q, &fieldErr{"out", orMissing(err, ok)}
+		return &fieldErr{"out", orMissing(err, ok)}
 	}
 	if q.HashIDs, _, err = r.ints("hash_ids"); err != nil {
-		return q, &fieldErr{"hash_ids", err}
+		return &fieldErr{"hash_ids", err}
 	}
 	for _, k := range []string{"api_time", "think_time"} {
 		v, ok, err := r.num(k)
 		if err != nil {
-			return q, &fieldErr{k, err}
+			return &fieldErr{k, err}
 		}
 		if ok && k == "api_time" {
 			q.APITime = v
@@ -274,7 +291,7 @@ func wekaRequest(data []byte, top bool) (WekaRequest, error) {
 			q.ThinkTime = v
 		}
 	}
-	return q, nil
+	return nil
 }
 
 // loadWekaFiles reads a Weka trace file, or every *.json file of a
