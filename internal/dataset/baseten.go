@@ -92,11 +92,47 @@ func (l *loader) basetenTrace() ([]Conversation, error) {
 	if _, err := os.Stat(file); err != nil {
 		return nil, &InputError{File: file, Err: err}
 	}
-	var rows []basetenRow
+	rows, sessionKey, err := l.readBasetenRows(file)
+	if err != nil {
+		return nil, err
+	}
+	if len(rows) == 0 {
+		return nil, nil
+	}
+	if o.SampleRatio > 0 && o.SampleRatio < 1 && sessionKey != "" {
+		rows = sampleBasetenSessions(rows, o.SampleRatio, newStream(l.seed, streamBasetenSampling))
+	}
+	if rows, err = l.synthesizeBaseten(file, rows); err != nil {
+		return nil, err
+	}
+	if len(rows) == 0 {
+		return nil, nil
+	}
+	groups, ids := l.basetenSessions(rows)
+	convs := l.basetenConversations(rows, groups, ids)
+	var starts []*Turn // turns carrying an absolute time, for the idle-gap cap
+	for c := range convs {
+		for t := range convs[c].Turns {
+			if convs[c].Turns[t].HasTimestamp {
+				starts = append(starts, &convs[c].Turns[t])
+			}
+		}
+	}
+	if o.MaxIdleGap > 0 {
+		reflowIdleGaps(starts, o.MaxIdleGap)
+	}
+	sort.SliceStable(convs, func(a, b int) bool { return convs[a].Turns[0].Timestamp < convs[b].Turns[0].Timestamp })
+	return convs, nil
+}
+
+// readBasetenRows reads the trace's rows; sessionKey is the column that
+// names sessions ("" when there is none). Bad rows are gathered as
+// problems, up to the loaders' limit.
+func (l *loader) readBasetenRows(file string) (rows []basetenRow, sessionKey string, err error) {
+	o := l.opts.Baseten
 	var p problems
 	idx := 0
-	sessionKey := ""
-	err := hfdata.ReadRows(hfdata.FormatParquet, []string{file}, func(r hfdata.Row) error {
+	err = hfdata.ReadRows(hfdata.FormatParquet, []string{file}, func(r hfdata.Row) error {
 		if idx == 0 {
 			var missing []string
 			for _, c := range basetenRequired {
@@ -122,37 +158,20 @@ func (l *loader) basetenTrace() ([]Conversation, error) {
 	if err != nil {
 		var ie *InputError
 		if errors.As(err, &ie) {
-			return nil, err
+			return nil, "", err
 		}
-		return nil, &InputError{File: file, Err: err}
+		return nil, "", &InputError{File: file, Err: err}
 	}
 	if err := p.err(); err != nil {
-		return nil, err
+		return nil, "", err
 	}
-	if len(rows) == 0 {
-		return nil, nil
-	}
-	if o.SampleRatio > 0 && o.SampleRatio < 1 && sessionKey != "" {
-		rows = sampleBasetenSessions(rows, o.SampleRatio, newStream(l.seed, streamBasetenSampling))
-	}
-	if rows, err = l.synthesizeBaseten(file, rows); err != nil {
-		return nil, err
-	}
-	if len(rows) == 0 {
-		return nil, nil
-	}
-	minTS := rows[0].ts
-	for _, r := range rows {
-		minTS = min(minTS, r.ts)
-	}
-	speed := o.Speedup
-	if speed <= 0 {
-		speed = 1
-	}
-	// Group by session, each sorted by time; sessions ordered by their
-	// first request.
-	groups := map[string][]basetenRow{}
-	var ids []string
+	return rows, sessionKey, nil
+}
+
+// basetenSessions groups rows by session (a row without one is a session
+// of its own), each sorted by time; ids are ordered by first request.
+func (l *loader) basetenSessions(rows []basetenRow) (groups map[string][]basetenRow, ids []string) {
+	groups = map[string][]basetenRow{}
 	for _, r := range rows {
 		id := r.session
 		if !r.hasSess {
@@ -174,9 +193,25 @@ func (l *loader) basetenTrace() ([]Conversation, error) {
 		}
 		return ids[a] < ids[b]
 	})
+	return groups, ids
+}
+
+// basetenConversations turns the sessions into conversations, timed from
+// the earliest row at the replay speed: open loop, each request is its
+// own conversation; closed loop, a session's turns follow each other
+// after their recorded gaps.
+func (l *loader) basetenConversations(rows []basetenRow, groups map[string][]basetenRow, ids []string) []Conversation {
+	o := l.opts.Baseten
+	minTS := rows[0].ts
+	for _, r := range rows {
+		minTS = min(minTS, r.ts)
+	}
+	speed := o.Speedup
+	if speed <= 0 {
+		speed = 1
+	}
 	at := func(r basetenRow) float64 { return float64(r.ts-minTS) / speed } // ms
 	var convs []Conversation
-	var starts []*Turn // turns carrying an absolute time, for the idle-gap cap
 	for _, id := range ids {
 		g := groups[id]
 		turns := make([]Turn, len(g))
@@ -208,18 +243,7 @@ func (l *loader) basetenTrace() ([]Conversation, error) {
 			convs = append(convs, c)
 		}
 	}
-	for c := range convs {
-		for t := range convs[c].Turns {
-			if convs[c].Turns[t].HasTimestamp {
-				starts = append(starts, &convs[c].Turns[t])
-			}
-		}
-	}
-	if o.MaxIdleGap > 0 {
-		reflowIdleGaps(starts, o.MaxIdleGap)
-	}
-	sort.SliceStable(convs, func(a, b int) bool { return convs[a].Turns[0].Timestamp < convs[b].Turns[0].Timestamp })
-	return convs, nil
+	return convs
 }
 
 // synthesizeBaseten applies the Synthesis options a verbatim replay
