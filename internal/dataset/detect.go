@@ -20,37 +20,15 @@ import (
 // fits. No match, or several, is an error asking for
 // --custom-dataset-type.
 func Detect(path string) (string, error) {
-	ask := "; give --custom-dataset-type"
 	if isDir(path) {
-		if js, err := dirFiles(path, ".json"); err == nil && len(js) > 0 && isWekaFile(js[0]) {
-			return TypeWekaTrace, nil
-		}
-		if f := firstJSONL(path); f != "" {
-			if first, err := firstLine(f); err == nil && first != nil {
-				if r, err := parseRow(first); err == nil && isCaptureRow(r) {
-					return TypeSageMakerDataCapture, nil
-				}
-			}
-		}
-		files, err := dirFiles(path, ".jsonl")
-		if err != nil {
-			return "", err
-		}
-		if len(files) > 0 {
-			if first, err := firstLine(files[0]); err == nil && first != nil {
-				if r, err := parseRow(first); err == nil && isRawPayloadRow(r) {
-					return TypeRawPayload, nil
-				}
-			}
-		}
-		return TypeRandomPool, nil
+		return detectDir(path)
 	}
 	switch ext := strings.ToLower(filepath.Ext(path)); {
 	case ext == ".parquet":
 		if isBasetenFile(path) {
 			return TypeBasetenTrace, nil
 		}
-		return "", &InputError{File: path, Err: errors.New("a Parquet file without the Baseten trace columns (timestamp_start_unix_ms, prompt, input_tokens, output_tokens)" + ask)}
+		return "", &InputError{File: path, Err: errors.New("a Parquet file without the Baseten trace columns (timestamp_start_unix_ms, prompt, input_tokens, output_tokens)" + detectAsk)}
 	case ext == ".json" && isWekaFile(path):
 		return TypeWekaTrace, nil
 	}
@@ -63,63 +41,120 @@ func Detect(path string) (string, error) {
 	}
 	r, err := parseRow(first)
 	if err != nil {
-		if strings.EqualFold(filepath.Ext(path), ".json") {
-			if data, err := readFile(path); err == nil {
-				if top, err := parseRow(data); err == nil && isInputsJSON(top) {
-					return TypeInputsJSON, nil
-				}
+		return detectNonJSON(path, first, err)
+	}
+	if typ, ok := detectByRow(path, first, r); ok {
+		return typ, nil
+	}
+	matches := detectSchemas(path, first, r)
+	switch len(matches) {
+	case 0:
+		return "", &InputError{File: path, Line: 1, Err: errors.New("no dataset format matches this line" + detectAsk)}
+	case 1:
+		return matches[0], nil
+	}
+	return "", &InputError{File: path, Line: 1, Err: fmt.Errorf("the line fits several formats (%s)%s", strings.Join(matches, ", "), detectAsk)}
+}
+
+// detectAsk ends every detection error.
+const detectAsk = "; give --custom-dataset-type"
+
+// detectDir names a directory's format: a Weka trace directory, SageMaker
+// data capture, raw_payload request bodies, else a random_pool.
+func detectDir(path string) (string, error) {
+	if js, err := dirFiles(path, ".json"); err == nil && len(js) > 0 && isWekaFile(js[0]) {
+		return TypeWekaTrace, nil
+	}
+	if f := firstJSONL(path); f != "" {
+		if first, err := firstLine(f); err == nil && first != nil {
+			if r, err := parseRow(first); err == nil && isCaptureRow(r) {
+				return TypeSageMakerDataCapture, nil
 			}
 		}
-		if isBurstGPTHeader(first) {
-			return TypeBurstGPTTrace, nil
-		}
-		return "", &InputError{File: path, Line: 1, Err: fmt.Errorf("cannot detect the dataset format: %v%s", err, ask)}
 	}
+	files, err := dirFiles(path, ".jsonl")
+	if err != nil {
+		return "", err
+	}
+	if len(files) > 0 {
+		if first, err := firstLine(files[0]); err == nil && first != nil {
+			if r, err := parseRow(first); err == nil && isRawPayloadRow(r) {
+				return TypeRawPayload, nil
+			}
+		}
+	}
+	return TypeRandomPool, nil
+}
+
+// detectNonJSON names the format of a file whose first line is not JSON
+// (rowErr is why): an inputs.json or a BurstGPT CSV.
+func detectNonJSON(path string, first []byte, rowErr error) (string, error) {
+	if strings.EqualFold(filepath.Ext(path), ".json") {
+		if data, err := readFile(path); err == nil {
+			if top, err := parseRow(data); err == nil && isInputsJSON(top) {
+				return TypeInputsJSON, nil
+			}
+		}
+	}
+	if isBurstGPTHeader(first) {
+		return TypeBurstGPTTrace, nil
+	}
+	return "", &InputError{File: path, Line: 1, Err: fmt.Errorf("cannot detect the dataset format: %v%s", rowErr, detectAsk)}
+}
+
+// detectByRow names the format the first line claims or plainly has: its
+// "type" field when that names a format, SageMaker data capture, a
+// TraceLab row, or SPEED-Bench.
+func detectByRow(path string, first []byte, r row) (string, bool) {
 	if typ, ok, _ := r.str("type"); ok {
 		for _, t := range Types() {
 			if t == typ {
-				return t, nil
+				return t, true
 			}
 		}
 	}
 	switch {
 	case isCaptureRow(r):
-		return TypeSageMakerDataCapture, nil
+		return TypeSageMakerDataCapture, true
 	case isTraceLabRow(r):
-		return TypeTraceLab, nil
+		return TypeTraceLab, true
 	}
-	if typ, ok := speedBenchDetect(path, first); ok {
-		return typ, nil
-	}
+	return speedBenchDetect(path, first)
+}
+
+// schemaChecks are the formats told apart by whether the first line fits
+// their schema, in the order ambiguities are listed.
+var schemaChecks = []struct {
+	typ  string
+	fits func(path string, first []byte, r row) bool
+}{
+	{TypeInputsJSON, func(_ string, _ []byte, r row) bool { return isInputsJSON(r) }},
+	{TypeSingleTurn, func(_ string, _ []byte, r row) bool {
+		_, err := parseTurnRow(r, false)
+		return err == nil && !r.has("turns")
+	}},
+	{TypeMultiTurn, func(_ string, first []byte, _ row) bool {
+		_, _, err := parseMultiTurnRow(first)
+		return err == nil
+	}},
+	{TypeMooncakeTrace, func(_ string, _ []byte, r row) bool { return isMooncakeRow(r) }},
+	{TypeBailianTrace, func(path string, first []byte, _ row) bool {
+		_, err := bailianLine(path, 1, first)
+		return err == nil
+	}},
+	{TypeRawPayload, func(_ string, _ []byte, r row) bool { return isRawPayloadRow(r) && !r.has("data") }},
+	{TypeDagJSONL, func(_ string, _ []byte, r row) bool { return isDagRow(r) }},
+}
+
+// detectSchemas is every format whose schema the first line fits.
+func detectSchemas(path string, first []byte, r row) []string {
 	var matches []string
-	if isInputsJSON(r) {
-		matches = append(matches, TypeInputsJSON)
+	for _, c := range schemaChecks {
+		if c.fits(path, first, r) {
+			matches = append(matches, c.typ)
+		}
 	}
-	if _, err := parseTurnRow(r, false); err == nil && !r.has("turns") {
-		matches = append(matches, TypeSingleTurn)
-	}
-	if _, _, err := parseMultiTurnRow(first); err == nil {
-		matches = append(matches, TypeMultiTurn)
-	}
-	if isMooncakeRow(r) {
-		matches = append(matches, TypeMooncakeTrace)
-	}
-	if _, err := bailianLine(path, 1, first); err == nil {
-		matches = append(matches, TypeBailianTrace)
-	}
-	if isRawPayloadRow(r) && !r.has("data") {
-		matches = append(matches, TypeRawPayload)
-	}
-	if isDagRow(r) {
-		matches = append(matches, TypeDagJSONL)
-	}
-	switch len(matches) {
-	case 0:
-		return "", &InputError{File: path, Line: 1, Err: errors.New("no dataset format matches this line" + ask)}
-	case 1:
-		return matches[0], nil
-	}
-	return "", &InputError{File: path, Line: 1, Err: fmt.Errorf("the line fits several formats (%s)%s", strings.Join(matches, ", "), ask)}
+	return matches
 }
 
 func isInputsJSON(r row) bool {
