@@ -288,13 +288,57 @@ func (p *Pool) sendTurn(workerID string, s *Stream, o TurnOptions, t int, last b
 		InputTokens:    turn.InputTokens,
 		RequestedOSL:   turn.MaxTokens,
 	}
+	body, sent, err := p.turnBody(s, o, t, turn, conv.Context, rec, first)
+	if err != nil {
+		return p.buildFailed(rec, err)
+	}
+	header := p.requestHeader(turn, rec.XRequestID, s.correlation)
+	wire, err := p.wire(body, header)
+	if err != nil {
+		return p.buildFailed(rec, err)
+	}
+	if p.o.KeepRequestHeader {
+		rec.RequestHeader = header
+	}
+	req := &transport.Request{URL: p.o.URLs[rec.URLIndex], Body: wire, Header: header, Session: s.correlation}
+	release, ok := p.prefillSlot(req)
+	if !ok {
+		return TurnResult{}
+	}
+	if p.o.OnSend != nil {
+		p.o.OnSend(rec)
+	}
+	p.sessionStarted(s)
+	p.o.Sender.Do(p.ctx, p.o.Clock, req, rec)
+	release()
+	if p.o.Polling != nil {
+		p.pollJob(req, rec)
+	}
+	rec.Images, rec.AudioSeconds = p.countImages(body), turn.AudioSeconds
+	res := TurnResult{Sent: true, Failed: rec.Error != nil}
+	if rec.Error != nil {
+		res.Error = rec.Error.Message
+		res.Cancelled = rec.Error.Code == record.CancelledCode
+	}
+	if !res.Failed && !last && p.o.Endpoint != nil {
+		p.remember(s, conv.Context, sent, rec)
+	}
+	p.emit(rec)
+	return res
+}
+
+// turnBody is the request body of turn t of stream s and the turn as
+// sent (cache-busted, its max tokens overridden), with the history before
+// it; it fills in the record's input and body when they differ from the
+// dataset's.
+func (p *Pool) turnBody(s *Stream, o TurnOptions, t int, turn *dataset.Turn, ctx dataset.ContextMode, rec *record.Record, first bool) (body []byte, sent *dataset.Turn, err error) {
 	if turn.ResetContext {
 		s.history = s.history[:0]
 	}
 	history := s.history
-	body := p.o.Payloads[s.conv][t]
-	marked, err := s.bust.mark(turn, conv.Context, first && len(history) == 0)
-	sent := turn
+	body = p.o.Payloads[s.conv][t]
+	marked, err := s.bust.mark(turn, ctx, first && len(history) == 0)
+	sent = turn
 	if marked != nil {
 		sent = marked
 	}
@@ -318,66 +362,53 @@ func (p *Pool) sendTurn(workerID string, s *Stream, o TurnOptions, t int, last b
 		}
 		rec.RequestBody = body
 	}
+	return body, sent, err
+}
+
+// wire is body as sent: a multipart form when the endpoint takes one
+// (its Content-Type set in header), else body itself.
+func (p *Pool) wire(body []byte, header http.Header) ([]byte, error) {
+	if !p.o.Multipart {
+		return body, nil
+	}
+	wire, ctype, err := endpoint.Multipart(body)
 	if err != nil {
-		return p.buildFailed(rec, err)
+		return nil, err
 	}
-	header := p.requestHeader(turn, rec.XRequestID, s.correlation)
-	wire := body
-	if p.o.Multipart {
-		var ctype string
-		if wire, ctype, err = endpoint.Multipart(body); err != nil {
-			return p.buildFailed(rec, err)
-		}
-		header.Set("Content-Type", ctype)
+	header.Set("Content-Type", ctype)
+	return wire, nil
+}
+
+// sessionStarted reports a session's first sent turn, once.
+func (p *Pool) sessionStarted(s *Stream) {
+	if s.started || s.turns == 0 {
+		return
 	}
-	if p.o.KeepRequestHeader {
-		rec.RequestHeader = header
+	s.started = true
+	if p.o.OnSessionStart != nil {
+		p.o.OnSessionStart(s.turns)
 	}
-	req := &transport.Request{URL: p.o.URLs[rec.URLIndex], Body: wire, Header: header, Session: s.correlation}
-	release, ok := p.prefillSlot(req)
-	if !ok {
-		return TurnResult{}
+	if p.o.Started != nil {
+		p.o.Started(s.credit)
 	}
-	if p.o.OnSend != nil {
-		p.o.OnSend(rec)
+}
+
+// remember adds a successful turn and its reply to the stream's history,
+// as the conversation's context mode asks.
+func (p *Pool) remember(s *Stream, ctx dataset.ContextMode, sent *dataset.Turn, rec *record.Record) {
+	switch ctx {
+	case dataset.ContextMessageArray:
+		// Every turn is a complete recorded snapshot.
+	case dataset.ContextDeltasWithResponses:
+		// The recorded deltas hold the assistant messages.
+		s.history = append(s.history, endpoint.Message{Turn: sent})
+	default:
+		// Read the reply before handing the record on: it belongs
+		// downstream after the send.
+		s.history = append(s.history,
+			endpoint.Message{Turn: sent},
+			endpoint.Message{Role: "assistant", Text: p.replyText(rec)})
 	}
-	if !s.started && s.turns > 0 {
-		s.started = true
-		if p.o.OnSessionStart != nil {
-			p.o.OnSessionStart(s.turns)
-		}
-		if p.o.Started != nil {
-			p.o.Started(s.credit)
-		}
-	}
-	p.o.Sender.Do(p.ctx, p.o.Clock, req, rec)
-	release()
-	if p.o.Polling != nil {
-		p.pollJob(req, rec)
-	}
-	rec.Images, rec.AudioSeconds = p.countImages(body), turn.AudioSeconds
-	res := TurnResult{Sent: true, Failed: rec.Error != nil}
-	if rec.Error != nil {
-		res.Error = rec.Error.Message
-		res.Cancelled = rec.Error.Code == record.CancelledCode
-	}
-	if !res.Failed && !last && p.o.Endpoint != nil {
-		switch conv.Context {
-		case dataset.ContextMessageArray:
-			// Every turn is a complete recorded snapshot.
-		case dataset.ContextDeltasWithResponses:
-			// The recorded deltas hold the assistant messages.
-			s.history = append(s.history, endpoint.Message{Turn: sent})
-		default:
-			// Read the reply before handing the record on: it belongs
-			// downstream after the send.
-			s.history = append(s.history,
-				endpoint.Message{Turn: sent},
-				endpoint.Message{Role: "assistant", Text: p.replyText(rec)})
-		}
-	}
-	p.emit(rec)
-	return res
 }
 
 // requestKeyID is X-Request-ID's canonical form (http.Header's key).
