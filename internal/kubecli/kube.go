@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -105,11 +106,7 @@ func kubeUsage(sub string, err error) error {
 // newKubeProfileCommand builds `kube generate` (print the manifests) and
 // `kube profile` (create them; --dry-run prints them).
 func newKubeProfileCommand(env *Env, use string, client func() (kubernetes.Interface, error), dyn func() (dynamic.Interface, error), restConfig func() (*rest.Config, error)) *cobra.Command {
-	var o kube.Options
-	var dryRun, noOperator, operator, detach bool
-	var sw sweepFlags
-	jobSet := "auto"
-	var configFile, apiKeySecret string
+	k := &kubeProfile{env: env, use: use, client: client, dyn: dyn, restConfig: restConfig, jobSet: "auto"}
 	short := "Create the benchmark's objects on the cluster (direct mode)"
 	example := "  aiperf kube " + use + " --name chat1 --namespace perf --image registry/aiperf:v1 --workers 8 -- \\\n" +
 		"    -m llama -u http://vllm.perf.svc:8000 --streaming --concurrency 2000 --request-count 100000"
@@ -125,134 +122,178 @@ func newKubeProfileCommand(env *Env, use string, client func() (kubernetes.Inter
 		Use:     use + " [flags] -- <aiperf profile arguments>",
 		Short:   short,
 		Example: example,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			_ = detach // the command always returns once the objects exist
-			o.ProfileArgs = append(args, sw.profileArgs()...)
-			if apiKeySecret != "" {
-				ref, err := kube.ParseSecretRef(apiKeySecret)
-				if err != nil {
-					return kubeUsage(use, fmt.Errorf("--api-key-secret: %w", err))
-				}
-				o.APIKeySecret = &ref
-			}
-			// The API key and headers leave the arguments for a Secret:
-			// no resource holds them in plaintext.
-			if _, err := o.TakeCredentials(); err != nil {
-				return kubeUsage(use, err)
-			}
-			var spec v1alpha1.WorkloadSpec
-			if configFile != "" {
-				s, name, err := benchmarkSpec(configFile)
-				if err != nil {
-					return kubeUsage(use, fmt.Errorf("--config: %w", err))
-				}
-				if name != "" && !cmd.Flags().Changed("name") {
-					o.Name = name
-				}
-				spec = s
-				if o.ConfigFile, err = spec.ConfigFile(); err != nil {
-					return kubeUsage(use, fmt.Errorf("--config %s: %w", configFile, err))
-				}
-				if o.PodTemplate, err = kube.PodTemplateFrom(spec.Extra); err != nil {
-					return kubeUsage(use, fmt.Errorf("--config %s: %w", configFile, err))
-				}
-			}
-			if operator && cmd.Flags().Changed("no-operator") && noOperator {
-				return kubeUsage(use, errors.New("--operator and --no-operator: choose one"))
-			}
-			if operator { // an AIPerfJob (kube sweep: an AIPerfSweep) for the operator
-				return submitAIPerfJob(cmd, env, restConfig, o, spec, use == "generate" || dryRun, use == "sweep")
-			}
-			objs, err := kube.Objects(o)
-			if err != nil {
-				return kubeUsage(use, err)
-			}
-			if o.Experiment, err = parseControllerCommand(cmd.Context(), o); err != nil {
-				return kubeUsage(use, err)
-			}
-			if use == "sweep" && !o.Experiment {
-				return kubeUsage(use, errors.New("the benchmark is one run, not a sweep: give a list (e.g. --concurrency 8,16,32), a sweep: section in --config, "+
-					"or --trials N; for one run use aiperf kube profile"))
-			}
-			if o.Experiment { // a sweep: its workers rejoin each run
-				objs, _ = kube.Objects(o)
-			}
-			if jobSet != "auto" && jobSet != "true" && jobSet != "false" {
-				return kubeUsage(use, fmt.Errorf("--jobset %q: want auto, true or false", jobSet))
-			}
-			if jobSet == "true" {
-				if objs, err = kube.AsJobSet(objs); err != nil {
-					return err
-				}
-			}
-			if use == "generate" || dryRun {
-				y, err := kube.YAML(objs)
-				if err != nil {
-					return err
-				}
-				_, err = env.Stdout.Write(y)
-				return err
-			}
-			cs, err := client()
-			if err != nil {
-				return err
-			}
-			if jobSet == "auto" {
-				installed, err := kube.JobSetInstalled(cs)
-				if err != nil {
-					return fmt.Errorf("discovering the JobSet CRD: %w (--jobset=false skips it)", err)
-				}
-				if installed {
-					if objs, err = kube.AsJobSet(objs); err != nil {
-						return err
-					}
-				}
-			}
-			dc, err := dyn()
-			if err != nil {
-				return err
-			}
-			if err := kube.Create(cmd.Context(), cs, dc, objs); err != nil {
-				return err
-			}
-			saveLastBenchmark(env, o.Name, o.Namespace)
-			fmt.Fprintf(env.Stdout, "benchmark %s created in namespace %s: %d load workers, controller at %s\n"+
-				"follow it with:    aiperf kube attach %s -n %s\n"+
-				"then fetch it with: aiperf kube results %s -n %s --shutdown\n",
-				o.Name, o.Namespace, o.Workers, o.ControllerAddress(), o.Name, o.Namespace, o.Name, o.Namespace)
-			return nil
-		},
+		RunE:    k.run,
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.Name, "name", "aiperf", "name of the benchmark's objects (a DNS label)")
-	kubeNamespaceFlag(cmd, &o.Namespace)
-	f.StringVar(&jobSet, "jobset", "auto", "run as one JobSet (jobset.x-k8s.io) instead of two Jobs: auto = when the cluster serves the CRD (generate and --dry-run: two Jobs), true, false")
-	f.StringVar(&o.Image, "image", kube.DefaultImage, "aiperf container image (see Dockerfile)")
-	f.Var(pullPolicy{&o.ImagePullPolicy}, "image-pull-policy", "the pods' image pull policy: Always, IfNotPresent or Never (default: the cluster's, IfNotPresent unless the tag is latest); Never for an image loaded into the nodes without a registry")
-	f.IntVar(&o.Workers, "workers", 1, "number of load-worker pods")
-	f.IntVar(&o.Workers, "total-workers", 1, "same as --workers")
-	f.IntVar(&o.Port, "port", kube.DefaultPort, "the controller's protocol port")
-	f.StringVar(&o.WorkerCPU, "worker-cpu", "", "CPU request of each worker pod (e.g. 2)")
-	f.StringVar(&o.WorkerMemory, "worker-memory", "", "memory request of each worker pod (e.g. 1Gi)")
-	f.IntVar(&o.APIPort, "api-port", kube.DefaultAPIPort, "the controller's HTTP API port (results, progress, shutdown)")
-	f.DurationVar(&o.ResultsLinger, "results-linger", kube.DefaultResultsLinger,
+	f.StringVar(&k.o.Name, "name", "aiperf", "name of the benchmark's objects (a DNS label)")
+	kubeNamespaceFlag(cmd, &k.o.Namespace)
+	f.StringVar(&k.jobSet, "jobset", "auto", "run as one JobSet (jobset.x-k8s.io) instead of two Jobs: auto = when the cluster serves the CRD (generate and --dry-run: two Jobs), true, false")
+	f.StringVar(&k.o.Image, "image", kube.DefaultImage, "aiperf container image (see Dockerfile)")
+	f.Var(pullPolicy{&k.o.ImagePullPolicy}, "image-pull-policy", "the pods' image pull policy: Always, IfNotPresent or Never (default: the cluster's, IfNotPresent unless the tag is latest); Never for an image loaded into the nodes without a registry")
+	f.IntVar(&k.o.Workers, "workers", 1, "number of load-worker pods")
+	f.IntVar(&k.o.Workers, "total-workers", 1, "same as --workers")
+	f.IntVar(&k.o.Port, "port", kube.DefaultPort, "the controller's protocol port")
+	f.StringVar(&k.o.WorkerCPU, "worker-cpu", "", "CPU request of each worker pod (e.g. 2)")
+	f.StringVar(&k.o.WorkerMemory, "worker-memory", "", "memory request of each worker pod (e.g. 1Gi)")
+	f.IntVar(&k.o.APIPort, "api-port", kube.DefaultAPIPort, "the controller's HTTP API port (results, progress, shutdown)")
+	f.DurationVar(&k.o.ResultsLinger, "results-linger", kube.DefaultResultsLinger,
 		"how long the controller keeps serving the results after the run, until `kube shutdown` (negative: exit at once)")
-	f.BoolVar(&o.CreateNamespace, "create-namespace", true, "also create the namespace (an existing one is kept)")
-	f.BoolVar(&noOperator, "no-operator", true, "direct mode: create the Jobs with client-go (the default)")
-	f.BoolVar(&operator, "operator", false, "submit an AIPerfJob for the operator (aiperf kube install) instead of creating the objects")
-	f.StringVar(&apiKeySecret, "api-key-secret", "", "the endpoint's API key from this Secret's key (NAME or NAME/KEY, KEY default api-key) in the benchmark's namespace; "+
+	f.BoolVar(&k.o.CreateNamespace, "create-namespace", true, "also create the namespace (an existing one is kept)")
+	f.BoolVar(&k.noOperator, "no-operator", true, "direct mode: create the Jobs with client-go (the default)")
+	f.BoolVar(&k.operator, "operator", false, "submit an AIPerfJob for the operator (aiperf kube install) instead of creating the objects")
+	f.StringVar(&k.apiKeySecret, "api-key-secret", "", "the endpoint's API key from this Secret's key (NAME or NAME/KEY, KEY default api-key) in the benchmark's namespace; "+
 		"an --api-key or -H given after -- is moved into a Secret NAME-credentials instead of the pods' arguments")
-	f.StringVarP(&configFile, "config", "f", "", "benchmark config file, or an AIPerfJob manifest (aiperf kube init); profile arguments after -- still apply")
+	f.StringVarP(&k.configFile, "config", "f", "", "benchmark config file, or an AIPerfJob manifest (aiperf kube init); profile arguments after -- still apply")
 	if use != "generate" {
-		f.BoolVar(&dryRun, "dry-run", false, "print the manifests instead of creating them")
-		f.BoolVarP(&detach, "detach", "d", true, "return once the objects exist (the only behaviour of this build; follow with kube attach)")
+		f.BoolVar(&k.dryRun, "dry-run", false, "print the manifests instead of creating them")
+		f.BoolVarP(&k.detach, "detach", "d", true, "return once the objects exist (the only behaviour of this build; follow with kube attach)")
 	}
 	if use == "sweep" {
-		f.IntVar(&sw.trials, "trials", 0, "runs per sweep cell (profile's --num-profile-runs)")
-		f.Float64Var(&sw.cooldown, "cooldown", 0, "cooldown seconds between the runs of a cell (profile's --profile-run-cooldown-seconds)")
-		f.IntVar(&sw.maxRuns, "max-runs", 0, "the most runs of a cell with --convergence-metric (default --trials; profile's --num-profile-runs)")
+		f.IntVar(&k.sw.trials, "trials", 0, "runs per sweep cell (profile's --num-profile-runs)")
+		f.Float64Var(&k.sw.cooldown, "cooldown", 0, "cooldown seconds between the runs of a cell (profile's --profile-run-cooldown-seconds)")
+		f.IntVar(&k.sw.maxRuns, "max-runs", 0, "the most runs of a cell with --convergence-metric (default --trials; profile's --num-profile-runs)")
 	}
 	return cmd
+}
+
+// kubeProfile is `kube profile`, `kube generate` or `kube sweep` (use):
+// its flags and the cluster clients.
+type kubeProfile struct {
+	env                              *Env
+	use                              string
+	client                           func() (kubernetes.Interface, error)
+	dyn                              func() (dynamic.Interface, error)
+	restConfig                       func() (*rest.Config, error)
+	o                                kube.Options
+	dryRun, noOperator, operator     bool
+	detach                           bool
+	sw                               sweepFlags
+	jobSet, configFile, apiKeySecret string
+}
+
+func (k *kubeProfile) run(cmd *cobra.Command, args []string) error {
+	_ = k.detach // the command always returns once the objects exist
+	k.o.ProfileArgs = append(args, k.sw.profileArgs()...)
+	if k.apiKeySecret != "" {
+		ref, err := kube.ParseSecretRef(k.apiKeySecret)
+		if err != nil {
+			return kubeUsage(k.use, fmt.Errorf("--api-key-secret: %w", err))
+		}
+		k.o.APIKeySecret = &ref
+	}
+	// The API key and headers leave the arguments for a Secret:
+	// no resource holds them in plaintext.
+	if _, err := k.o.TakeCredentials(); err != nil {
+		return kubeUsage(k.use, err)
+	}
+	spec, err := k.readConfig(cmd)
+	if err != nil {
+		return err
+	}
+	if k.operator && cmd.Flags().Changed("no-operator") && k.noOperator {
+		return kubeUsage(k.use, errors.New("--operator and --no-operator: choose one"))
+	}
+	if k.operator { // an AIPerfJob (kube sweep: an AIPerfSweep) for the operator
+		return submitAIPerfJob(cmd, k.env, k.restConfig, k.o, spec, k.use == "generate" || k.dryRun, k.use == "sweep")
+	}
+	objs, err := k.objects(cmd)
+	if err != nil {
+		return err
+	}
+	if k.use == "generate" || k.dryRun {
+		y, err := kube.YAML(objs)
+		if err != nil {
+			return err
+		}
+		_, err = k.env.Stdout.Write(y)
+		return err
+	}
+	return k.create(cmd, objs)
+}
+
+// readConfig reads --config (a benchmark config or an AIPerfJob
+// manifest) into the options; its name names the benchmark unless --name
+// is given.
+func (k *kubeProfile) readConfig(cmd *cobra.Command) (spec v1alpha1.WorkloadSpec, err error) {
+	if k.configFile == "" {
+		return spec, nil
+	}
+	s, name, err := benchmarkSpec(k.configFile)
+	if err != nil {
+		return spec, kubeUsage(k.use, fmt.Errorf("--config: %w", err))
+	}
+	if name != "" && !cmd.Flags().Changed("name") {
+		k.o.Name = name
+	}
+	spec = s
+	if k.o.ConfigFile, err = spec.ConfigFile(); err != nil {
+		return spec, kubeUsage(k.use, fmt.Errorf("--config %s: %w", k.configFile, err))
+	}
+	if k.o.PodTemplate, err = kube.PodTemplateFrom(spec.Extra); err != nil {
+		return spec, kubeUsage(k.use, fmt.Errorf("--config %s: %w", k.configFile, err))
+	}
+	return spec, nil
+}
+
+// objects are the direct mode's objects: the controller and worker Jobs
+// (a JobSet with --jobset true).
+func (k *kubeProfile) objects(cmd *cobra.Command) ([]runtime.Object, error) {
+	objs, err := kube.Objects(k.o)
+	if err != nil {
+		return nil, kubeUsage(k.use, err)
+	}
+	if k.o.Experiment, err = parseControllerCommand(cmd.Context(), k.o); err != nil {
+		return nil, kubeUsage(k.use, err)
+	}
+	if k.use == "sweep" && !k.o.Experiment {
+		return nil, kubeUsage(k.use, errors.New("the benchmark is one run, not a sweep: give a list (e.g. --concurrency 8,16,32), a sweep: section in --config, "+
+			"or --trials N; for one run use aiperf kube profile"))
+	}
+	if k.o.Experiment { // a sweep: its workers rejoin each run
+		objs, _ = kube.Objects(k.o)
+	}
+	if k.jobSet != "auto" && k.jobSet != "true" && k.jobSet != "false" {
+		return nil, kubeUsage(k.use, fmt.Errorf("--jobset %q: want auto, true or false", k.jobSet))
+	}
+	if k.jobSet == "true" {
+		if objs, err = kube.AsJobSet(objs); err != nil {
+			return nil, err
+		}
+	}
+	return objs, nil
+}
+
+// create creates objs on the cluster (as a JobSet when --jobset auto finds
+// the CRD) and says how to follow the benchmark.
+func (k *kubeProfile) create(cmd *cobra.Command, objs []runtime.Object) error {
+	cs, err := k.client()
+	if err != nil {
+		return err
+	}
+	if k.jobSet == "auto" {
+		installed, err := kube.JobSetInstalled(cs)
+		if err != nil {
+			return fmt.Errorf("discovering the JobSet CRD: %w (--jobset=false skips it)", err)
+		}
+		if installed {
+			if objs, err = kube.AsJobSet(objs); err != nil {
+				return err
+			}
+		}
+	}
+	dc, err := k.dyn()
+	if err != nil {
+		return err
+	}
+	if err := kube.Create(cmd.Context(), cs, dc, objs); err != nil {
+		return err
+	}
+	saveLastBenchmark(k.env, k.o.Name, k.o.Namespace)
+	fmt.Fprintf(k.env.Stdout, "benchmark %s created in namespace %s: %d load workers, controller at %s\n"+
+		"follow it with:    aiperf kube attach %s -n %s\n"+
+		"then fetch it with: aiperf kube results %s -n %s --shutdown\n",
+		k.o.Name, k.o.Namespace, k.o.Workers, k.o.ControllerAddress(), k.o.Name, k.o.Namespace, k.o.Name, k.o.Namespace)
+	return nil
 }
 
 func newKubeListCommand(env *Env, client func() (kubernetes.Interface, error)) *cobra.Command {
