@@ -188,6 +188,8 @@ func xys(x, y []float64) plotter.XYs {
 	return out
 }
 
+// addSeries draws s in its kind's form, in its group's colour, with a legend
+// entry unless it has no name or NoLegend.
 func addSeries(p *plot.Plot, s *Series, t Theme, nBars int, bar *int) error {
 	col := t.color(s.Group)
 	legend := func(th plot.Thumbnailer) {
@@ -197,129 +199,164 @@ func addSeries(p *plot.Plot, s *Series, t Theme, nBars int, bar *int) error {
 	}
 	switch s.Kind {
 	case Markers:
-		pts := xys(s.X, s.Y)
-		if len(pts) == 0 {
-			return nil
-		}
-		sc, err := plotter.NewScatter(pts)
-		if err != nil {
-			return err
-		}
-		sc.GlyphStyle.Color, sc.GlyphStyle.Radius, sc.GlyphStyle.Shape = col, vg.Points(2.5), draw.CircleGlyph{}
-		if len(pts) <= 60 {
-			sc.GlyphStyle.Radius = vg.Points(5)
-		}
-		p.Add(sc)
-		legend(sc)
-		return addLabels(p, s, t)
+		return addMarkers(p, s, t, col, legend)
 	case Line, Step, Area:
-		pts := xys(s.X, s.Y)
-		if len(pts) == 0 {
-			return nil
-		}
-		// One stroke of many thousand vertices is quadratic in freetype's
-		// rasterizer (seconds for 10,000 points); strokes of lineChunk
-		// points that share their ends draw the same line in milliseconds.
-		for i := 0; i < len(pts); i += lineChunk - 1 {
-			l, err := plotter.NewLine(pts[i:min(i+lineChunk, len(pts))])
-			if err != nil {
-				return err
-			}
-			l.Color, l.Width = col, vg.Points(2)
-			if s.Kind == Step {
-				l.StepStyle = plotter.PostStep
-			}
-			if s.Kind == Area {
-				l.StepStyle = plotter.PostStep
-				l.FillColor = withAlpha(col, 0x50)
-			}
-			p.Add(l)
-			if i == 0 {
-				legend(l)
-			}
-			if i+lineChunk >= len(pts) {
-				break
-			}
-		}
-		return addLabels(p, s, t)
+		return addLine(p, s, t, col, legend)
 	case Bars:
-		vals := make(plotter.Values, len(s.Y))
-		for i, v := range s.Y {
-			if finite(v) {
-				vals[i] = v
-			}
-		}
-		w := vg.Points(max(2, 900/float64(max(len(vals), 1)*max(nBars, 1))))
-		b, err := plotter.NewBarChart(vals, w)
-		if err != nil {
-			return err
-		}
-		b.Color, b.LineStyle.Color = col, col
-		if nBars > 1 {
-			b.Offset = w * vg.Length(*bar-nBars/2)
-		}
-		*bar++
-		p.Add(b)
-		legend(b)
+		return addBars(p, s, col, legend, nBars, bar)
 	case Polygon:
-		pts := xys(s.X, s.Y)
-		if len(pts) < 3 {
-			return nil
-		}
-		pg, err := plotter.NewPolygon(pts)
-		if err != nil {
-			return err
-		}
-		alpha := uint8(0x40)
-		pg.LineStyle.Color, pg.LineStyle.Width = col, vg.Points(1.5)
-		if s.Faint {
-			alpha = 0x18
-			pg.LineStyle.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
-		}
-		pg.Color = withAlpha(col, alpha)
-		p.Add(pg)
-		legend(pg)
+		return addPolygon(p, s, col, legend)
 	case Segments:
-		first := true
-		for i := 0; i+1 < len(s.X); i += 2 {
-			l, err := plotter.NewLine(plotter.XYs{{X: s.X[i], Y: s.Y[i]}, {X: s.X[i+1], Y: s.Y[i+1]}})
-			if err != nil {
-				return err
-			}
-			l.Color, l.Width = col, vg.Points(2)
-			p.Add(l)
-			if first {
-				legend(l)
-				first = false
-			}
-		}
+		return addSegments(p, s, col, legend)
 	case Band:
-		var ring plotter.XYs
-		for i := range s.X {
-			if finite(s.Lo[i]) && finite(s.Hi[i]) {
-				ring = append(ring, plotter.XY{X: s.X[i], Y: s.Hi[i]})
-			}
-		}
-		for i := len(s.X) - 1; i >= 0; i-- {
-			if finite(s.Lo[i]) && finite(s.Hi[i]) {
-				ring = append(ring, plotter.XY{X: s.X[i], Y: s.Lo[i]})
-			}
-		}
-		if len(ring) < 3 {
-			return nil
-		}
-		pg, err := plotter.NewPolygon(ring)
+		return addBand(p, s, col, legend)
+	}
+	return nil
+}
+
+// addMarkers draws s as a scatter of circles, larger when there are few.
+func addMarkers(p *plot.Plot, s *Series, t Theme, col color.Color, legend func(plot.Thumbnailer)) error {
+	pts := xys(s.X, s.Y)
+	if len(pts) == 0 {
+		return nil
+	}
+	sc, err := plotter.NewScatter(pts)
+	if err != nil {
+		return err
+	}
+	sc.GlyphStyle.Color, sc.GlyphStyle.Radius, sc.GlyphStyle.Shape = col, vg.Points(2.5), draw.CircleGlyph{}
+	if len(pts) <= 60 {
+		sc.GlyphStyle.Radius = vg.Points(5)
+	}
+	p.Add(sc)
+	legend(sc)
+	return addLabels(p, s, t)
+}
+
+// addLine draws s as a line (stepped for Step, filled below for Area).
+func addLine(p *plot.Plot, s *Series, t Theme, col color.Color, legend func(plot.Thumbnailer)) error {
+	pts := xys(s.X, s.Y)
+	if len(pts) == 0 {
+		return nil
+	}
+	// One stroke of many thousand vertices is quadratic in freetype's
+	// rasterizer (seconds for 10,000 points); strokes of lineChunk
+	// points that share their ends draw the same line in milliseconds.
+	for i := 0; i < len(pts); i += lineChunk - 1 {
+		l, err := plotter.NewLine(pts[i:min(i+lineChunk, len(pts))])
 		if err != nil {
 			return err
 		}
-		alpha := uint8(0x60)
-		if s.Faint {
-			alpha = 0x30
+		l.Color, l.Width = col, vg.Points(2)
+		if s.Kind == Step {
+			l.StepStyle = plotter.PostStep
 		}
-		pg.Color, pg.LineStyle.Width = withAlpha(col, alpha), 0
-		p.Add(pg)
-		legend(pg)
+		if s.Kind == Area {
+			l.StepStyle = plotter.PostStep
+			l.FillColor = withAlpha(col, 0x50)
+		}
+		p.Add(l)
+		if i == 0 {
+			legend(l)
+		}
+		if i+lineChunk >= len(pts) {
+			break
+		}
 	}
+	return addLabels(p, s, t)
+}
+
+// addBars draws s as bars, offset beside the plot's other bar series
+// (bar is this one's index among nBars).
+func addBars(p *plot.Plot, s *Series, col color.Color, legend func(plot.Thumbnailer), nBars int, bar *int) error {
+	vals := make(plotter.Values, len(s.Y))
+	for i, v := range s.Y {
+		if finite(v) {
+			vals[i] = v
+		}
+	}
+	w := vg.Points(max(2, 900/float64(max(len(vals), 1)*max(nBars, 1))))
+	b, err := plotter.NewBarChart(vals, w)
+	if err != nil {
+		return err
+	}
+	b.Color, b.LineStyle.Color = col, col
+	if nBars > 1 {
+		b.Offset = w * vg.Length(*bar-nBars/2)
+	}
+	*bar++
+	p.Add(b)
+	legend(b)
+	return nil
+}
+
+// addPolygon draws s as a filled polygon, fainter and dashed when Faint.
+func addPolygon(p *plot.Plot, s *Series, col color.Color, legend func(plot.Thumbnailer)) error {
+	pts := xys(s.X, s.Y)
+	if len(pts) < 3 {
+		return nil
+	}
+	pg, err := plotter.NewPolygon(pts)
+	if err != nil {
+		return err
+	}
+	alpha := uint8(0x40)
+	pg.LineStyle.Color, pg.LineStyle.Width = col, vg.Points(1.5)
+	if s.Faint {
+		alpha = 0x18
+		pg.LineStyle.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
+	}
+	pg.Color = withAlpha(col, alpha)
+	p.Add(pg)
+	legend(pg)
+	return nil
+}
+
+// addSegments draws s as separate segments, one per pair of points.
+func addSegments(p *plot.Plot, s *Series, col color.Color, legend func(plot.Thumbnailer)) error {
+	first := true
+	for i := 0; i+1 < len(s.X); i += 2 {
+		l, err := plotter.NewLine(plotter.XYs{{X: s.X[i], Y: s.Y[i]}, {X: s.X[i+1], Y: s.Y[i+1]}})
+		if err != nil {
+			return err
+		}
+		l.Color, l.Width = col, vg.Points(2)
+		p.Add(l)
+		if first {
+			legend(l)
+			first = false
+		}
+	}
+	return nil
+}
+
+// addBand fills the band between s.Lo and s.Hi where both are finite.
+func addBand(p *plot.Plot, s *Series, col color.Color, legend func(plot.Thumbnailer)) error {
+	var ring plotter.XYs
+	for i := range s.X {
+		if finite(s.Lo[i]) && finite(s.Hi[i]) {
+			ring = append(ring, plotter.XY{X: s.X[i], Y: s.Hi[i]})
+		}
+	}
+	for i := len(s.X) - 1; i >= 0; i-- {
+		if finite(s.Lo[i]) && finite(s.Hi[i]) {
+			ring = append(ring, plotter.XY{X: s.X[i], Y: s.Lo[i]})
+		}
+	}
+	if len(ring) < 3 {
+		return nil
+	}
+	pg, err := plotter.NewPolygon(ring)
+	if err != nil {
+		return err
+	}
+	alpha := uint8(0x60)
+	if s.Faint {
+		alpha = 0x30
+	}
+	pg.Color, pg.LineStyle.Width = withAlpha(col, alpha), 0
+	p.Add(pg)
+	legend(pg)
 	return nil
 }
 
