@@ -91,6 +91,60 @@ func Plot(o Options) (*Result, error) {
 	}
 	fmt.Fprintf(logw, "aiperf plot: %s, %d run director%s (plot configuration %s)\n", res.Mode, len(dirs), plural(len(dirs), "y", "ies"), cfg.Source)
 
+	runs, err := loadRuns(dirs, cfg, single)
+	if err != nil {
+		return nil, err
+	}
+	if single && runs[0].Summary == nil {
+		// A multi-run aggregate alone: its point, across its runs.
+		single = false
+		res.Mode = "multi-run"
+	}
+
+	charts, problems := drawCharts(cfg, runs, single, res)
+	if len(charts) == 0 {
+		problems = append(problems, fmt.Errorf("no plot could be drawn from %s: %s", strings.Join(paths, ", "), strings.Join(res.Skipped, "; ")))
+	}
+	if err := errors.Join(problems...); err != nil {
+		return res, err
+	}
+	res.Charts = charts
+
+	out := o.Output
+	if out == "" {
+		out = filepath.Join(paths[0], "plots")
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return res, fmt.Errorf("plot output directory: %w", err)
+	}
+	theme := o.Theme
+	if theme.Name == "" {
+		theme = LightTheme
+	}
+	if !o.NoPNG {
+		if err := writePNGs(charts, theme, out, res); err != nil {
+			return res, err
+		}
+	}
+	if !o.NoHTML {
+		if err := writeHTML(o, runs, charts, single, theme, out, res); err != nil {
+			return res, err
+		}
+	}
+	summary := filepath.Join(out, "summary.txt")
+	if err := os.WriteFile(summary, []byte(summaryText(res, out)), 0o644); err != nil {
+		return res, err
+	}
+	res.Files = append(res.Files, summary)
+	for _, s := range res.Skipped {
+		fmt.Fprintf(logw, "aiperf plot: skipped %s\n", s)
+	}
+	return res, nil
+}
+
+// loadRuns loads the run directories; a single run's requests are read
+// too, for its per-request plots.
+func loadRuns(dirs []string, cfg *Config, single bool) ([]*Run, error) {
 	runs := make([]*Run, 0, len(dirs))
 	for _, d := range dirs {
 		r, err := LoadRun(d, LoadOptions{Requests: single, Classification: cfg.Classification})
@@ -99,14 +153,12 @@ func Plot(o Options) (*Result, error) {
 		}
 		runs = append(runs, r)
 	}
-	if single && runs[0].Summary == nil {
-		// A multi-run aggregate alone: its point, across its runs.
-		single = false
-		res.Mode = "multi-run"
-	}
+	return runs, nil
+}
 
-	var charts []*Chart
-	var problems []error
+// drawCharts builds the configured presets of the mode; a preset without
+// data is noted in res.Skipped, a failing one is a problem.
+func drawCharts(cfg *Config, runs []*Run, single bool, res *Result) (charts []*Chart, problems []error) {
 	v := &cfg.Visualization
 	names, specs := v.MultiRunDefaults, v.MultiRunPlots
 	if single {
@@ -129,66 +181,45 @@ func Plot(o Options) (*Result, error) {
 			charts = append(charts, c)
 		}
 	}
-	if len(charts) == 0 {
-		problems = append(problems, fmt.Errorf("no plot could be drawn from %s: %s", strings.Join(paths, ", "), strings.Join(res.Skipped, "; ")))
-	}
-	if err := errors.Join(problems...); err != nil {
-		return res, err
-	}
-	res.Charts = charts
+	return charts, problems
+}
 
-	out := o.Output
-	if out == "" {
-		out = filepath.Join(paths[0], "plots")
-	}
-	if err := os.MkdirAll(out, 0o755); err != nil {
-		return res, fmt.Errorf("plot output directory: %w", err)
-	}
-	theme := o.Theme
-	if theme.Name == "" {
-		theme = LightTheme
-	}
-	if !o.NoPNG {
-		for _, c := range charts {
-			b, err := RenderPNG(c, theme)
-			if err != nil {
-				return res, err
-			}
-			p := filepath.Join(out, c.Name+".png")
-			if err := os.WriteFile(p, b, 0o644); err != nil {
-				return res, err
-			}
-			res.Files = append(res.Files, p)
-		}
-	}
-	if !o.NoHTML {
-		now := o.Now
-		if now.IsZero() {
-			now = time.Now()
-		}
-		title := "AIPerf report: " + runs[0].Label
-		if !single {
-			title = fmt.Sprintf("AIPerf report: %d runs", len(runs))
-		}
-		b, err := RenderHTML(&Page{Title: title, Generated: now, Mode: res.Mode, Runs: runs, Charts: charts, Skipped: res.Skipped, Theme: theme})
+// writePNGs renders each chart to out/NAME.png.
+func writePNGs(charts []*Chart, theme Theme, out string, res *Result) error {
+	for _, c := range charts {
+		b, err := RenderPNG(c, theme)
 		if err != nil {
-			return res, err
+			return err
 		}
-		res.Report = filepath.Join(out, ReportName)
-		if err := os.WriteFile(res.Report, b, 0o644); err != nil {
-			return res, err
+		p := filepath.Join(out, c.Name+".png")
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			return err
 		}
-		res.Files = append(res.Files, res.Report)
+		res.Files = append(res.Files, p)
 	}
-	summary := filepath.Join(out, "summary.txt")
-	if err := os.WriteFile(summary, []byte(summaryText(res, out)), 0o644); err != nil {
-		return res, err
+	return nil
+}
+
+// writeHTML writes the HTML report to out.
+func writeHTML(o Options, runs []*Run, charts []*Chart, single bool, theme Theme, out string, res *Result) error {
+	now := o.Now
+	if now.IsZero() {
+		now = time.Now()
 	}
-	res.Files = append(res.Files, summary)
-	for _, s := range res.Skipped {
-		fmt.Fprintf(logw, "aiperf plot: skipped %s\n", s)
+	title := "AIPerf report: " + runs[0].Label
+	if !single {
+		title = fmt.Sprintf("AIPerf report: %d runs", len(runs))
 	}
-	return res, nil
+	b, err := RenderHTML(&Page{Title: title, Generated: now, Mode: res.Mode, Runs: runs, Charts: charts, Skipped: res.Skipped, Theme: theme})
+	if err != nil {
+		return err
+	}
+	res.Report = filepath.Join(out, ReportName)
+	if err := os.WriteFile(res.Report, b, 0o644); err != nil {
+		return err
+	}
+	res.Files = append(res.Files, res.Report)
+	return nil
 }
 
 // summaryText lists what was written, as AIPerf's summary.txt.
