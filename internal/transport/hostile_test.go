@@ -214,41 +214,17 @@ func hostileCases() []hostileCase {
 		},
 		{
 			name: "malformed_status_line", n: 10,
-			serve: func(s *hostile, conn net.Conn, req *http.Request, id string, n int) bool {
-				readBody(req)
-				if n%2 == 0 {
-					s.write(conn, "HTTP/1.1 2OO OK\r\nContent-Length: 2\r\n\r\n{}")
-					return true
-				}
-				s.write(conn, answer(id))
-				return true
-			},
+			serve: everyOther("HTTP/1.1 2OO OK\r\nContent-Length: 2\r\n\r\n{}"),
 			check: errorsWith(5, "malformed HTTP status code"),
 		},
 		{
 			name: "duplicate_differing_content_length", n: 6,
-			serve: func(s *hostile, conn net.Conn, req *http.Request, id string, n int) bool {
-				readBody(req)
-				if n%2 == 0 {
-					s.write(conn, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}")
-					return true
-				}
-				s.write(conn, answer(id))
-				return true
-			},
+			serve: everyOther("HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}"),
 			check: errorsWith(3, "Content-Length"),
 		},
 		{
 			name: "invalid_content_length", n: 6,
-			serve: func(s *hostile, conn net.Conn, req *http.Request, id string, n int) bool {
-				readBody(req)
-				if n%2 == 0 {
-					s.write(conn, "HTTP/1.1 200 OK\r\nContent-Length: 2x\r\n\r\n{}")
-					return true
-				}
-				s.write(conn, answer(id))
-				return true
-			},
+			serve: everyOther("HTTP/1.1 200 OK\r\nContent-Length: 2x\r\n\r\n{}"),
 			check: errorsWith(3, "Content-Length"),
 		},
 		{
@@ -690,4 +666,18 @@ func (c *replyConn) Read(p []byte) (int, error) {
 func (c *replyConn) Close() error {
 	c.closeOnce.Do(func() { close(c.closed) })
 	return nil
+}
+
+// everyOther answers every second request (n even) with the raw bytes
+// given and the others with a good answer, each body read first.
+func everyOther(raw string) func(s *hostile, conn net.Conn, req *http.Request, id string, n int) bool {
+	return func(s *hostile, conn net.Conn, req *http.Request, id string, n int) bool {
+		readBody(req)
+		if n%2 == 0 {
+			s.write(conn, raw)
+			return true
+		}
+		s.write(conn, answer(id))
+		return true
+	}
 }
