@@ -9,6 +9,7 @@ require (
 	github.com/andybalholm/brotli v1.2.8
 	github.com/apache/arrow-go/v18 v18.9.0
 	github.com/ardanlabs/jinja v1.8.0
+	github.com/aws/aws-sdk-go-v2 v1.47.1
 	github.com/charmbracelet/x/ansi v0.11.9
 	github.com/dlclark/regexp2/v2 v2.5.1
 	github.com/ebitengine/purego v0.11.3
@@ -57,6 +58,7 @@ require (
 	git.sr.ht/~sbinet/gg v0.7.0 // indirect
 	github.com/ajstarks/svgo v0.0.0-20211024235047-1546f124cd8b // indirect
 	github.com/apache/thrift v0.25.0 // indirect
+	github.com/aws/smithy-go v1.28.1 // indirect
 	github.com/beorn7/perks v1.0.1 // indirect
 	github.com/cenkalti/backoff/v5 v5.0.3 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect

@@ -19,7 +19,7 @@ const module = "github.com/aiperf-go/aiperf"
 // terminal views and the live integrations all read the same snapshots.
 // internal/pyrand (Python's and numpy's generators) serves dataset and
 // timing alike.
-var leaves = []string{"internal/record", "internal/clock", "internal/tokenizer", "internal/userfile", "internal/sla", "internal/live", "internal/pyrand", "internal/fdlimit"}
+var leaves = []string{"internal/sigv4", "internal/record", "internal/clock", "internal/tokenizer", "internal/userfile", "internal/sla", "internal/live", "internal/pyrand", "internal/fdlimit"}
 
 // allowed lists, per package, the internal packages it may import besides the
 // leaves. The data flows config -> dataset -> timing -> worker (endpoint +
@@ -153,6 +153,9 @@ var isolated = []string{
 	"internal/tokenizer/hf", "internal/tokenizer/hub", "internal/tokenizer/hub/hubtest", "internal/dataset/sound", "internal/tokenizer/testmodels", "internal/chattemplate", "internal/mockserver", "internal/metrics/stats", "internal/userfile", "internal/sla", "internal/live", "internal/pyrand", "internal/metrics/sweep", "internal/fdlimit",
 	// results reads finished runs' artifacts back; it knows file shapes only.
 	"internal/results", "internal/cluster/clusterpb",
+	// sigv4 signs AWS requests; sigv4test checks signatures with the AWS
+	// SDK (tests only).
+	"internal/sigv4", "internal/sigv4/sigv4test",
 	// testenv finds the system programs some tests drive (tmux, ffmpeg).
 	"internal/testenv",
 	// kube turns a benchmark into client-go objects; it knows
@@ -277,13 +280,16 @@ var thirdParty = map[string][]string{
 	"sigs.k8s.io/yaml":               {"internal/kube", "internal/kube/api/v1alpha1", "internal/kubecli"},
 	"sigs.k8s.io/controller-runtime": {"internal/kube/operator", "internal/kubecli"},
 	"github.com/go-logr/logr":        {"internal/kubecli"}, // controller-runtime's logger, set by `kube operator`
+	// The AWS SDK's signer is the independent reference SigV4 is tested
+	// against; only test helpers import it and no program links it.
+	"github.com/aws/aws-sdk-go-v2": {"internal/sigv4/sigv4test"},
 }
 
 // notLinked lists, per program, the import path prefixes none of its
 // packages (transitively) may be: aiperf links no Kubernetes library
 // (aiperf-kube holds `aiperf kube`).
 var notLinked = map[string][]string{
-	"cmd/aiperf": {"k8s.io/", "sigs.k8s.io/"},
+	"cmd/aiperf": {"k8s.io/", "sigs.k8s.io/", "github.com/aws/"},
 }
 
 type depPackage struct {
