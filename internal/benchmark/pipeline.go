@@ -152,6 +152,7 @@ func newProcessors(p *Plan, clk *clock.Clock, log *slog.Logger) ([]*metrics.Proc
 			SLOs:                p.SLOs,
 			Logger:              log,
 			KeepText:            p.Config.Artifacts.ExportOutputsJSON || p.Config.AccuracyEnabled(),
+			Misfit:              p.Misfit.Hint,
 		})
 		if err != nil {
 			return nil, fmt.Errorf("record processor: %w", err)

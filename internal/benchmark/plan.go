@@ -37,10 +37,13 @@ import (
 type Plan struct {
 	Config *config.Config
 
-	Models    []string
-	Endpoint  endpoint.Endpoint
-	Meta      endpoint.Metadata
-	EOptions  endpoint.Options
+	Models   []string
+	Endpoint endpoint.Endpoint
+	Meta     endpoint.Metadata
+	EOptions endpoint.Options
+	// Misfit names the endpoint type a response fits when Endpoint
+	// cannot read it (did you mean --endpoint-type chat?).
+	Misfit    *endpoint.Misfit
 	Tokenizer tokenizer.Tokenizer
 	// TokenizerConfig is the tokenizer's raw tokenizer_config.json (chat
 	// template, special tokens); nil when it has none (builtin).
@@ -189,6 +192,7 @@ func (p *Plan) resolveEndpoint(reg *builtin.Registries) []error {
 	if p.Endpoint, err = buildEndpoint(p.Config, plugin); err != nil {
 		problems = append(problems, err)
 	}
+	p.Misfit = endpoint.NewMisfit(plugin.Meta.Type, reg.ShapeCandidates())
 	return problems
 }
 

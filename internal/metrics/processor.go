@@ -78,6 +78,11 @@ type ProcessorOptions struct {
 	// KeepText keeps each valid record's generated text in
 	// Processed.OutputText (--export-outputs-json needs it).
 	KeepText bool
+	// Misfit, when set, explains a response the Parser found no content
+	// in or could not decode: what it looks like and which other endpoint
+	// type reads it ("did you mean --endpoint-type chat?"), "" when none
+	// does. It is appended to the record's error message.
+	Misfit func(chunks []record.Chunk) string
 }
 
 // Processor turns records into per-record metric values: it parses every
@@ -218,6 +223,7 @@ func (p *Processor) Process(rec *record.Record) Processed {
 	if rec.Error == nil {
 		rec.Error = invalidResult(c)
 	}
+	p.explainMisfit(rec)
 	out.Valid = rec.Error == nil
 	if out.Valid {
 		out.firstContent, out.lastContent = c.content[0].at, c.content[len(c.content)-1].at
@@ -403,6 +409,25 @@ const (
 		"were received from the server (only usage/metadata, null/empty data, or [DONE] markers)')"
 	msgBadTiming = "InvalidInferenceResultError('Invalid inference result: ')"
 )
+
+// explainMisfit appends the Misfit hint to the error of a record whose
+// responses the Parser could not use: undecodable (JSONDecodeError) or
+// without content. Server-reported errors are the server's word and keep
+// it.
+func (p *Processor) explainMisfit(rec *record.Record) {
+	e := rec.Error
+	if p.opts.Misfit == nil || e == nil || len(rec.Chunks) == 0 {
+		return
+	}
+	if e.Type != record.TypeJSON && e.Message != msgNoContent {
+		return
+	}
+	if hint := p.opts.Misfit(rec.Chunks); hint != "" {
+		c := *e
+		c.Message += "; " + hint
+		rec.Error = &c
+	}
+}
 
 // invalidResult applies AIPerf's validity rule to a record without an error:
 // at least one content response and Sent < End.
