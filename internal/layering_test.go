@@ -19,7 +19,7 @@ const module = "github.com/aiperf-go/aiperf"
 // terminal views and the live integrations all read the same snapshots.
 // internal/pyrand (Python's and numpy's generators) serves dataset and
 // timing alike.
-var leaves = []string{"internal/sigv4", "internal/record", "internal/clock", "internal/tokenizer", "internal/userfile", "internal/sla", "internal/live", "internal/pyrand", "internal/fdlimit"}
+var leaves = []string{"internal/sigv4", "internal/eventstream", "internal/record", "internal/clock", "internal/tokenizer", "internal/userfile", "internal/sla", "internal/live", "internal/pyrand", "internal/fdlimit"}
 
 // allowed lists, per package, the internal packages it may import besides the
 // leaves. The data flows config -> dataset -> timing -> worker (endpoint +
@@ -156,6 +156,8 @@ var isolated = []string{
 	// sigv4 signs AWS requests; sigv4test checks signatures with the AWS
 	// SDK (tests only).
 	"internal/sigv4", "internal/sigv4/sigv4test",
+	// eventstream decodes AWS's binary response framing.
+	"internal/eventstream",
 	// testenv finds the system programs some tests drive (tmux, ffmpeg).
 	"internal/testenv",
 	// kube turns a benchmark into client-go objects; it knows
