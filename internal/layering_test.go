@@ -19,7 +19,7 @@ const module = "github.com/aiperf-go/aiperf"
 // terminal views and the live integrations all read the same snapshots.
 // internal/pyrand (Python's and numpy's generators) serves dataset and
 // timing alike.
-var leaves = []string{"internal/sigv4", "internal/eventstream", "internal/record", "internal/clock", "internal/tokenizer", "internal/userfile", "internal/sla", "internal/live", "internal/pyrand", "internal/fdlimit"}
+var leaves = []string{"internal/sigv4", "internal/eventstream", "internal/sagemaker", "internal/record", "internal/clock", "internal/tokenizer", "internal/userfile", "internal/sla", "internal/live", "internal/pyrand", "internal/fdlimit"}
 
 // allowed lists, per package, the internal packages it may import besides the
 // leaves. The data flows config -> dataset -> timing -> worker (endpoint +
@@ -145,6 +145,8 @@ var allowed = map[string][]string{
 	// records back; a remote agent drives the same worker pool as a local
 	// run. clusterpb is its generated wire schema.
 	"internal/cluster": {"internal/cluster/clusterpb", "internal/timing", "internal/worker"},
+	// sagemakertest: a SageMaker Runtime-shaped server for tests.
+	"internal/sagemaker/sagemakertest": {"internal/sigv4/sigv4test"},
 }
 
 // isolated packages import nothing internal, not even the leaves.
@@ -156,8 +158,9 @@ var isolated = []string{
 	// sigv4 signs AWS requests; sigv4test checks signatures with the AWS
 	// SDK (tests only).
 	"internal/sigv4", "internal/sigv4/sigv4test",
-	// eventstream decodes AWS's binary response framing.
-	"internal/eventstream",
+	// eventstream decodes AWS's binary response framing; sagemaker
+	// holds SageMaker Runtime's paths and headers.
+	"internal/eventstream", "internal/sagemaker",
 	// testenv finds the system programs some tests drive (tmux, ffmpeg).
 	"internal/testenv",
 	// kube turns a benchmark into client-go objects; it knows

@@ -93,7 +93,16 @@ type Options struct {
 	// that goes past it fails its request with an error naming the
 	// limit, instead of growing the client without end.
 	MaxResponseHeaderBytes int64
+	// Sign, when set, signs each request at send time (AWS SigV4): it is
+	// given a copy of the request's headers to add its own to, once per
+	// attempt, so a signature's date is the send's. An error fails the
+	// request before it is sent.
+	Sign Signer
 }
+
+// Signer adds authentication headers to h for a request of method to
+// url with body (see Options.Sign).
+type Signer func(method, url string, h http.Header, body []byte) error
 
 // DefaultMaxResponseHeaderBytes is the default cap of a response head:
 // net/http's (10 MiB).
@@ -151,6 +160,7 @@ type Client struct {
 	pre         *preconnector // connections opened by Preconnect; nil until then
 	dial        dialFunc      // how the transports dial (source addresses applied)
 	traceDetail bool
+	sign        Signer
 
 	version HTTPVersion
 	tlsBase *tls.Config // Options' TLS settings, for diagnose's probe
@@ -207,6 +217,7 @@ func New(o Options) *Client {
 		dial:    dial,
 
 		traceDetail: o.TraceDetail,
+		sign:        o.Sign,
 		version:     o.HTTPVersion,
 		tlsBase:     o.tlsConfig(),
 	}

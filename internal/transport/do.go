@@ -134,6 +134,15 @@ func (c *Client) Do(ctx context.Context, clk *clock.Clock, req *Request, rec *re
 // met a stale connection (staleConnection). When ok is false the failure
 // is already on rec.
 func (c *Client) send(ctx, reqCtx context.Context, clk *clock.Clock, req *Request, rec *record.Record, rt *reqTrace, hc *http.Client) (resp *http.Response, hreq *http.Request, ok bool) {
+	if c.sign != nil {
+		var err error
+		if req, err = c.signed(req); err != nil {
+			rec.Sent = clk.Now()
+			rec.End = rec.Sent
+			rec.Error = &record.ErrorDetails{Type: SigningErrorType, Message: err.Error()}
+			return nil, nil, false
+		}
+	}
 	// The lean transport is called directly (no http.Request, no traced
 	// context) unless the caller traces the request itself: then
 	// http.Client's path composes both traces.
@@ -235,6 +244,11 @@ func (c *Client) receive(ctx, reqCtx context.Context, clk *clock.Clock, req *Req
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		c.httpError(ctx, reqCtx, clk, rec, resp, rd)
+		return
+	}
+	if isAWSEventStream(resp.Header.Get("Content-Type")) {
+		rec.Streaming = true
+		c.readAWSEventStream(ctx, reqCtx, clk, rec, rd, req.OnChunk)
 		return
 	}
 	if isEventStream(resp.Header.Get("Content-Type")) {
