@@ -109,7 +109,9 @@ func TestSageMakerFailures(t *testing.T) {
 // failingCreds has no credentials.
 type failingCreds struct{}
 
-func (failingCreds) Retrieve() (sigv4.Credentials, error) { return sigv4.Credentials{}, sigv4.ErrNoCredentials }
+func (failingCreds) Retrieve() (sigv4.Credentials, error) {
+	return sigv4.Credentials{}, sigv4.ErrNoCredentials
+}
 
 // TestSignFailureIsRecorded: a request that cannot be signed is not sent
 // and fails with SigningError.
