@@ -36,8 +36,8 @@ var allowed = map[string][]string{
 	"internal/kubecli": {"internal/cli", "internal/config", "internal/configfile", "internal/kube", "internal/kube/api/v1alpha1", "internal/kube/operator"},
 	"internal/cli": {"internal/configfile", "internal/config", "internal/benchmark", "internal/experiment", "internal/compare", "internal/metricview", "internal/llmd", "internal/results", "internal/search", "internal/builtin", "internal/plugin", "internal/mockserver", "internal/ui", "internal/chattemplate", "internal/report", "internal/export",
 		"internal/api", "internal/otel", "internal/mlflow", "internal/wandb", "internal/accuracy", "internal/metrics", "internal/endpoint", "internal/transport", "internal/tokenizer/hub", // integrations, chat
-		"internal/dataset", "internal/dataset/agenticcode"}, // synthesize and validate are dataset tools, not runs
-	"internal/benchmark": {"internal/accuracy", "internal/config", "internal/builtin", "internal/plugin", "internal/dataset", "internal/dataset/public", "internal/timing", "internal/worker", "internal/endpoint", "internal/transport", "internal/metrics", "internal/metrics/stats", "internal/export", "internal/ui", "internal/chattemplate", "internal/verdict", "internal/metricview", "internal/llmd", "internal/adaptive",
+		"internal/dataset", "internal/dataset/loader", "internal/dataset/agenticcode"}, // synthesize and validate are dataset tools, not runs
+	"internal/benchmark": {"internal/accuracy", "internal/config", "internal/builtin", "internal/plugin", "internal/dataset", "internal/dataset/loader", "internal/dataset/synthesis", "internal/dataset/media", "internal/dataset/public", "internal/timing", "internal/worker", "internal/endpoint", "internal/transport", "internal/metrics", "internal/metrics/stats", "internal/export", "internal/ui", "internal/chattemplate", "internal/verdict", "internal/metricview", "internal/llmd", "internal/adaptive",
 		"internal/controlhook", "internal/telemetry/servermetrics", "internal/telemetry/gpu", "internal/telemetry/dcgm", "internal/telemetry/nvml", "internal/telemetry/energy", "internal/telemetry/netlatency",
 		"internal/cluster", // --workers: the controller-worker protocol
 		"internal/clienthealth", "internal/cancellation", "internal/readiness", "internal/connbudget"},
@@ -47,7 +47,7 @@ var allowed = map[string][]string{
 	"internal/builtin": {"internal/accuracy", "internal/plugin", "internal/endpoint", "internal/endpoint/openai", "internal/endpoint/anthropic",
 		"internal/endpoint/embeddings", "internal/endpoint/media", "internal/endpoint/rankings", "internal/endpoint/raw",
 		"internal/endpoint/solido", "internal/endpoint/template", "internal/endpoint/tgi",
-		"internal/dataset", "internal/dataset/public", "internal/timing", "internal/export", "internal/search"},
+		"internal/dataset", "internal/dataset/loader", "internal/dataset/public", "internal/timing", "internal/export", "internal/search"},
 	"internal/worker": {"internal/timing", "internal/dataset", "internal/endpoint", "internal/transport"},
 	// clienthealth judges the load generator from its records, its
 	// scheduler's counts and its transport's connection events.
@@ -79,11 +79,18 @@ var allowed = map[string][]string{
 	"internal/adaptive":  {},
 	"internal/timing":    {},
 	"internal/transport": {},
-	"internal/dataset":   {"internal/chattemplate", "internal/tokenizer/hub", "internal/dataset/hfdata"},
+	// dataset is the model (conversations, turns); its producers sit
+	// beside it: synthesis (prompt text and corpora), loader (the file
+	// formats and traces, prompts from synthesis), media (synthetic images,
+	// audio and video).
+	"internal/dataset":           {},
+	"internal/dataset/synthesis": {"internal/dataset", "internal/chattemplate"},
+	"internal/dataset/loader":    {"internal/dataset", "internal/dataset/synthesis", "internal/dataset/hfdata", "internal/tokenizer/hub"},
+	"internal/dataset/media":     {"internal/dataset"},
 	// dataset/hfdata finds and reads hub dataset rows; dataset/public maps
 	// them to conversations.
 	"internal/dataset/hfdata": {"internal/tokenizer/hub"},
-	"internal/dataset/public": {"internal/dataset", "internal/dataset/hfdata", "internal/dataset/sound", "internal/tokenizer/hub"},
+	"internal/dataset/public": {"internal/dataset", "internal/dataset/loader", "internal/dataset/media", "internal/dataset/hfdata", "internal/dataset/sound", "internal/tokenizer/hub"},
 	"internal/tokenizer":      {"internal/tokenizer/hf", "internal/tokenizer/hub"},
 	// configfile reads YAML config files into a config.Config.
 	"internal/configfile": {"internal/config"},
@@ -140,7 +147,7 @@ var allowed = map[string][]string{
 	"internal/wandb":    {"internal/results"},
 	"internal/accuracy": {"internal/dataset", "internal/dataset/hfdata", "internal/tokenizer/hub", "internal/pyrand"},
 	// agenticcode synthesizes agentic-coding sessions as dataset rows.
-	"internal/dataset/agenticcode": {"internal/dataset"},
+	"internal/dataset/agenticcode": {"internal/dataset/loader"},
 	// cluster carries credits out to remote workers and their
 	// records back; a remote agent drives the same worker pool as a local
 	// run. clusterpb is its generated wire schema.
@@ -262,7 +269,7 @@ var thirdParty = map[string][]string{
 	"github.com/andybalholm/brotli":             {"internal/transport"}, // br response bodies
 	"github.com/klauspost/compress":             {"internal/transport"}, // zstd response bodies
 	"golang.org/x/sys":                          {"internal/timing", "bench/benchtool"},
-	"github.com/go-json-experiment/json": {"internal/dataset", "internal/dataset/hfdata", "internal/dataset/public", "internal/endpoint", "internal/endpoint/anthropic",
+	"github.com/go-json-experiment/json": {"internal/dataset/loader", "internal/dataset/hfdata", "internal/dataset/public", "internal/endpoint", "internal/endpoint/anthropic",
 		"internal/endpoint/embeddings", "internal/endpoint/endpointtest", "internal/endpoint/openai", "internal/endpoint/rankings", "internal/export",
 		"internal/telemetry/servermetrics", "internal/tokenizer/hub"},
 	"github.com/goccy/go-yaml": {"internal/cli", "internal/configfile", "internal/dataset/hfdata", "internal/kubecli", "internal/llmd", "internal/report"},

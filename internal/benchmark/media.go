@@ -5,6 +5,7 @@ import (
 
 	"github.com/aiperf-go/aiperf/internal/config"
 	"github.com/aiperf-go/aiperf/internal/dataset"
+	"github.com/aiperf-go/aiperf/internal/dataset/media"
 	"github.com/aiperf-go/aiperf/internal/endpoint"
 )
 
@@ -13,17 +14,17 @@ import (
 // other endpoints they would never reach the wire, so none are generated.
 func (p *Plan) addSyntheticMedia(ds *dataset.Dataset) error {
 	o := mediaOptions(&p.Config.Media, &p.Config.Video, p.Meta)
-	if err := dataset.AddMedia(ds, o, p.Seed); err != nil {
+	if err := media.AddMedia(ds, o, p.Seed); err != nil {
 		return usageError(fmt.Errorf("synthetic media: %w", err))
 	}
 	return nil
 }
 
 // mediaOptions resolves the media configuration for an endpoint.
-func mediaOptions(m *config.Media, v *config.Video, meta endpoint.Metadata) dataset.MediaOptions {
-	var o dataset.MediaOptions
+func mediaOptions(m *config.Media, v *config.Video, meta endpoint.Metadata) media.MediaOptions {
+	var o media.MediaOptions
 	if vs, on := v.Spec(); on && meta.SupportsVideos {
-		o.Video = dataset.VideoOptions{
+		o.Video = media.VideoOptions{
 			BatchSize: vs.BatchSize, Duration: vs.Duration, FPS: vs.FPS, Width: vs.Width, Height: vs.Height,
 			SynthType: string(vs.SynthType), Format: string(vs.Format), Codec: vs.Codec,
 			AudioSampleRateKHz: vs.AudioSampleRateKHz, AudioChannels: vs.AudioChannels,
@@ -31,7 +32,7 @@ func mediaOptions(m *config.Media, v *config.Video, meta endpoint.Metadata) data
 		}
 	}
 	if img, on := m.Images(); on && meta.SupportsImages {
-		o.Images = dataset.ImageOptions{
+		o.Images = media.ImageOptions{
 			BatchSize: img.BatchSize,
 			WidthMean: img.WidthMean, WidthStddev: img.WidthStddev,
 			HeightMean: img.HeightMean, HeightStddev: img.HeightStddev,
@@ -41,7 +42,7 @@ func mediaOptions(m *config.Media, v *config.Video, meta endpoint.Metadata) data
 		}
 	}
 	if aud, on := m.Audio(); on && meta.SupportsAudio {
-		o.Audio = dataset.AudioOptions{
+		o.Audio = media.AudioOptions{
 			BatchSize:  aud.BatchSize,
 			LengthMean: aud.LengthMean, LengthStddev: aud.LengthStddev,
 			Format:         string(aud.Format),

@@ -24,6 +24,7 @@ import (
 	"github.com/aiperf-go/aiperf/internal/chattemplate"
 	"github.com/aiperf-go/aiperf/internal/config"
 	"github.com/aiperf-go/aiperf/internal/dataset"
+	"github.com/aiperf-go/aiperf/internal/dataset/synthesis"
 	"github.com/aiperf-go/aiperf/internal/endpoint"
 	"github.com/aiperf-go/aiperf/internal/export"
 	"github.com/aiperf-go/aiperf/internal/metrics"
@@ -227,7 +228,7 @@ func (p *Plan) BuildDataset() error {
 		return p.buildRankingsDataset()
 	}
 	in := p.Config.Input
-	o := dataset.SyntheticOptions{
+	o := synthesis.SyntheticOptions{
 		ISLMean:   in.InputTokens.Mean,
 		ISLStddev: in.InputTokens.Stddev,
 		OSLStddev: int(in.OutputTokens.Stddev),
@@ -244,7 +245,7 @@ func (p *Plan) BuildDataset() error {
 	if err := p.shapePromptSource(&o); err != nil {
 		return err
 	}
-	ds, err := dataset.Synthetic(o, p.Tokenizer)
+	ds, err := synthesis.Synthetic(o, p.Tokenizer)
 	if err != nil {
 		return usageError(fmt.Errorf("synthetic dataset: %w", err))
 	}

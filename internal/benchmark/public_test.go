@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/aiperf-go/aiperf/internal/config"
-	"github.com/aiperf-go/aiperf/internal/dataset"
+	"github.com/aiperf-go/aiperf/internal/dataset/loader"
 	"github.com/aiperf-go/aiperf/internal/dataset/public"
 )
 
@@ -90,7 +90,7 @@ func TestRunCustomDatasetTypes(t *testing.T) {
 		{"dag_jsonl", fx("dag.jsonl"), `{"role":"user","content":"Plan the work."}`},
 		{"mooncake_trace", fx("mooncake_messages.jsonl"), `"tools":[{"type":"function","function":{"name":"t"}}]`},
 	}
-	for _, typ := range dataset.SpeedBenchTypes() {
+	for _, typ := range loader.SpeedBenchTypes() {
 		file := "qualitative.jsonl"
 		if strings.Contains(typ, "throughput_") {
 			size := strings.Split(strings.TrimPrefix(typ, "speed_bench_throughput_"), "_")[0]

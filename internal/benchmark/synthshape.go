@@ -2,7 +2,7 @@ package benchmark
 
 import (
 	"github.com/aiperf-go/aiperf/internal/config"
-	"github.com/aiperf-go/aiperf/internal/dataset"
+	"github.com/aiperf-go/aiperf/internal/dataset/synthesis"
 )
 
 // shapeSynthetic translates the conversation, prompt-shaping and sampling
@@ -10,11 +10,11 @@ import (
 // (cfg.Conversation), texts per request, the --seq-dist mixture, prefix
 // and context prompts (cfg.Prompt); and --dataset-sampling-strategy, when
 // given, replaces shuffle, AIPerf's default for synthetic data.
-func (p *Plan) shapeSynthetic(o *dataset.SyntheticOptions) {
+func (p *Plan) shapeSynthetic(o *synthesis.SyntheticOptions) {
 	cfg := p.Config
 	conv, pr := &cfg.Conversation, &cfg.Prompt
 	batch := pr.BatchSize
-	o.Shape = dataset.Shape{
+	o.Shape = synthesis.Shape{
 		TurnsMean:       conv.TurnsMean,
 		TurnsStddev:     conv.TurnsStddev,
 		TurnDelayMean:   conv.TurnDelayMean,
@@ -37,13 +37,13 @@ func (p *Plan) shapeSynthetic(o *dataset.SyntheticOptions) {
 	}
 }
 
-func seqDistPairs(entries []config.SeqDistEntry) []dataset.SeqDistPair {
+func seqDistPairs(entries []config.SeqDistEntry) []synthesis.SeqDistPair {
 	if len(entries) == 0 {
 		return nil
 	}
-	out := make([]dataset.SeqDistPair, len(entries))
+	out := make([]synthesis.SeqDistPair, len(entries))
 	for i, e := range entries {
-		out[i] = dataset.SeqDistPair{ISL: e.ISL, ISLStddev: e.ISLStddev, OSL: e.OSL, OSLStddev: e.OSLStddev, Probability: e.Probability}
+		out[i] = synthesis.SeqDistPair{ISL: e.ISL, ISLStddev: e.ISLStddev, OSL: e.OSL, OSLStddev: e.OSLStddev, Probability: e.Probability}
 	}
 	return out
 }

@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/aiperf-go/aiperf/internal/config"
-	"github.com/aiperf-go/aiperf/internal/dataset"
+	"github.com/aiperf-go/aiperf/internal/dataset/synthesis"
 	"github.com/aiperf-go/aiperf/internal/mockserver"
 	"github.com/aiperf-go/aiperf/internal/tokenizer"
 )
@@ -327,7 +327,7 @@ func TestShapeSyntheticTranslatesOptions(t *testing.T) {
 	t.Parallel()
 	cfg := config.Defaults()
 	p := &Plan{Config: &cfg, Sampling: "shuffle"}
-	var o dataset.SyntheticOptions
+	var o synthesis.SyntheticOptions
 	p.shapeSynthetic(&o)
 	if *o.Shape.BatchSize != 1 || o.Shape.TurnsMean != 1 || o.Shape.TurnDelayRatio != 1 || o.Shape.SeqDist != nil ||
 		o.Shape.PrefixPoolSize != 0 || o.Shape.SystemLength != 0 || p.Sampling != "shuffle" {
@@ -339,9 +339,9 @@ func TestShapeSyntheticTranslatesOptions(t *testing.T) {
 	cfg.Conversation.TurnDelayMean, cfg.Conversation.TurnDelayStddev, cfg.Conversation.DelayRatio = 100, 10, 0.5
 	cfg.Dataset.SamplingStrategy = config.SamplingRandom
 	p.shapeSynthetic(&o)
-	want := dataset.Shape{TurnsMean: 3, TurnsStddev: 1, TurnDelayMean: 100, TurnDelayStddev: 10, TurnDelayRatio: 0.5,
+	want := synthesis.Shape{TurnsMean: 3, TurnsStddev: 1, TurnDelayMean: 100, TurnDelayStddev: 10, TurnDelayRatio: 0.5,
 		BatchSize: ptr(0), PrefixPoolSize: 4, PrefixLength: 9,
-		SeqDist: []dataset.SeqDistPair{{ISL: 5, ISLStddev: 1, OSL: 6, OSLStddev: 2, Probability: 100}}}
+		SeqDist: []synthesis.SeqDistPair{{ISL: 5, ISLStddev: 1, OSL: 6, OSLStddev: 2, Probability: 100}}}
 	if !reflect.DeepEqual(o.Shape, want) || p.Sampling != "random" {
 		t.Fatalf("shape %+v, sampling %q; want %+v, random", o.Shape, p.Sampling, want)
 	}

@@ -11,7 +11,9 @@ import (
 
 	"github.com/aiperf-go/aiperf/internal/config"
 	"github.com/aiperf-go/aiperf/internal/dataset"
+	"github.com/aiperf-go/aiperf/internal/dataset/loader"
 	"github.com/aiperf-go/aiperf/internal/dataset/public"
+	"github.com/aiperf-go/aiperf/internal/dataset/synthesis"
 	"github.com/aiperf-go/aiperf/internal/worker"
 )
 
@@ -60,10 +62,10 @@ func (p *Plan) publicOptions() public.Options {
 // options. The loader applies --replay-speedup itself, before the idle-gap
 // cap (which is in replay seconds, as AIPerf's), so the replay does not
 // apply it again (see replaySpeedup).
-func (p *Plan) basetenOptions() dataset.BasetenOptions {
+func (p *Plan) basetenOptions() loader.BasetenOptions {
 	c := p.Config
 	r := &c.Shape.Replay
-	o := dataset.BasetenOptions{
+	o := loader.BasetenOptions{
 		ClosedLoop:    r.ClosedLoop,
 		Strict:        r.Strict,
 		OmitKVHints:   r.OmitKVHints,
@@ -83,10 +85,10 @@ func (p *Plan) basetenOptions() dataset.BasetenOptions {
 }
 
 // wekaOptions translates the configuration into Weka trace replay options.
-func (p *Plan) wekaOptions() dataset.WekaOptions {
+func (p *Plan) wekaOptions() loader.WekaOptions {
 	c := p.Config
 	d := &c.Dataset
-	o := dataset.WekaOptions{
+	o := loader.WekaOptions{
 		IgnoreDelays:  d.IgnoreTraceDelays,
 		ThinkTimeOnly: d.UseThinkTimeOnly,
 		Models:        p.Models,
@@ -159,7 +161,7 @@ func (p *Plan) finishTurns() error {
 	if sys == "" && !fillOSL {
 		return nil
 	}
-	osl := dataset.NewMaxTokens(p.Seed, float64(derefInt(in.OutputTokens.Mean)), in.OutputTokens.Stddev)
+	osl := synthesis.NewMaxTokens(p.Seed, float64(derefInt(in.OutputTokens.Mean)), in.OutputTokens.Stddev)
 	for c := range p.Dataset.Conversations {
 		conv := &p.Dataset.Conversations[c]
 		for t := range conv.Turns {
@@ -195,12 +197,12 @@ func derefInt(p *int) int {
 
 // promptCorpus builds the --prompt-corpus corpus; nil when the flag is not
 // given (each dataset then uses its default).
-func (p *Plan) promptCorpus() (*dataset.PromptCorpus, error) {
+func (p *Plan) promptCorpus() (*synthesis.PromptCorpus, error) {
 	pr := &p.Config.Prompt
 	if pr.Corpus == "" || p.Tokenizer == nil {
 		return nil, nil
 	}
-	c, err := dataset.NewPromptCorpus(pr.Corpus, pr.RandomCorpusStyle, p.Tokenizer)
+	c, err := synthesis.NewPromptCorpus(pr.Corpus, pr.RandomCorpusStyle, p.Tokenizer)
 	if err != nil {
 		return nil, usageError(fmt.Errorf("--prompt-corpus: %w", err))
 	}
@@ -209,7 +211,7 @@ func (p *Plan) promptCorpus() (*dataset.PromptCorpus, error) {
 
 // shapePromptSource sets the synthetic corpus and the --random-range-ratio
 // window; it runs after the special tokens are known.
-func (p *Plan) shapePromptSource(o *dataset.SyntheticOptions) error {
+func (p *Plan) shapePromptSource(o *synthesis.SyntheticOptions) error {
 	c, err := p.promptCorpus()
 	if err != nil {
 		return err
@@ -217,7 +219,7 @@ func (p *Plan) shapePromptSource(o *dataset.SyntheticOptions) error {
 	o.Corpus = c
 	pr := &p.Config.Prompt
 	if r := pr.RandomRangeRatio; r != nil {
-		o.Shape.RangeRatio = &dataset.RangeRatio{ISL: r.Input, OSL: r.Output, Style: pr.RandomCorpusStyle, Special: o.PromptSpecialTokens}
+		o.Shape.RangeRatio = &synthesis.RangeRatio{ISL: r.Input, OSL: r.Output, Style: pr.RandomCorpusStyle, Special: o.PromptSpecialTokens}
 	}
 	p.compensateCacheBust(o)
 	return nil
@@ -228,7 +230,7 @@ func (p *Plan) shapePromptSource(o *dataset.SyntheticOptions) error {
 // shared system prompt when a system target's marker lands on it, else
 // each conversation's first user turn. A verbatim --system-prompt takes
 // the marker on top (its text is the user's).
-func (p *Plan) compensateCacheBust(o *dataset.SyntheticOptions) {
+func (p *Plan) compensateCacheBust(o *synthesis.SyntheticOptions) {
 	pr := &p.Config.Prompt
 	if !pr.CacheBustEnabled() || p.Tokenizer == nil {
 		return
@@ -270,9 +272,9 @@ func (p *Plan) cacheBust(benchmarkID string) *worker.CacheBust {
 }
 
 // synthesis translates the Synthesis flags for the trace loaders.
-func (p *Plan) synthesis() dataset.Synthesis {
+func (p *Plan) synthesis() loader.Synthesis {
 	s := &p.Config.Dataset.Synthesis
-	o := dataset.Synthesis{
+	o := loader.Synthesis{
 		Transform:            s.Transforms(),
 		SpeedupRatio:         config.Ratio(s.SpeedupRatio),
 		PrefixLenMultiplier:  config.Ratio(s.PrefixLenMultiplier),
@@ -348,8 +350,8 @@ func specialTokenContent(raw json.RawMessage) string {
 // datasets, whose requests are their source replayed.
 func (p *Plan) skipsInputsJSON() bool {
 	switch p.DatasetType {
-	case dataset.TypeMooncakeTrace, dataset.TypeBailianTrace, dataset.TypeBurstGPTTrace, dataset.TypeSageMakerDataCapture,
-		dataset.TypeRawPayload, dataset.TypeInputsJSON, dataset.TypeWekaTrace, dataset.TypeTraceLab, dataset.TypeBasetenTrace:
+	case loader.TypeMooncakeTrace, loader.TypeBailianTrace, loader.TypeBurstGPTTrace, loader.TypeSageMakerDataCapture,
+		loader.TypeRawPayload, loader.TypeInputsJSON, loader.TypeWekaTrace, loader.TypeTraceLab, loader.TypeBasetenTrace:
 		return true
 	}
 	pub := p.Config.Dataset.ResolvedPublic()

@@ -3,7 +3,7 @@ package builtin
 import (
 	"strings"
 
-	"github.com/aiperf-go/aiperf/internal/dataset"
+	"github.com/aiperf-go/aiperf/internal/dataset/loader"
 	"github.com/aiperf-go/aiperf/internal/dataset/public"
 	"github.com/aiperf-go/aiperf/internal/plugin"
 )
@@ -43,7 +43,7 @@ func customDatasetLoaderEntries() []plugin.Entry {
 		entry("random_pool", "A pool of entries sampled at random for each request."),
 		entry("single_turn", "One request per line: text(s), image(s), audio, timestamp or delay, session_id."),
 	}
-	for _, typ := range dataset.SpeedBenchTypes() {
+	for _, typ := range loader.SpeedBenchTypes() {
 		out = append(out, entry(typ, speedBenchDescription(typ)))
 	}
 	return append(out,

@@ -10,8 +10,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/aiperf-go/aiperf/internal/config"
-	"github.com/aiperf-go/aiperf/internal/dataset"
 	"github.com/aiperf-go/aiperf/internal/dataset/agenticcode"
+	"github.com/aiperf-go/aiperf/internal/dataset/loader"
 )
 
 // newSynthesizeCommand builds `aiperf synthesize agentic-code`: AIPerf
@@ -150,7 +150,7 @@ Exit codes: 0 valid; 1 invalid rows or an unreadable file; 2 bad arguments.`,
 			if st, err := os.Stat(input); err != nil || !st.Mode().IsRegular() {
 				return &config.ExitError{Code: config.ExitFailure, Err: fmt.Errorf("validation failed: %s is not a file", input)}
 			}
-			rows, err := dataset.ValidateMooncakeTrace(input)
+			rows, err := loader.ValidateMooncakeTrace(input)
 			if err != nil {
 				return &config.ExitError{Code: config.ExitFailure, Err: fmt.Errorf("validation failed:\n%w", err)}
 			}

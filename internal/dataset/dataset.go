@@ -1,12 +1,17 @@
-// Package dataset holds the conversations a benchmark sends and the code that
-// produces them: synthetic prompts cut from an embedded corpus by token count
-// today, custom files and traces later.
+// Package dataset is the model of what a benchmark sends: conversations of
+// turns, lazy prompts, the conversation samplers and the seeded random
+// streams every producer draws from. The producers live beside it: loader
+// reads the file formats and traces, synthesis builds prompts from the
+// corpus, media makes the synthetic images, audio and video.
 //
 // A Conversation is what one credit runs: its turns are sent in order, one at
 // a time. Single-turn workloads are conversations of one turn.
 package dataset
 
-import "time"
+import (
+	"strings"
+	"time"
+)
 
 // Conversation is one session of turns sent in order.
 type Conversation struct {
@@ -142,6 +147,18 @@ type Turn struct {
 	// its trajectories on it.
 	TraceAt    time.Duration
 	HasTraceAt bool
+}
+
+// JoinInputs is the text AIPerf counts as a turn's ISL: its non-empty
+// system, user-context and prompt texts joined with spaces.
+func JoinInputs(t *Turn) string {
+	parts := make([]string, 0, len(t.Texts)+2)
+	for _, s := range append([]string{t.System, t.UserContext}, t.Texts...) {
+		if s != "" {
+			parts = append(parts, s)
+		}
+	}
+	return strings.Join(parts, " ")
 }
 
 // Header is one HTTP header.

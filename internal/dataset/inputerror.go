@@ -43,4 +43,4 @@ func inputErr(file string, line int, field, format string, args ...any) error {
 
 // maxInputErrors bounds how many problems one file reports at once, so a
 // wholly wrong file does not print thousands of lines.
-const maxInputErrors = 20
+const MaxInputErrors = 20

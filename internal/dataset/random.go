@@ -15,10 +15,10 @@ import (
 // text, sampling order) unchanged. The names follow AIPerf's derived RNG
 // identifiers where it has one.
 const (
-	streamPromptLength = "dataset.prompt.length"
-	streamPromptCorpus = "dataset.prompt.corpus"
-	streamMaxTokens    = "composer.turn.max_tokens"
-	streamSessionID    = "dataset.session_id"
+	StreamPromptLength = "dataset.prompt.length"
+	StreamPromptCorpus = "dataset.prompt.corpus"
+	StreamMaxTokens    = "composer.turn.max_tokens"
+	StreamSessionID    = "dataset.session_id"
 	streamRandom       = "dataset.sampler.random"
 	streamShuffle      = "dataset.sampler.shuffle"
 )
@@ -27,14 +27,14 @@ const (
 // keyed by SHA-256 of "<seed>:<name>", the string AIPerf hashes to derive its
 // per-component generators. The same seed and name always give the same
 // sequence, on every platform.
-func newStream(seed uint64, name string) *rand.Rand {
+func NewStream(seed uint64, name string) *rand.Rand {
 	key := sha256.Sum256([]byte(strconv.FormatUint(seed, 10) + ":" + name))
 	return rand.New(rand.NewChaCha8(key))
 }
 
 // maxNormalTries bounds the rejection sampling in positiveNormalInt, as in
 // AIPerf.
-const maxNormalTries = 10_000
+const MaxNormalTries = 10_000
 
 // positiveNormalInt draws an integer of at least 1 from a normal
 // distribution, following AIPerf's sample_positive_normal_integer: with
@@ -43,12 +43,12 @@ const maxNormalTries = 10_000
 // draw is rounded up, so the result is at least 1. mean must be finite and
 // non-negative. Results are capped at math.MaxInt32, far beyond any sequence
 // length, so absurd deviations cannot overflow.
-func positiveNormalInt(rng *rand.Rand, mean, stddev float64) int {
+func PositiveNormalInt(rng *rand.Rand, mean, stddev float64) int {
 	if stddev <= 0 {
 		return toLength(math.RoundToEven(mean))
 	}
 	x := mean
-	for range maxNormalTries {
+	for range MaxNormalTries {
 		if v := rng.NormFloat64()*stddev + mean; v >= 0 {
 			x = v
 			break
@@ -63,7 +63,7 @@ func toLength(x float64) int {
 }
 
 // newUUID returns a random (version 4) UUID string drawn from rng.
-func newUUID(rng *rand.Rand) string {
+func NewUUID(rng *rand.Rand) string {
 	var b [16]byte
 	for i := range 2 {
 		v := rng.Uint64()

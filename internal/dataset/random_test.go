@@ -6,13 +6,13 @@ import (
 )
 
 func TestNewStream(t *testing.T) {
-	a, b := newStream(1, "x"), newStream(1, "x")
+	a, b := NewStream(1, "x"), NewStream(1, "x")
 	for range 10 {
 		if a.Uint64() != b.Uint64() {
 			t.Fatal("same seed and name, different sequences")
 		}
 	}
-	first := func(seed uint64, name string) uint64 { return newStream(seed, name).Uint64() }
+	first := func(seed uint64, name string) uint64 { return NewStream(seed, name).Uint64() }
 	if first(1, "x") == first(1, "y") || first(1, "x") == first(2, "x") {
 		t.Error("different seeds or names gave the same first value")
 	}
@@ -31,7 +31,7 @@ func TestPositiveNormalInt(t *testing.T) {
 		{1e12, 0, 1<<31 - 1},
 	}
 	for _, tc := range tests {
-		if got := positiveNormalInt(rng, tc.mean, tc.stddev); got != tc.want {
+		if got := PositiveNormalInt(rng, tc.mean, tc.stddev); got != tc.want {
 			t.Errorf("positiveNormalInt(%v, %v) = %d, want %d", tc.mean, tc.stddev, got, tc.want)
 		}
 	}
@@ -39,7 +39,7 @@ func TestPositiveNormalInt(t *testing.T) {
 	// are spread over [1, ...) like a half normal.
 	seen := map[int]int{}
 	for range 10_000 {
-		n := positiveNormalInt(rng, 1, 10)
+		n := PositiveNormalInt(rng, 1, 10)
 		if n < 1 {
 			t.Fatalf("draw %d < 1", n)
 		}
@@ -52,7 +52,7 @@ func TestPositiveNormalInt(t *testing.T) {
 
 func TestNewUUID(t *testing.T) {
 	rng := rand.New(rand.NewPCG(2, 2))
-	a, b := newUUID(rng), newUUID(rng)
+	a, b := NewUUID(rng), NewUUID(rng)
 	if a == b || len(a) != 36 || a[14] != '4' || a[8] != '-' {
 		t.Errorf("UUIDs %q %q", a, b)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/aiperf-go/aiperf/internal/clock"
 	"github.com/aiperf-go/aiperf/internal/dataset"
+	"github.com/aiperf-go/aiperf/internal/dataset/loader"
 	"github.com/aiperf-go/aiperf/internal/endpoint"
 	"github.com/aiperf-go/aiperf/internal/record"
 	"github.com/aiperf-go/aiperf/internal/timing"
@@ -270,13 +271,13 @@ func TestSessionBuildsLazyPrompts(t *testing.T) {
 	if err := os.WriteFile(path, []byte(`{"input_length": 40, "hash_ids": [1, 2, 3]}`+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	o := dataset.LoadOptions{Path: path, Type: dataset.TypeMooncakeTrace, BlockSize: 16, Seed: 1, SeedSet: true}
-	eager, err := dataset.Load(o, tok)
+	o := loader.LoadOptions{Path: path, Type: loader.TypeMooncakeTrace, BlockSize: 16, Seed: 1, SeedSet: true}
+	eager, err := loader.Load(o, tok)
 	if err != nil {
 		t.Fatal(err)
 	}
 	o.LazyPrompts = true
-	lazy, err := dataset.Load(o, tok)
+	lazy, err := loader.Load(o, tok)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -22,7 +22,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/aiperf-go/aiperf/internal/dataset"
+	"github.com/aiperf-go/aiperf/internal/dataset/loader"
 )
 
 // Options are `aiperf synthesize agentic-code`'s arguments.
@@ -111,7 +111,7 @@ func Synthesize(o Options) (*Result, error) {
 		return nil, err
 	}
 	// As AIPerf, the run checks its own output as a mooncake trace.
-	if r.Rows, err = dataset.ValidateMooncakeTrace(jsonl); err != nil {
+	if r.Rows, err = loader.ValidateMooncakeTrace(jsonl); err != nil {
 		return nil, fmt.Errorf("the synthesized dataset is not a valid mooncake trace: %w", err)
 	}
 	quality := Quality(sessions, &cfg)

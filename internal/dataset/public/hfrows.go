@@ -11,6 +11,7 @@ import (
 
 	"github.com/aiperf-go/aiperf/internal/dataset"
 	"github.com/aiperf-go/aiperf/internal/dataset/hfdata"
+	"github.com/aiperf-go/aiperf/internal/dataset/media"
 	"github.com/aiperf-go/aiperf/internal/dataset/sound"
 )
 
@@ -171,7 +172,7 @@ func rowImage(v any) []string {
 		if b == "" {
 			continue
 		}
-		if url, err := dataset.ImageDataURL([]byte(b)); err == nil {
+		if url, err := media.ImageDataURL([]byte(b)); err == nil {
 			return []string{url}
 		}
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/aiperf-go/aiperf/internal/dataset"
 	"github.com/aiperf-go/aiperf/internal/dataset/hfdata"
+	"github.com/aiperf-go/aiperf/internal/dataset/loader"
 	"github.com/aiperf-go/aiperf/internal/tokenizer"
 	"github.com/aiperf-go/aiperf/internal/tokenizer/hub"
 )
@@ -46,7 +47,7 @@ type Options struct {
 	// Weka.IgnoreDelays) (--ignore-trace-delays).
 	IgnoreDelays bool
 	// Weka shapes the Weka trace reconstruction (weka datasets).
-	Weka dataset.WekaOptions
+	Weka loader.WekaOptions
 	// Getenv supplies the HuggingFace environment (HF_HOME, HF_ENDPOINT,
 	// HF_HUB_OFFLINE, HF_TOKEN, ...); nil means os.Getenv.
 	Getenv func(string) string
@@ -60,7 +61,7 @@ type Options struct {
 }
 
 // Load reads the public dataset name into conversations.
-func Load(ctx context.Context, name string, o Options) (*dataset.Loaded, error) {
+func Load(ctx context.Context, name string, o Options) (*loader.Loaded, error) {
 	spec, ok := Lookup(name)
 	if !ok {
 		return nil, fmt.Errorf("unknown public dataset %q (available: %s)", name, SortedNames())
@@ -71,7 +72,7 @@ func Load(ctx context.Context, name string, o Options) (*dataset.Loaded, error) 
 	if o.Getenv == nil {
 		o.Getenv = os.Getenv
 	}
-	l := &loading{spec: spec, o: o, ids: dataset.NewSessionIDs(o.Seed, o.SeedSet)}
+	l := &loading{spec: spec, o: o, ids: loader.NewSessionIDs(o.Seed, o.SeedSet)}
 	var (
 		convs []dataset.Conversation
 		err   error
@@ -95,7 +96,7 @@ func Load(ctx context.Context, name string, o Options) (*dataset.Loaded, error) 
 		return nil, fmt.Errorf("public dataset %s: no row gave a conversation; the dataset is empty", name)
 	}
 	l.count(convs)
-	return &dataset.Loaded{Dataset: &dataset.Dataset{Conversations: convs}, Type: name, Sampling: dataset.SamplingSequential,
+	return &loader.Loaded{Dataset: &dataset.Dataset{Conversations: convs}, Type: name, Sampling: dataset.SamplingSequential,
 		Timestamps: len(convs[0].Turns) > 0 && convs[0].Turns[0].HasTimestamp}, nil
 }
 
@@ -103,7 +104,7 @@ func Load(ctx context.Context, name string, o Options) (*dataset.Loaded, error) 
 type loading struct {
 	spec Spec
 	o    Options
-	ids  *dataset.SessionIDs
+	ids  *loader.SessionIDs
 }
 
 func (l *loading) client() *hub.Client { return hub.FromEnv(l.o.Getenv, l.o.HTTP) }
@@ -159,12 +160,12 @@ func (l *loading) full(n int) bool {
 	return l.spec.Streaming && l.o.Limit > 0 && n >= l.o.Limit
 }
 
-func (l *loading) shareGPT(ctx context.Context) (*dataset.Loaded, error) {
-	path, err := dataset.FetchShareGPT(ctx, l.o.Getenv, l.o.HTTP)
+func (l *loading) shareGPT(ctx context.Context) (*loader.Loaded, error) {
+	path, err := loader.FetchShareGPT(ctx, l.o.Getenv, l.o.HTTP)
 	if err != nil {
 		return nil, err
 	}
-	return dataset.LoadShareGPT(dataset.ShareGPTOptions{
+	return loader.LoadShareGPT(loader.ShareGPTOptions{
 		Path: path, FromHubCache: true, OSLSet: l.o.OSLSet, Models: l.o.Models, Seed: l.o.Seed, SeedSet: l.o.SeedSet,
 	}, l.o.Tokenizer)
 }

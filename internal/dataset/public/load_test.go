@@ -15,6 +15,7 @@ import (
 	"github.com/go-json-experiment/json"
 
 	"github.com/aiperf-go/aiperf/internal/dataset"
+	"github.com/aiperf-go/aiperf/internal/dataset/loader"
 	"github.com/aiperf-go/aiperf/internal/dataset/sound"
 	"github.com/aiperf-go/aiperf/internal/tokenizer"
 	"github.com/aiperf-go/aiperf/internal/tokenizer/hub"
@@ -50,7 +51,7 @@ func offline(dir string) func(string) string {
 	}
 }
 
-func load(t *testing.T, name string, o Options) *dataset.Loaded {
+func load(t *testing.T, name string, o Options) *loader.Loaded {
 	t.Helper()
 	if o.Getenv == nil {
 		o.Getenv = offline(fixtureHub)

@@ -9,11 +9,12 @@ import (
 
 	"github.com/aiperf-go/aiperf/internal/dataset"
 	"github.com/aiperf-go/aiperf/internal/dataset/hfdata"
+	"github.com/aiperf-go/aiperf/internal/dataset/loader"
 )
 
 // weka reads a SemiAnalysis (or --hf-weka-dataset) corpus whose rows are
 // Weka traces and replays them with the weka_trace reconstruction.
-func (l *loading) weka(ctx context.Context) (*dataset.Loaded, error) {
+func (l *loading) weka(ctx context.Context) (*loader.Loaded, error) {
 	repo := l.spec.Repo
 	if l.o.WekaRepo != "" {
 		repo = l.o.WekaRepo
@@ -25,7 +26,7 @@ func (l *loading) weka(ctx context.Context) (*dataset.Loaded, error) {
 	if err != nil {
 		return nil, fmt.Errorf("public dataset %s: %w", l.spec.Name, err)
 	}
-	var traces []*dataset.WekaTrace
+	var traces []*loader.WekaTrace
 	seen := map[string]int{}
 	i := 0
 	err = local.Rows(func(r hfdata.Row) error {
@@ -35,7 +36,7 @@ func (l *loading) weka(ctx context.Context) (*dataset.Loaded, error) {
 			return err
 		}
 		where := fmt.Sprintf("row %d of %s", i-1, repo)
-		tr, err := dataset.ParseWekaTrace(raw, where)
+		tr, err := loader.ParseWekaTrace(raw, where)
 		if err != nil {
 			return fmt.Errorf("%s failed Weka trace validation: %w", where, err)
 		}
@@ -54,10 +55,10 @@ func (l *loading) weka(ctx context.Context) (*dataset.Loaded, error) {
 	if o.BlockSize == 0 {
 		o.BlockSize = l.spec.BlockSize
 	}
-	convs, err := dataset.WekaConversations(traces, o, l.o.Tokenizer)
+	convs, err := loader.WekaConversations(traces, o, l.o.Tokenizer)
 	if err != nil {
 		return nil, fmt.Errorf("public dataset %s: %w", l.spec.Name, err)
 	}
-	return &dataset.Loaded{Dataset: &dataset.Dataset{Conversations: convs}, Type: l.spec.Name, Sampling: dataset.SamplingSequential,
+	return &loader.Loaded{Dataset: &dataset.Dataset{Conversations: convs}, Type: l.spec.Name, Sampling: dataset.SamplingSequential,
 		Timestamps: len(convs) > 0 && len(convs[0].Turns) > 0 && convs[0].Turns[0].HasTimestamp}, nil
 }
