@@ -34,7 +34,7 @@ var allowed = map[string][]string{
 	// packages besides kube itself.
 	"cmd/aiperf-kube":  {"internal/cli", "internal/kubecli"},
 	"internal/kubecli": {"internal/cli", "internal/config", "internal/configfile", "internal/kube", "internal/kube/api/v1alpha1", "internal/kube/operator"},
-	"internal/cli": {"internal/configfile", "internal/config", "internal/benchmark", "internal/experiment", "internal/compare", "internal/metricview", "internal/llmd", "internal/results", "internal/search", "internal/builtin", "internal/plugin", "internal/mockserver", "internal/ui", "internal/chattemplate", "internal/report", "internal/export",
+	"internal/cli": {"internal/configfile", "internal/config", "internal/option", "internal/benchmark", "internal/experiment", "internal/compare", "internal/metricview", "internal/llmd", "internal/results", "internal/search", "internal/builtin", "internal/plugin", "internal/mockserver", "internal/ui", "internal/chattemplate", "internal/report", "internal/export",
 		"internal/api", "internal/otel", "internal/mlflow", "internal/wandb", "internal/accuracy", "internal/metrics", "internal/endpoint", "internal/transport", "internal/tokenizer/hub", // integrations, chat
 		"internal/dataset", "internal/dataset/loader", "internal/dataset/agenticcode"}, // synthesize and validate are dataset tools, not runs
 	"internal/benchmark": {"internal/accuracy", "internal/config", "internal/builtin", "internal/plugin", "internal/dataset", "internal/dataset/loader", "internal/dataset/synthesis", "internal/dataset/media", "internal/dataset/public", "internal/timing", "internal/worker", "internal/endpoint", "internal/transport", "internal/metrics", "internal/metrics/stats", "internal/export", "internal/ui", "internal/chattemplate", "internal/verdict", "internal/metricview", "internal/llmd", "internal/adaptive",
@@ -93,7 +93,10 @@ var allowed = map[string][]string{
 	"internal/dataset/public": {"internal/dataset", "internal/dataset/loader", "internal/dataset/media", "internal/dataset/hfdata", "internal/dataset/sound", "internal/tokenizer/hub"},
 	"internal/tokenizer":      {"internal/tokenizer/hf", "internal/tokenizer/hub"},
 	// configfile reads YAML config files into a config.Config.
-	"internal/configfile": {"internal/config"},
+	"internal/configfile": {"internal/config", "internal/option"},
+	// option is the one table of `aiperf profile` options that the
+	// command line and the config file both derive from.
+	"internal/option": {"internal/config", "internal/search"},
 	// Telemetry sources (one package per source) read the world outside the
 	// request path; they import no other internal package but their own
 	// shared pieces.

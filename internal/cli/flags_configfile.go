@@ -13,19 +13,6 @@ import (
 // configFlag is the canonical name of -f/--config.
 const configFlag = "config"
 
-// addConfigFileFlags registers -f/--config. The file itself is loaded by
-// profileCommand.loadConfigFile before the other flags are parsed, so
-// that every explicit flag overrides it.
-func (b *flagBuilder) addConfigFileFlags(cfg *config.Config) {
-	_ = cfg
-	b.group = groupInput
-	var path string
-	b.add(&stringValue{recorder: b.rec(configFlag), p: &path}, spec{
-		name: configFlag, short: "f", meta: "<file.yaml>",
-		usage: "YAML configuration file (AIPerf config v2: schemaVersion, benchmark, sweep, multi_run, variables, random_seed). Flags given on the command line override its values, false and 0 included. See 'aiperf config init'.",
-	})
-}
-
 // configFileState is what a -f/--config file contributed to a profile
 // command.
 type configFileState struct {

@@ -3,6 +3,7 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"strconv"
 	"strings"
 
@@ -242,21 +243,19 @@ func (v *secondsPtrValue) String() string {
 }
 func (v *secondsPtrValue) Type() string { return "float" }
 
-// choiceValue sets an enum string after config.NormalizeChoice (or the
-// given normaliser). Membership is checked by config.Validate, which knows
-// the difference between "invalid" and "not supported yet".
-type choiceValue[T ~string] struct {
+// choiceValue sets an enum string (a field of a named string type, or a
+// plain string) after its normaliser. Membership is checked by
+// config.Validate, which knows the difference between "invalid" and "not
+// supported yet".
+type choiceValue struct {
 	recorder
-	p         *T
-	normalize func(string) T
+	p         reflect.Value // the settable string field
+	normalize func(string) string
 }
 
-func (v *choiceValue[T]) Set(s string) error { *v.p = v.normalize(s); return nil }
-func (v *choiceValue[T]) String() string     { return string(*v.p) }
-func (v *choiceValue[T]) Type() string       { return "choice" }
-
-// normalizeChoice is the default choice normaliser.
-func normalizeChoice[T ~string](s string) T { return T(config.NormalizeChoice(s)) }
+func (v *choiceValue) Set(s string) error { v.p.SetString(v.normalize(s)); return nil }
+func (v *choiceValue) String() string     { return v.p.String() }
+func (v *choiceValue) Type() string       { return "choice" }
 
 // extraInputsValue appends --extra-inputs entries.
 type extraInputsValue struct {
@@ -363,7 +362,7 @@ var (
 	_ pflag.Value = (*floatValue)(nil)
 	_ pflag.Value = (*floatPtrValue)(nil)
 	_ pflag.Value = (*secondsPtrValue)(nil)
-	_ pflag.Value = (*choiceValue[config.UIType])(nil)
+	_ pflag.Value = (*choiceValue)(nil)
 	_ pflag.Value = (*extraInputsValue)(nil)
 	_ pflag.Value = (*headersValue)(nil)
 	_ pflag.Value = (*goodputValue)(nil)

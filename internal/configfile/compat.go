@@ -26,20 +26,10 @@ func compatFields() []field {
 	return []field{
 		{path: "benchmark.artifacts.summary", bind: func(t target) any { return &t.cfg.Artifacts.NoSummaryJSON }, conv: &summaryConv,
 			doc: "Summary export formats: [json] (the default), or false to skip profile_export_aiperf.json (the CSV summary is written regardless)."},
-		{path: "benchmark.artifacts.records", flag: "export-level", bind: func(t target) any { return &t.cfg.Output.ExportLevel }, conv: &recordsConv,
-			doc: "Per-request records formats: [jsonl] (the default), or false to skip profile_export.jsonl (--export-level summary)."},
-		{path: "benchmark.artifacts.raw", flag: "export-level", bind: func(t target) any { return &t.cfg.Output.ExportLevel }, conv: &rawConv,
-			doc: "Also write every request and response payload to profile_export_raw.jsonl (--export-level raw)."},
-		{path: "benchmark.artifacts.export_outputs_json", flag: "export-outputs-json", bind: func(t target) any { return &t.cfg.Artifacts.ExportOutputsJSON },
-			doc: "Write outputs.json, the generated text of every request."},
 		{path: userFilesPath, bind: func(t target) any { return &t.cfg.Artifacts.UserFiles }, conv: &userFilesConv,
 			doc: "Files written into the artifact directory before the benchmark: [{path, format: json|yaml|text, content}]; Jinja templates in content see variables: and epoch, job_name, namespace, model, endpoint_url, artifact_dir."},
 		{path: "benchmark.datasets.0.records", bind: func(t target) any { return &t.cfg.Dataset.InlineRecords }, conv: &inlineRecordsConv,
 			doc: "type: file - the entries written in the config file instead of a path: a list, each item one line of the format's JSONL."},
-		{path: "benchmark.scenario", flag: "scenario", bind: func(t target) any { return &t.cfg.Compat.Scenario },
-			doc: "Lock the invariants of a named benchmark scenario (inferencex-agentx-mvp)."},
-		{path: "benchmark.unsafe_override", flag: "unsafe-override", bind: func(t target) any { return &t.cfg.Compat.UnsafeOverride },
-			doc: "Turn scenario lock violations into warnings; the run is marked submission_valid=false."},
 	}
 }
 

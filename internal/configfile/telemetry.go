@@ -21,25 +21,8 @@ func telemetryFields() []field {
 			bind: func(t target) any { return &t.cfg.Telemetry.ServerProfiler }, conv: &serverProfilerConv,
 			doc: "Start and stop the server profiler around the profiling phase: false, true, or {start_path, stop_path, timeout_seconds}."},
 
-		{path: "benchmark.server_metrics.enabled", flag: "no-server-metrics", bind: func(t target) any { return &t.cfg.Telemetry.ServerMetrics.Disabled }, conv: &enabledConv,
-			doc: "Scrape the servers' Prometheus metrics (<url>/metrics of every endpoint URL, plus urls); on by default."},
-		{path: "benchmark.server_metrics.urls", flag: "server-metrics", bind: func(t target) any { return &t.cfg.Telemetry.ServerMetrics.URLs }, conv: &metricsURLsConv,
-			doc: "More Prometheus endpoints; node1:8081 means http://node1:8081/metrics."},
-		{path: "benchmark.server_metrics.formats", flag: "server-metrics-formats", bind: func(t target) any { return &t.cfg.Telemetry.ServerMetrics.Formats },
-			doc: "Server metrics files to write: json, csv, jsonl, parquet (default json and csv)."},
 		{path: "benchmark.server_metrics.discovery", ignored: true, conv: &anyMappingConv,
 			doc: "Kubernetes discovery of metrics endpoints is not implemented; the endpoint URLs and server_metrics.urls are scraped."},
-
-		{path: "benchmark.gpu_telemetry.enabled", flag: "no-gpu-telemetry", bind: func(t target) any { return &t.cfg.Telemetry.GPU.Disabled }, conv: &enabledConv,
-			doc: "Collect GPU telemetry (DCGM exporters at localhost:9400 and :9401 when they answer, plus urls); on by default."},
-		{path: "benchmark.gpu_telemetry.urls", flag: "gpu-telemetry", bind: func(t target) any { return &t.cfg.Telemetry.GPU.URLs }, conv: &metricsURLsConv,
-			doc: "DCGM exporter URLs; node1:9400 means http://node1:9400/metrics."},
-		{path: "benchmark.gpu_telemetry.collector", flag: "gpu-telemetry", bind: func(t target) any { return &t.cfg.Telemetry.GPU.Collector }, conv: &choiceConv,
-			doc: "dcgm (exporters over HTTP, the default) or pynvml (the local NVIDIA driver; a build with -tags nvml on Linux)."},
-		{path: "benchmark.gpu_telemetry.mode", flag: "gpu-telemetry", bind: func(t target) any { return &t.cfg.Telemetry.GPU.Dashboard }, conv: &gpuModeConv,
-			doc: "summary (the default) or realtime_dashboard (live GPU panels)."},
-		{path: "benchmark.gpu_telemetry.metrics_file", flag: "gpu-telemetry", bind: func(t target) any { return &t.cfg.Telemetry.GPU.MetricsFile },
-			doc: "CSV of DCGM fields to collect besides the defaults: lines of \"DCGM_FI_* field, gauge|counter, help (in unit)\"."},
 	}
 }
 

@@ -1,0 +1,58 @@
+package configfile
+
+import (
+	"fmt"
+
+	"github.com/aiperf-go/aiperf/internal/option"
+)
+
+// convs maps the option table's decoder names to the decoders.
+var convs = map[option.Conv]*conv{
+	option.ConvAccuracyName: &accuracyNameConv,
+	option.ConvArtifactDir:  &artifactDirConv,
+	option.ConvChoice:       &choiceConv,
+	option.ConvDuration:     &durationConv,
+	option.ConvEnabled:      &enabledConv,
+	option.ConvExtra:        &extraConv,
+	option.ConvGPUMode:      &gpuModeConv,
+	option.ConvHeaders:      &headersConv,
+	option.ConvMetricsURLs:  &metricsURLsConv,
+	option.ConvModels:       &modelsConv,
+	option.ConvOTelURL:      &otelURLConv,
+	option.ConvPairs:        &pairsConv,
+	option.ConvRamp:         &rampConv,
+	option.ConvRangeRatio:   &rangeRatioConv,
+	option.ConvRateSeries:   &rateSeriesConv,
+	option.ConvRaw:          &rawConv,
+	option.ConvRecords:      &recordsConv,
+	option.ConvSeqDist:      &seqDistConv,
+	option.ConvURLs:         &urlsConv,
+	option.ConvWarmupType:   &warmupTypeConv,
+}
+
+// optionFields derives a row from every config-file key of the option
+// table, in table order (an option's first key is its sweep path).
+func optionFields() []field {
+	var rows []field
+	for _, o := range option.All() {
+		for _, k := range o.Keys {
+			bind := o.Bind
+			if k.Bind != nil {
+				bind = k.Bind
+			}
+			if bind == nil {
+				panic(fmt.Sprintf("option --%s: key %s binds no field", o.Name, k.Path))
+			}
+			r := field{path: k.Path, flag: o.Name, bind: func(t target) any { return bind(t.cfg) }, ignored: k.Ignored, doc: k.Doc}
+			if k.Conv != "" {
+				c, ok := convs[k.Conv]
+				if !ok {
+					panic(fmt.Sprintf("option --%s: key %s: no config-file decoder %q", o.Name, k.Path, k.Conv))
+				}
+				r.conv = c
+			}
+			rows = append(rows, r)
+		}
+	}
+	return rows
+}
