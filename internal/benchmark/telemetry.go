@@ -293,7 +293,11 @@ func writeTelemetry(p *Plan, r *telemetryResults, s *metrics.Summary, info *expo
 		info.TelemetryData = r.gpu.TelemetryData()
 		console.WriteString("\n\n")
 		console.WriteString(r.gpu.PlatformPanel(opts.Width))
-		console.WriteString(energy.Tables(s.Results, opts.Width))
+		suffix := ""
+		if r.gpu.Simulated() {
+			suffix = gpu.SimulatedTitle
+		}
+		console.WriteString(energy.Tables(s.Results, suffix, opts.Width))
 	}
 	if r.sm != nil && len(r.sm.Endpoints()) > 0 {
 		x := &servermetrics.Export{

@@ -171,6 +171,12 @@ func TestTelemetryAgainstTheMock(t *testing.T) {
 			t.Errorf("input_config.%s shape differs (-aiperf +ours):\n%s", k, diff)
 		}
 	}
+	// The mock's GPUs are invented, and every artifact says so; AIPerf's
+	// files from the same mock do not, so the marks are checked here and
+	// then left out of the shape comparisons.
+	if n := unmarkSimulated(prof["telemetry_data"]); n != 3 {
+		t.Errorf("telemetry_data has %d \"simulated\": true members, want 3 (the endpoint and its 2 GPUs)", n)
+	}
 	if diff := cmp.Diff(shape(refProf["telemetry_data"]), shape(prof["telemetry_data"])); diff != "" {
 		t.Errorf("telemetry_data shape differs (-aiperf +ours):\n%s", diff)
 	}
@@ -188,6 +194,11 @@ func TestTelemetryAgainstTheMock(t *testing.T) {
 	}
 	for _, f := range []string{"gpu_telemetry_export.jsonl", "server_metrics_export.jsonl"} {
 		want, got := jsonLines(t, filepath.Join(ref, f)), jsonLines(t, filepath.Join(dir, f))
+		for i := range got {
+			if n := unmarkSimulated(got[i]); f == "gpu_telemetry_export.jsonl" && n != 1 {
+				t.Fatalf("%s line %d has %d \"simulated\": true members, want 1", f, i+1, n)
+			}
+		}
 		for i := range min(2, len(want)) {
 			if diff := cmp.Diff(shape(want[i]), shape(got[i])); diff != "" {
 				t.Errorf("%s line %d shape differs (-aiperf +ours):\n%s", f, i+1, diff)
@@ -200,6 +211,14 @@ func TestTelemetryAgainstTheMock(t *testing.T) {
 		rows    int // at least, so an empty comparison cannot pass
 	}{{"server_metrics_export.csv", false, 20}, {"profile_export_aiperf.csv", true, 20}} {
 		want, got := csvShape(t, filepath.Join(ref, c.file), c.gpuOnly), csvShape(t, filepath.Join(dir, c.file), c.gpuOnly)
+		if c.gpuOnly {
+			for i, row := range got[1:] {
+				if !strings.Contains(row, ",NVIDIA H200 (simulated),") {
+					t.Fatalf("%s GPU row %d does not name the GPU simulated: %s", c.file, i+1, row)
+				}
+				got[i+1] = strings.Replace(row, " (simulated)", "", 1)
+			}
+		}
 		if len(want) < c.rows {
 			t.Fatalf("reference %s has only %d rows", c.file, len(want))
 		}
@@ -212,11 +231,33 @@ func TestTelemetryAgainstTheMock(t *testing.T) {
 	}
 
 	// The console shows the energy table, the server panel and the GPUs.
-	for _, want := range []string{"GPU Power Efficiency (NVIDIA)", "Server Metrics (vLLM)", "AIPerf | GPU Telemetry Summary", "Server Metrics JSON Export:"} {
+	for _, want := range []string{"GPU Power Efficiency (NVIDIA) (simulated GPUs)", "Server Metrics (vLLM)", "AIPerf | GPU Telemetry Summary (simulated GPUs)",
+		"GPU 0 | NVIDIA H200 (simulated)", "GPU Telemetry Platform (simulated GPUs)", "Server Metrics JSON Export:"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("console lacks %q", want)
 		}
 	}
+}
+
+// unmarkSimulated deletes every "simulated": true member of v and returns
+// how many it deleted.
+func unmarkSimulated(v any) int {
+	n := 0
+	switch x := v.(type) {
+	case map[string]any:
+		if x["simulated"] == true {
+			delete(x, "simulated")
+			n++
+		}
+		for _, e := range x {
+			n += unmarkSimulated(e)
+		}
+	case []any:
+		for _, e := range x {
+			n += unmarkSimulated(e)
+		}
+	}
+	return n
 }
 
 // isoNanos parses an artifact's local ISO time (microseconds) to Unix ns.
@@ -505,6 +546,9 @@ func TestTelemetryPanelsReachObservers(t *testing.T) {
 	if n := names(gp); !strings.Contains(n, "nvidia_power_usage") {
 		t.Errorf("GPU gauges %q lack the power", n)
 	}
+	if !strings.Contains(gp.Title, "NVIDIA H200 (simulated)") {
+		t.Errorf("the dashboard's GPU panel %q does not say the mock's GPU is simulated", gp.Title)
+	}
 	distinct := map[time.Duration]bool{}
 	for _, s := range obs.snaps {
 		for _, p := range s.Telemetry {
@@ -556,6 +600,9 @@ func TestPhaseTelemetryFiles(t *testing.T) {
 		gt := readJSON(t, filepath.Join(dir, "phases", ph, "gpu_telemetry.json"))
 		refSM := readJSON(t, filepath.Join(ref, ph, "server_metrics.json"))
 		refGT := readJSON(t, filepath.Join(ref, ph, "gpu_telemetry.json"))
+		if n := unmarkSimulated(gt); n != 3 {
+			t.Errorf("%s/gpu_telemetry.json has %d \"simulated\": true members, want 3 (the endpoint and its 2 GPUs)", ph, n)
+		}
 		if ph == "profiling" {
 			// The warmup is too short here for a stable shape (a phase with
 			// one update has no median interval): its keys are checked below.

@@ -164,6 +164,10 @@ type dcgmExporter struct {
 	renders []DCGMRender
 }
 
+// SimulatedLabel is the label, "true" on every series of the mock's DCGM
+// page, that marks its GPUs as simulated: no real DCGM exporter sets it.
+const SimulatedLabel = "simulated"
+
 // DCGMRender is one page the DCGM exporter served, on the mock's own
 // clock: when it was rendered, and per GPU the power then set (W, held
 // until the next page, unrounded) and the energy counter shown (mJ). A
@@ -273,6 +277,9 @@ func (d *dcgmExporter) page(now time.Time) string {
 			{"modelName", d.spec.name},
 			{"Hostname", d.cfg.Hostname},
 			{"DCGM_FI_DRIVER_VERSION", "580.95.05"},
+			// Every series says its GPU is invented, so that a client
+			// shows the figures as simulated wherever it shows them.
+			{SimulatedLabel, "true"},
 		}
 	}
 	busy := load > 0

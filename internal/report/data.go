@@ -179,6 +179,9 @@ type GPUSample struct {
 	TimestampNs int64
 	Key         string // the GPU's identity: URL and UUID (or index)
 	Metrics     map[string]float64
+	// Simulated: the GPU does not exist (the mock server's fake DCGM
+	// exporter); charts of its figures say so in their title.
+	Simulated bool
 }
 
 // readGPUTelemetry reads gpu_telemetry_export.jsonl (AIPerf's shape:
@@ -206,11 +209,12 @@ func readGPUTelemetry(path string) ([]GPUSample, error) {
 			Index       int                 `json:"gpu_index"`
 			URL         string              `json:"telemetry_source_url"`
 			Data        map[string]*float64 `json:"telemetry_data"`
+			Simulated   bool                `json:"simulated"`
 		}
 		if err := json.Unmarshal(b, &l); err != nil {
 			return nil, fmt.Errorf("%s:%d: %w", path, line, err)
 		}
-		s := GPUSample{TimestampNs: l.TimestampNs, Key: l.URL + "|" + cmpOr(l.UUID, strconv.Itoa(l.Index)), Metrics: map[string]float64{}}
+		s := GPUSample{TimestampNs: l.TimestampNs, Key: l.URL + "|" + cmpOr(l.UUID, strconv.Itoa(l.Index)), Metrics: map[string]float64{}, Simulated: l.Simulated}
 		for k, v := range l.Data {
 			if v != nil {
 				s.Metrics[k] = *v

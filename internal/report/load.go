@@ -92,6 +92,21 @@ func (r *Run) gpuCount() int {
 	return len(seen)
 }
 
+// simulatedGPUs reports that some of the run's GPU telemetry comes from
+// GPUs that do not exist (the mock server's fake DCGM exporter).
+func (r *Run) simulatedGPUs() bool {
+	for _, g := range r.GPU {
+		if g.Simulated {
+			return true
+		}
+	}
+	return false
+}
+
+// simulatedTitle is the suffix of the title of a chart drawn from
+// simulated GPUs' figures.
+const simulatedTitle = " (simulated GPUs)"
+
 // Interval returns the confidence interval of a statistic across the
 // run's repeated runs at level: from the per-run summaries when they are
 // known (a Student-t interval, as AIPerf's), else from the aggregate's own

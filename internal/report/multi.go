@@ -252,8 +252,10 @@ func unitAcross(runs []*Run, metric string) string {
 
 // perGPUFallback replaces a *_per_gpu axis with its total when no run has
 // GPU telemetry (so no GPU count): AIPerf cannot draw those presets then;
-// this draws the total and says so.
+// this draws the total and says so. A per-GPU axis whose GPU count comes
+// from simulated GPUs marks the title simulated.
 func perGPUFallback(s Spec, runs []*Run, c *Chart) Spec {
+	simulated := false
 	for _, ax := range []*Axis{&s.X, &s.Y} {
 		base, ok := strings.CutSuffix(ax.Metric, "_per_gpu")
 		if !ok {
@@ -263,6 +265,7 @@ func perGPUFallback(s Spec, runs []*Run, c *Chart) Spec {
 		for _, r := range runs {
 			if _, has := r.Value(ax.Metric, ax.Stat); has {
 				any = true
+				simulated = simulated || r.simulatedGPUs()
 			}
 		}
 		if any {
@@ -276,6 +279,9 @@ func perGPUFallback(s Spec, runs []*Run, c *Chart) Spec {
 			c.YLabel = label
 		}
 		ax.Metric = base
+	}
+	if simulated {
+		c.Title += simulatedTitle
 	}
 	return s
 }

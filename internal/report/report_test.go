@@ -306,31 +306,7 @@ func TestLoadConfigOrder(t *testing.T) {
 // GPUs, and per-GPU throughput divides by the GPUs seen.
 func TestGPUTelemetryPlots(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	for _, f := range []string{"profile_export.jsonl", "profile_export_aiperf.json"} {
-		b, err := os.ReadFile(filepath.Join("testdata", "go", "run", f))
-		if err != nil {
-			t.Fatal(err)
-		}
-		os.WriteFile(filepath.Join(dir, f), b, 0o644)
-	}
-	run, err := LoadRun(filepath.Join("testdata", "go", "run"), LoadOptions{Requests: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t0 := run.Requests[0].StartNs
-	var lines []string
-	for i := range 5 {
-		for gpu, util := range []float64{40, 80} {
-			lines = append(lines, fmt.Sprintf(`{"gpu_index":%d,"gpu_uuid":"GPU-%d","gpu_model_name":"H100","timestamp_ns":%d,"telemetry_source_url":"http://localhost:9400/metrics","telemetry_data":{"nvidia_gpu_utilization":%v,"nvidia_power_usage":300.0,"nvidia_memory_used":null}}`,
-				gpu, gpu, t0+int64(i)*int64(500*time.Millisecond), util+float64(i)))
-		}
-	}
-	os.WriteFile(filepath.Join(dir, gpuTelemetryName), []byte(strings.Join(lines, "\n")+"\n"), 0o644)
-	run, err = LoadRun(dir, LoadOptions{Requests: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	run := gpuRun(t, "")
 	if n := run.gpuCount(); n != 2 {
 		t.Fatalf("%d GPUs seen; want 2", n)
 	}
@@ -350,4 +326,65 @@ func TestGPUTelemetryPlots(t *testing.T) {
 	if _, err := RenderPNG(c, DarkTheme); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestSimulatedGPUsMarkTheirCharts: GPU telemetry from the mock's invented
+// GPUs ("simulated": true on its lines) marks the title of every chart
+// drawn from it, the GPU time chart and the per-GPU Pareto curve; real
+// GPUs' charts are not marked.
+func TestSimulatedGPUsMarkTheirCharts(t *testing.T) {
+	t.Parallel()
+	cfg := DefaultConfig().Visualization
+	for _, simulated := range []bool{true, false} {
+		extra := ""
+		if simulated {
+			extra = `,"simulated":true`
+		}
+		run := gpuRun(t, extra)
+		single, err := singleChart("gpu", cfg.SingleRunPlots["gpu_utilization_and_throughput_over_time"], run)
+		if err != nil {
+			t.Fatal(err)
+		}
+		multi, err := multiChart("pareto", cfg.MultiRunPlots["pareto_curve_throughput_per_gpu_vs_latency"], []*Run{run}, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range []*Chart{single, multi} {
+			if got := strings.HasSuffix(c.Title, " (simulated GPUs)"); got != simulated {
+				t.Errorf("simulated %v: title %q", simulated, c.Title)
+			}
+		}
+	}
+}
+
+// gpuRun is testdata/go/run with a gpu_telemetry_export.jsonl of two GPUs
+// over five samples; extra is added to each line's members.
+func gpuRun(t *testing.T, extra string) *Run {
+	t.Helper()
+	dir := t.TempDir()
+	for _, f := range []string{"profile_export.jsonl", "profile_export_aiperf.json"} {
+		b, err := os.ReadFile(filepath.Join("testdata", "go", "run", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(dir, f), b, 0o644)
+	}
+	run, err := LoadRun(filepath.Join("testdata", "go", "run"), LoadOptions{Requests: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t0 := run.Requests[0].StartNs
+	var lines []string
+	for i := range 5 {
+		for gpu, util := range []float64{40, 80} {
+			lines = append(lines, fmt.Sprintf(`{"gpu_index":%d,"gpu_uuid":"GPU-%d","gpu_model_name":"H100","timestamp_ns":%d,"telemetry_source_url":"http://localhost:9400/metrics","telemetry_data":{"nvidia_gpu_utilization":%v,"nvidia_power_usage":300.0,"nvidia_memory_used":null}%s}`,
+				gpu, gpu, t0+int64(i)*int64(500*time.Millisecond), util+float64(i), extra))
+		}
+	}
+	os.WriteFile(filepath.Join(dir, gpuTelemetryName), []byte(strings.Join(lines, "\n")+"\n"), 0o644)
+	run, err = LoadRun(dir, LoadOptions{Requests: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return run
 }

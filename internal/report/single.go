@@ -227,6 +227,9 @@ func dualAxisChart(c *Chart, s Spec, run *Run) error {
 		}
 		second = Series{Name: metricName(s.Y2.Metric), Kind: Area, X: x, Y: y, OnY2: true, Group: 1}
 		c.Y2Label = metricName(s.Y2.Metric)
+		if run.simulatedGPUs() {
+			c.Title += simulatedTitle
+		}
 	}
 	c.Series = []Series{primary, second}
 	return nil

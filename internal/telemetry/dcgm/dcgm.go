@@ -162,6 +162,8 @@ func meta(idx int, ls []prom.Label) gpu.Meta {
 			m.Namespace = l.Value
 		case "pod":
 			m.Pod = l.Value
+		case simulatedLabel:
+			m.Simulated = l.Value == "true"
 		}
 	}
 	return m
@@ -177,8 +179,13 @@ func mergeMeta(m, o gpu.Meta) gpu.Meta {
 			*p.dst = *p.src
 		}
 	}
+	m.Simulated = m.Simulated || o.Simulated
 	return m
 }
+
+// simulatedLabel marks the series of a GPU that does not exist (the mock
+// server's fake exporter, mockserver.SimulatedLabel).
+const simulatedLabel = "simulated"
 
 // customPrefix marks fields read from a custom metrics file: their name
 // is "nvidia_" + the DCGM field's lower-cased suffix.

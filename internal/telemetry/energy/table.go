@@ -10,8 +10,9 @@ import (
 
 // Tables renders AIPerf's "GPU Power Efficiency (<vendor>)" tables, one per
 // platform present in results, rows in display order with their mean:
-// "Energy Delay Product (J*s)", "Average GPU Power (W)", ...
-func Tables(results []metrics.Result, width int) string {
+// "Energy Delay Product (J*s)", "Average GPU Power (W)", ... A title
+// ends in titleSuffix (" (simulated GPUs)" when the GPUs are invented).
+func Tables(results []metrics.Result, titleSuffix string, width int) string {
 	var b strings.Builder
 	for _, platform := range []string{"amd", "nvidia"} {
 		v := vendors[platform]
@@ -34,7 +35,7 @@ func Tables(results []metrics.Result, width int) string {
 			cells[i] = []string{label, export.Grouped2(r.Value)}
 		}
 		b.WriteString("\n")
-		b.WriteString(export.MetricTable(v.title, []string{"Metric", "avg"}, cells, width))
+		b.WriteString(export.MetricTable(v.title+titleSuffix, []string{"Metric", "avg"}, cells, width))
 	}
 	return b.String()
 }

@@ -221,7 +221,7 @@ var liveFields = []string{NVIDIAPower, "nvidia_gpu_utilization", "nvidia_memory_
 func (c *Collector) livePanel(sm *Sample, at time.Duration) live.Panel {
 	p := live.Panel{
 		Source: "gpu_telemetry",
-		Title:  "gpu_" + strconv.Itoa(sm.Meta.Index) + " " + sm.Meta.ModelName + " @ " + sm.Source,
+		Title:  "gpu_" + strconv.Itoa(sm.Meta.Index) + " " + sm.Meta.DisplayName() + " @ " + sm.Source,
 		At:     at,
 	}
 	units := map[string]string{}

@@ -47,6 +47,7 @@ func (j *JSONLWriter) Write(s *Sample) error {
 		optStr(&w, "namespace", s.Meta.Namespace)
 		optStr(&w, "pod_name", s.Meta.Pod)
 		optStr(&w, "platform", s.Meta.Platform)
+		optTrue(&w, "simulated", s.Meta.Simulated)
 		w.Key("timestamp_ns")
 		w.Int(s.At)
 		w.Key("telemetry_source_url")
@@ -67,6 +68,15 @@ func (j *JSONLWriter) Write(s *Sample) error {
 
 // Close writes what is pending and closes the file.
 func (j *JSONLWriter) Close() error { return j.f.Close() }
+
+// optTrue writes k: true when v, nothing otherwise (AIPerf's shape has no
+// such member).
+func optTrue(w *export.JSON, k string, v bool) {
+	if v {
+		w.Key(k)
+		w.Bool(true)
+	}
+}
 
 func optStr(w *export.JSON, k, v string) {
 	if v != "" {
@@ -118,6 +128,40 @@ func (s *Store) Summarize(w Window) *Results {
 		r.Sources = append(r.Sources, sr)
 	}
 	return r
+}
+
+// Simulated reports that every GPU of the source is simulated (and it has
+// some).
+func (s *SourceResult) Simulated() bool {
+	for _, g := range s.GPUs {
+		if !g.Meta.Simulated {
+			return false
+		}
+	}
+	return len(s.GPUs) > 0
+}
+
+// Simulated reports that some GPU in r is simulated.
+func (r *Results) Simulated() bool {
+	for _, s := range r.Sources {
+		for _, g := range s.GPUs {
+			if g.Meta.Simulated {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// SimulatedTitle is the suffix of a title over GPU figures some of which
+// are invented.
+const SimulatedTitle = " (simulated GPUs)"
+
+func (r *Results) simulatedSuffix() string {
+	if r.Simulated() {
+		return SimulatedTitle
+	}
+	return ""
 }
 
 // Platforms are the platforms of the GPUs in r, sorted.
@@ -173,6 +217,7 @@ func (r *Results) TelemetryData() []byte {
 	for _, s := range r.Sources {
 		w.Key(prom.EndpointDisplay(s.URL))
 		w.Open('{')
+		optTrue(&w, "simulated", s.Simulated())
 		w.Key("gpus")
 		w.Open('{')
 		for _, g := range s.GPUs {
@@ -186,6 +231,7 @@ func (r *Results) TelemetryData() []byte {
 			optStr(&w, "hostname", g.Meta.Hostname)
 			optStr(&w, "namespace", g.Meta.Namespace)
 			optStr(&w, "pod_name", g.Meta.Pod)
+			optTrue(&w, "simulated", g.Meta.Simulated)
 			w.Key("metrics")
 			w.Open('{')
 			for _, f := range g.Fields {
@@ -242,7 +288,7 @@ func (r *Results) CSV() string {
 		for _, g := range s.GPUs {
 			for _, f := range g.Fields {
 				st := f.Stats
-				cells := []string{ep, strconv.Itoa(g.Meta.Index), g.Meta.ModelName, g.Meta.UUID, g.Meta.Platform,
+				cells := []string{ep, strconv.Itoa(g.Meta.Index), g.Meta.DisplayName(), g.Meta.UUID, g.Meta.Platform,
 					f.Field.Display + " (" + f.Field.Unit + ")", export.CSVFixed2(st.Avg)}
 				for _, v := range []float64{st.Min, st.Max, st.Sum, st.P1, st.P5, st.P10, st.P25, st.P50, st.P75, st.P90, st.P95, st.P99, st.Std} {
 					if st.Counter {
@@ -265,8 +311,12 @@ func (r *Results) PlatformPanel(width int) string {
 	if p == "" {
 		p = PlatformUnknown
 	}
-	return export.Panel("GPU Telemetry Platform", "Platform: "+p+
-		"\nMetric semantics are platform-specific; cross-platform comparisons require workload and collector validation.", width)
+	note := ""
+	if r.Simulated() {
+		note = "\nSimulated GPUs: the mock server's fake DCGM exporter; their power, memory and energy are invented, not measured."
+	}
+	return export.Panel("GPU Telemetry Platform"+r.simulatedSuffix(), "Platform: "+p+
+		"\nMetric semantics are platform-specific; cross-platform comparisons require workload and collector validation."+note, width)
 }
 
 // ConsoleTables renders AIPerf's "GPU Telemetry Summary": which sources
@@ -282,10 +332,10 @@ func (r *Results) ConsoleTables(configured []string, width int) string {
 	}
 	for _, s := range r.Sources {
 		for _, g := range s.GPUs {
-			title := fmt.Sprintf("%s | GPU %d | %s", prom.EndpointDisplay(s.URL), g.Meta.Index, g.Meta.ModelName)
+			title := fmt.Sprintf("%s | GPU %d | %s", prom.EndpointDisplay(s.URL), g.Meta.Index, g.Meta.DisplayName())
 			if first {
 				first = false
-				lines := []string{"AIPerf | GPU Telemetry Summary",
+				lines := []string{"AIPerf | GPU Telemetry Summary" + r.simulatedSuffix(),
 					fmt.Sprintf("%d/%d telemetry sources reachable", len(r.Sources), len(configured))}
 				for _, c := range configured {
 					if ok[c] {

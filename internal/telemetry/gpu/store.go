@@ -17,6 +17,19 @@ type Meta struct {
 	Namespace string // Kubernetes namespace of the exporter's pod; "" outside one
 	Pod       string
 	Platform  string // PlatformNVIDIA, PlatformAMD, ...
+	// Simulated marks a GPU that does not exist: the mock server's fake
+	// DCGM exporter labels its series simulated="true". Every place that
+	// shows the GPU's figures says so.
+	Simulated bool
+}
+
+// DisplayName is the GPU's model name as tables, plots and the dashboard
+// show it: "NVIDIA H200 (simulated)" for a simulated one.
+func (m Meta) DisplayName() string {
+	if m.Simulated {
+		return m.ModelName + " (simulated)"
+	}
+	return m.ModelName
 }
 
 // Sample is one reading of one GPU: the fields its source reported (in the
