@@ -93,7 +93,7 @@ func (r *phaseRunner) startAgentic(stop context.Context, spec *PhaseSpec) (*agen
 	counts := &r.pl.counts[spec.Phase]
 	wo := r.poolOptions(spec)
 	wo.Pick, wo.Done = func() int { return 0 }, func(timing.Credit) {}
-	wo.OnSend = func(*record.Record) { counts.noteSend(r.clk) }
+	wo.OnSend = func(rec *record.Record) { counts.noteSend(rec.Sent) }
 	pool, err := worker.NewPool(r.requestContext(), wo)
 	if err != nil {
 		return nil, err

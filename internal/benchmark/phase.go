@@ -233,7 +233,7 @@ func (r *phaseRunner) startPool(spec *PhaseSpec, l *phaseLoad, sched *timing.Sch
 		wo.Started = sched.Started
 	}
 	wo.FixedSchedule, wo.Budget = l.fixed, l.budget
-	wo.OnSend = func(*record.Record) { counts.noteSend(r.clk) }
+	wo.OnSend = func(rec *record.Record) { counts.noteSend(rec.Sent) }
 	wo.OnSessionStart, wo.OnSessionEnd = counts.sessions.start, counts.sessions.end
 	if l.gate != nil {
 		wo.Prefill, wo.Parser = l.gate, r.plan.Endpoint

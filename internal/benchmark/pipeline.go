@@ -71,17 +71,26 @@ type counters struct {
 	// out, its grace period ran out with requests in flight, an interrupt
 	// stopped it. Reset when a phase of this kind starts.
 	timedOut, graceTimedOut, interrupted atomic.Bool
-	// firstSent is the run offset of the phase's first send plus 1 ns; 0
-	// until a request is sent. Every record's Sent is at or after it.
+	// firstSent is the earliest Sent of the phase's records so far plus
+	// 1 ns; 0 until a request is sent.
 	firstSent atomic.Int64
 }
 
-// noteSend counts one request about to be sent. The first stamps
-// firstSent: one atomic load per send after that.
-func (c *counters) noteSend(clk *clock.Clock) {
+// noteSend counts one request as its Sent is stamped and keeps the
+// earliest Sent in firstSent: one atomic load per send once the first
+// sends are in. Concurrent first sends may store out of order, so it
+// lowers the value to the earliest rather than keeping the first store.
+func (c *counters) noteSend(sent time.Duration) {
 	c.sent.Add(1)
-	if c.firstSent.Load() == 0 {
-		c.firstSent.CompareAndSwap(0, int64(clk.Now())+1)
+	v := int64(sent) + 1
+	for {
+		cur := c.firstSent.Load()
+		if cur != 0 && cur <= v {
+			return
+		}
+		if c.firstSent.CompareAndSwap(cur, v) {
+			return
+		}
 	}
 }
 

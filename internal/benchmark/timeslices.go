@@ -12,11 +12,12 @@ import (
 // so every slice gets the same metrics, statistics and units as the whole
 // run. The record consumer is its only user.
 //
-// Slices start at the phase's first send, as AIPerf 0.13's start at the
-// earliest request start: the origin is stamped just before the first
-// request goes out (counters.firstSent), so every record's Sent is at or
-// after it and slice 0 holds the first requests, connection set-up
-// included. A slice covers [start, start+width); the last one ends at the
+// Slices start at the earliest request start, as AIPerf 0.13's: the
+// origin is the earliest Sent stamped so far (counters.firstSent, noted
+// the moment each Sent is stamped, before its bytes go out), read when the
+// first record arrives, a whole round trip after the first sends; so every
+// record's Sent is at or after it and slice 0 holds the first requests,
+// connection set-up included. A slice covers [start, start+width); the last one ends at the
 // last response when that comes first, so its throughputs divide by the
 // time that had traffic. Slices without records are left out.
 type timeslicer struct {

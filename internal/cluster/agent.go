@@ -283,7 +283,7 @@ func (a *agent) startPhase(ps *clusterpb.PhaseStart) error {
 			a.up <- event(&clusterpb.Event{Body: &clusterpb.Event_Sent{Sent: &clusterpb.Sent{
 				Epoch: epoch, Seq: rec.Seq, Turn: int32(rec.TurnIndex), XRequestId: rec.XRequestID,
 				XCorrelationId: rec.XCorrelationID, WorkerId: prefix + rec.WorkerID,
-				DueNs: int64(rec.Due), SentNs: int64(clk.Now()),
+				DueNs: int64(rec.Due), SentNs: int64(rec.Sent),
 			}}})
 		},
 		Done: func(c timing.Credit) {

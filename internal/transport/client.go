@@ -307,4 +307,9 @@ type Request struct {
 	// valid; they are the record's). The worker uses it to see the first
 	// token (--prefill-concurrency).
 	OnChunk func(data []byte)
+	// OnSent, when set, is called on the sending goroutine the moment the
+	// record's Sent is stamped, before the first byte is written (also when
+	// the request fails before any byte could be written). It is called at
+	// most once: a resend keeps the first Sent.
+	OnSent func()
 }

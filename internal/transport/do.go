@@ -164,14 +164,14 @@ func (c *Client) send(ctx, reqCtx context.Context, clk *clock.Clock, req *Reques
 		// A malformed URL is a configuration fault, but the contract is
 		// that Do records rather than returns; validation upstream should
 		// make this unreachable.
-		rec.Sent = clk.Now()
+		stampSent(clk, req, rec)
 		c.fail(ctx, reqCtx, clk, rec, err, record.TypeConnect)
 		return nil, nil, false
 	}
 
 	if c.backoff {
 		if !c.pauseWhileRefused(ctx) {
-			rec.Sent = clk.Now()
+			stampSent(clk, req, rec)
 			c.fail(ctx, reqCtx, clk, rec, ctx.Err(), record.TypeConnect)
 			return nil, nil, false
 		}
@@ -179,7 +179,7 @@ func (c *Client) send(ctx, reqCtx context.Context, clk *clock.Clock, req *Reques
 		// dial (no status) counts, and any answer resets the count.
 		defer func() { c.noteRefused(rec) }()
 	}
-	rec.Sent = clk.Now()
+	stampSent(clk, req, rec)
 	if direct {
 		resp, err = lt.do(reqCtx, m, &rt.trace)
 	} else {
@@ -605,4 +605,12 @@ func validUTF8Prefix(b []byte) string {
 		}
 	}
 	return strings.ToValidUTF8(string(b), "\uFFFD")
+}
+
+// stampSent stamps the record's Sent and tells the caller (OnSent).
+func stampSent(clk *clock.Clock, req *Request, rec *record.Record) {
+	rec.Sent = clk.Now()
+	if req.OnSent != nil {
+		req.OnSent()
+	}
 }

@@ -122,9 +122,11 @@ type Options struct {
 	// content chunk, parsed with Parser (required then), or when it ends.
 	Prefill *timing.Gate
 	Parser  ResponseParser
-	// OnSend, when set, is called just before each request (turn) is sent,
-	// from the worker's goroutine, with the request's record (identity and
-	// Due filled in, nothing measured yet): a live count of requests, which
+	// OnSend, when set, is called as each request (turn) is sent, from the
+	// worker's goroutine, with the request's record the moment its Sent is
+	// stamped (transport.Request.OnSent), before the first byte is written
+	// (after the request returns, for a Sender that does not call OnSent):
+	// a live count of requests, which
 	// with multi-turn conversations differs from the count of credits. The
 	// record must not be kept.
 	OnSend func(rec *record.Record)

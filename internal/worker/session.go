@@ -305,11 +305,20 @@ func (p *Pool) sendTurn(workerID string, s *Stream, o TurnOptions, t int, last b
 	if !ok {
 		return TurnResult{}
 	}
-	if p.o.OnSend != nil {
-		p.o.OnSend(rec)
+	notified := p.o.OnSend == nil
+	if !notified {
+		req.OnSent = func() {
+			if !notified {
+				notified = true
+				p.o.OnSend(rec)
+			}
+		}
 	}
 	p.sessionStarted(s)
 	p.o.Sender.Do(p.ctx, p.o.Clock, req, rec)
+	if !notified {
+		p.o.OnSend(rec) // a Sender that does not report its send
+	}
 	release()
 	if p.o.Polling != nil {
 		p.pollJob(req, rec)
