@@ -135,7 +135,7 @@ type Experiment struct {
 	// ConvergenceMode is the criterion; "" = ci_width.
 	ConvergenceMode ConvergenceMode `json:"convergence_mode,omitempty"`
 	// ConvergenceMinRuns is how many runs precede the first check (>= 2);
-	// 0 = DefaultConvergenceMinRuns. YAML only (multi_run.convergence.min_runs).
+	// 0 = DefaultConvergenceMinRuns.
 	ConvergenceMinRuns int `json:"convergence_min_runs,omitempty"`
 }
 

@@ -80,10 +80,6 @@ func fields() []field {
 		// AIPerf sections not implemented here.
 		{path: "benchmark.logging", unsupported: true},
 		{path: "benchmark.metrics", unsupported: true},
-
-		// Multi-run settings no flag sets.
-		{path: "multi_run.convergence.min_runs", bind: func(t target) any { return &t.cfg.Experiment.ConvergenceMinRuns },
-			doc: "Runs before the first convergence check (at least 2, the default)."},
 	}, telemetryFields(), integrationFields(), compatFields())
 }
 
