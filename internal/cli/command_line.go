@@ -4,10 +4,12 @@ import (
 	"encoding/json"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/spf13/pflag"
 
 	"github.com/aiperf-go/aiperf/internal/config"
+	"github.com/aiperf-go/aiperf/internal/option"
 )
 
 // commandLine renders the command that started a run, for artifacts
@@ -95,20 +97,32 @@ func flagPrefix(a string) string {
 	return a[:2]
 }
 
-// redactValue hides the secret parts of a value of flag (canonical name).
+// redactValue hides the secret parts of a value of flag (canonical name),
+// as its option's Redact says.
 func redactValue(flag, v string) string {
-	switch flag {
-	case "api-key":
+	switch redactions()[flag] {
+	case option.Secret:
 		return config.Redacted
-	case "header":
+	case option.SecretHeaders:
 		return redactHeaderArg(v)
-	case "url", "otel-url", "mlflow-tracking-uri", "server-metrics", "gpu-telemetry": // URLs that may carry credentials
+	case option.SecretURL: // URLs that may carry credentials
 		return redactURLArg(v)
-	case "extra-inputs":
+	case option.SecretFields:
 		return redactExtraInputsArg(v)
 	}
 	return v
 }
+
+// redactions maps each option with a secret to its redaction.
+var redactions = sync.OnceValue(func() map[string]option.Redaction {
+	m := map[string]option.Redaction{}
+	for _, o := range option.All() {
+		if o.Redact != option.NotSecret {
+			m[o.Name] = o.Redact
+		}
+	}
+	return m
+})
 
 // redactExtraInputsArg redacts the values of sensitive --extra-inputs
 // fields (api_key:..., {"access_token": ...}); an unparsable value that

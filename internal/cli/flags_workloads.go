@@ -63,4 +63,3 @@ func (v *keyValueList) String() string {
 }
 
 func (v *keyValueList) Type() string { return "key=value" }
-

@@ -18,7 +18,8 @@ import (
 // TestOptionTableAgreement proves that the command line, the config file
 // and its JSON Schema, all derived from the option table, agree:
 //   - every option is a flag (with its --no- form), and every flag of
-//     `aiperf profile` is an option;
+//     `aiperf profile` is an option; an option bound to a secret type is
+//     redacted;
 //   - every flag a config-file key names exists, and every option with
 //     keys is overridable through the first of them;
 //   - every key is in the schema, which names the option's flag;
@@ -34,6 +35,13 @@ func TestOptionTableAgreement(t *testing.T) {
 
 	names := map[string]bool{}
 	for _, o := range option.All() {
+		// A secret's type says it is one: the table must redact it.
+		switch p := o.Bind; {
+		case p == nil:
+		case reflect.TypeOf(p(&cfg)) == reflect.TypeOf((*config.Secret)(nil)) && o.Redact != option.Secret,
+			reflect.TypeOf(p(&cfg)) == reflect.TypeOf((*config.CredURL)(nil)) && o.Redact != option.SecretURL:
+			t.Errorf("option --%s holds a secret but its Redact is %d", o.Name, o.Redact)
+		}
 		if names[o.Name] {
 			t.Errorf("option --%s is declared twice", o.Name)
 		}

@@ -73,6 +73,9 @@ type Option struct {
 	// NoOptDefVal is the value of the flag given without one (booleans
 	// need none: they are true).
 	NoOptDefVal string
+	// Redact says which part of the value is a secret, replaced by
+	// "<redacted>" in the command line recorded in the artifacts.
+	Redact Redaction
 	// Multi flags take several values after one flag name, as in AIPerf
 	// (`--extra-inputs a:1 b:2`); OptionalValue flags take zero or more.
 	Multi, OptionalValue bool
@@ -115,6 +118,23 @@ const (
 	ChoiceList
 	// OTelURL: an OTLP/HTTP metrics URL (/v1/metrics appended).
 	OTelURL
+)
+
+// Redaction says which part of an option's value is a secret.
+type Redaction int
+
+// The redactions.
+const (
+	// NotSecret: the value is recorded as given.
+	NotSecret Redaction = iota
+	// Secret: the whole value (an API key).
+	Secret
+	// SecretHeaders: the values of credential-bearing headers.
+	SecretHeaders
+	// SecretURL: the password of a URL's user information.
+	SecretURL
+	// SecretFields: the values of sensitive request-body fields.
+	SecretFields
 )
 
 // Conv names a config-file decoder of internal/configfile.
