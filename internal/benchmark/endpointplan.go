@@ -13,6 +13,7 @@ import (
 	"github.com/aiperf-go/aiperf/internal/dataset"
 	"github.com/aiperf-go/aiperf/internal/dataset/synthesis"
 	"github.com/aiperf-go/aiperf/internal/endpoint"
+	"github.com/aiperf-go/aiperf/internal/sagemaker"
 	"github.com/aiperf-go/aiperf/internal/tokenizer"
 	"github.com/aiperf-go/aiperf/internal/userfile"
 	"github.com/aiperf-go/aiperf/internal/worker"
@@ -48,6 +49,9 @@ func extraInputs(cfg *config.Config) []endpoint.ExtraInput {
 // streaming path when the run streams and the endpoint has one, and
 // --custom-endpoint instead of either when given.
 func endpointURLs(cfg *config.Config, meta endpoint.Metadata, streaming bool) []string {
+	if cfg.SageMaker() {
+		return sageMakerURLs(cfg, streaming)
+	}
 	path := meta.Path
 	if streaming && meta.StreamingPath != "" {
 		path = meta.StreamingPath
@@ -76,6 +80,9 @@ func requestHeader(cfg *config.Config, ep endpoint.Endpoint, streaming bool) htt
 		h.Set(x.Name, x.Value)
 	}
 	key := string(cfg.Endpoint.APIKey)
+	if cfg.Signs() {
+		key = "" // the signer owns Authorization; a bearer token or x-api-key would conflict with it
+	}
 	if hs, ok := ep.(endpoint.HeaderSetter); ok {
 		hs.SetHeaders(h, key)
 	} else if key != "" {
@@ -87,6 +94,9 @@ func requestHeader(cfg *config.Config, ep endpoint.Endpoint, streaming bool) htt
 	}
 	h.Set("Accept", accept)
 	h.Set("Content-Type", "application/json")
+	if cfg.SageMaker() {
+		sagemaker.SetHeaders(h, sageMakerOptions(cfg), streaming)
+	}
 	return h
 }
 
@@ -134,6 +144,11 @@ const DefaultVideoPollInterval = 100 * time.Millisecond
 // the affinity headers.
 func (p *Plan) workerRequestOptions(wo *worker.Options) {
 	wo.AffinityHeaders = affinityHeaders(os.Getenv)
+	if p.Config.SageMaker() {
+		// The request id is SageMaker's inference id: the join key with
+		// the endpoint's data capture.
+		wo.RequestIDHeaders = []string{sagemaker.HeaderInferenceID}
+	}
 	wo.Multipart = p.Config.RequestContentTypeFor(p.Meta.RequiresFormData) == config.ContentMultipart
 	part := p.Meta.ImagePart
 	wo.CountImages = func(body []byte) int { return endpoint.CountParts(body, part) }

@@ -20,6 +20,10 @@ func newTransportClient(plan *Plan) (*transport.Client, error) {
 	if err != nil {
 		return nil, err
 	}
+	sign, err := plan.transportSigner()
+	if err != nil {
+		return nil, err
+	}
 	var proxy transport.ProxyFunc
 	if cfg.Network.TrustEnv {
 		proxy = transport.EnvProxy(os.Getenv)
@@ -37,6 +41,7 @@ func newTransportClient(plan *Plan) (*transport.Client, error) {
 		HTTPVersion:         httpVersion(cfg),
 		TLS:                 tc,
 		Proxy:               proxy,
+		Sign:                sign,
 	}), nil
 }
 

@@ -37,6 +37,8 @@ import (
 // changes while the benchmark runs.
 type Plan struct {
 	Config *config.Config
+	// aws is the run's SigV4 signer, made once (aws.go).
+	aws *awsSigning
 
 	Models   []string
 	Endpoint endpoint.Endpoint

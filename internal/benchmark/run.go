@@ -148,7 +148,11 @@ func waitForModel(ctx context.Context, p *Plan, stderr io.Writer, log *slog.Logg
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.Proxy = nil // as the benchmark's transport: never through a proxy
 	t.DisableCompression = true
-	pr := newProber(p, &http.Client{Transport: t}, log)
+	hc, err := p.signedClient(&http.Client{Transport: t})
+	if err != nil {
+		return err
+	}
+	pr := newProber(p, hc, log)
 	defer t.CloseIdleConnections()
 	fmt.Fprintf(stderr, "Waiting up to %gs for the endpoint to be ready (--wait-for-model-mode %s)\n",
 		e.WaitForModelTimeout, pr.Mode())

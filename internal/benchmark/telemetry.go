@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
+	"net/http"
 	"os"
 	"slices"
 	"strconv"
@@ -106,8 +107,10 @@ func (t *telemetryRun) startServerMetrics(ctx context.Context, p *Plan, clk *clo
 		return nil
 	}
 	var urls []string
-	for _, u := range cfg.Endpoint.URLs {
-		urls = append(urls, config.MetricsURL(u))
+	if !cfg.SageMaker() { // a SageMaker endpoint serves no /metrics
+		for _, u := range cfg.Endpoint.URLs {
+			urls = append(urls, config.MetricsURL(u))
+		}
 	}
 	urls = append(urls, sm.URLs...)
 	o := servermetrics.Options{
@@ -377,6 +380,11 @@ func controlHooks(p *Plan) *controlhook.Hooks {
 		return nil
 	}
 	o := controlhook.Options{URLs: p.Config.Endpoint.URLs, Header: authHeader(p)}
+	if s, err := p.requestSigner(); s != nil && err == nil {
+		// Each call and each retry is signed anew (a retry minutes
+		// later would carry a stale date).
+		o.Client = &http.Client{Transport: s.RoundTripper(&http.Transport{Proxy: nil})}
+	}
 	if r := t.ResetKVCache; r != nil {
 		o.Reset, o.ResetPath = true, r.Path
 		o.ResetTimeout = time.Duration(r.TimeoutSeconds * float64(time.Second))

@@ -125,6 +125,7 @@ type Endpoint struct {
 	// benchmarks it instead of URLs (not an AIPerf option).
 	MockServer      bool `json:"mock_server,omitempty"`
 	EndpointOptions      // model selection, transport, content type, ... (endpoint_options.go)
+	AWS                  // SigV4 signing and SageMaker (aws.go)
 }
 
 // Input is what goes into each request besides the prompt, and how the

@@ -28,15 +28,15 @@ const URLRoundRobin URLStrategy = "round_robin"
 // URLStrategies lists the valid values.
 func URLStrategies() []URLStrategy { return []URLStrategy{URLRoundRobin} }
 
-// TransportType is the transport plugin (--transport). AIPerf 0.13 ships
-// http only, which is also what a URL's scheme selects when not given.
+// TransportType is the transport plugin (--transport): http, what a
+// URL's scheme selects when not given, or sagemaker (aws.go).
 type TransportType string
 
 // TransportHTTP is HTTP/1.1 with SSE streaming.
 const TransportHTTP TransportType = "http"
 
 // TransportTypes lists the valid values.
-func TransportTypes() []TransportType { return []TransportType{TransportHTTP} }
+func TransportTypes() []TransportType { return []TransportType{TransportHTTP, TransportSageMaker} }
 
 // RequestContentType is how request bodies are encoded
 // (--request-content-type).

@@ -71,6 +71,7 @@ func (c *Config) Validate() error {
 	c.validateIntegrations(&p)
 	c.validateCluster(&p)
 	c.validateNetwork(&p)
+	c.validateAWS(&p)
 	return errors.Join(p...)
 }
 

@@ -176,6 +176,7 @@ func All() []Option {
 		tokenizerOptions(),
 		audioBatchSizeOptions(),
 		modelSelectionStrategyOptions(),
+		awsOptions(),
 		benchmarkDurationOptions(),
 		fixedScheduleOptions(),
 		connectionReuseStrategyOptions(),

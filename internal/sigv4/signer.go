@@ -10,11 +10,13 @@
 package sigv4
 
 import (
+	"bytes"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"sort"
@@ -267,3 +269,54 @@ func hmacSHA256(key, data []byte) []byte {
 // ErrNoCredentials is returned when no source of the chain has
 // credentials.
 var ErrNoCredentials = errors.New("no AWS credentials found")
+
+// RoundTripper returns a transport that signs each request with s before
+// base sends it, for the calls made with net/http's client (readiness
+// probes, control-plane hooks): each attempt is signed anew, as a retry
+// after minutes would otherwise carry a stale date. The request is
+// cloned, never modified.
+func (s *Signer) RoundTripper(base http.RoundTripper) http.RoundTripper {
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	return &signingTransport{s: s, base: base}
+}
+
+type signingTransport struct {
+	s    *Signer
+	base http.RoundTripper
+}
+
+func (t *signingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	var body []byte
+	if r.Body != nil && r.Body != http.NoBody {
+		b, err := io.ReadAll(r.Body)
+		_ = r.Body.Close()
+		if err != nil {
+			return nil, err
+		}
+		body = b
+	}
+	r2 := r.Clone(r.Context())
+	r2.Body, r2.ContentLength = http.NoBody, 0
+	if len(body) > 0 {
+		r2.Body, r2.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
+		r2.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
+	}
+	u := *r2.URL
+	if r2.Host != "" {
+		u.Host = r2.Host
+	}
+	if err := t.s.Sign(r2.Method, u.String(), r2.Header, body); err != nil {
+		return nil, err
+	}
+	return t.base.RoundTrip(r2)
+}
+
+// CloseIdleConnections closes the idle connections of the transport
+// below.
+func (t *signingTransport) CloseIdleConnections() {
+	if c, ok := t.base.(interface{ CloseIdleConnections() }); ok {
+		c.CloseIdleConnections()
+	}
+}

@@ -144,6 +144,9 @@ type Options struct {
 	// SessionHeader (AIPerf's X-Session-Affinity, on by default, and the
 	// optional X-Session-ID, X-SMG-Routing-Key, X-Dynamo-Session-ID).
 	AffinityHeaders []string
+	// RequestIDHeaders are sent with the request's X-Request-ID value
+	// besides X-Request-ID (SageMaker's X-Amzn-SageMaker-Inference-Id).
+	RequestIDHeaders []string
 	// Multipart encodes each JSON payload as multipart/form-data on the
 	// way out (endpoints that upload files); Payloads stay JSON.
 	Multipart bool
@@ -184,6 +187,8 @@ type Pool struct {
 	// sessionKeys are SessionHeader then AffinityHeaders, canonicalised
 	// once: each request carries the session's correlation id under them.
 	sessionKeys []string
+	// requestIDKeys are RequestIDHeaders, canonicalised once.
+	requestIDKeys []string
 }
 
 // NewPool returns a pool whose requests run under parent. Cancel (or
@@ -209,12 +214,16 @@ func NewPool(parent context.Context, o Options) (*Pool, error) {
 	if o.SessionHeader == "" {
 		o.SessionHeader = "X-Correlation-ID"
 	}
+	idKeys := make([]string, 0, len(o.RequestIDHeaders))
+	for _, h := range o.RequestIDHeaders {
+		idKeys = append(idKeys, http.CanonicalHeaderKey(h))
+	}
 	keys := []string{http.CanonicalHeaderKey(o.SessionHeader)}
 	for _, h := range o.AffinityHeaders {
 		keys = append(keys, http.CanonicalHeaderKey(h))
 	}
 	ctx, cancel := context.WithCancel(parent)
-	return &Pool{o: o, ctx: ctx, cancel: cancel, jobs: make(chan job), closing: make(chan struct{}), stop: make(chan struct{}), sessionKeys: keys}, nil
+	return &Pool{o: o, ctx: ctx, cancel: cancel, jobs: make(chan job), closing: make(chan struct{}), stop: make(chan struct{}), sessionKeys: keys, requestIDKeys: idKeys}, nil
 }
 
 // Dispatch starts the credit's conversation without blocking: an idle

@@ -434,7 +434,7 @@ func (p *Pool) requestHeader(turn *dataset.Turn, requestID, session string) http
 	for k, v := range p.o.Header {
 		h[k] = v[:len(v):len(v)]
 	}
-	vals := make([]string, 0, len(turn.Headers)+2+len(p.sessionKeys))
+	vals := make([]string, 0, len(turn.Headers)+2+len(p.sessionKeys)+len(p.requestIDKeys))
 	set := func(k, v string) {
 		vals = append(vals, v)
 		n := len(vals)
@@ -444,6 +444,9 @@ func (p *Pool) requestHeader(turn *dataset.Turn, requestID, session string) http
 		set(http.CanonicalHeaderKey(th.Name), th.Value)
 	}
 	set(requestKeyID, requestID)
+	for _, k := range p.requestIDKeys {
+		set(k, requestID)
+	}
 	for _, k := range p.sessionKeys {
 		set(k, session)
 	}
