@@ -125,7 +125,7 @@ func TestSageMakerStreamErrorIsRecorded(t *testing.T) {
 // (--auth-type sigv4 with an explicit --endpoint path, AIPerf's
 // non-streaming SageMaker route) with credentials from a named profile
 // of a shared credentials file, which takes precedence over wrong keys
-// in the environment.
+// in the environment. The readiness probe is signed too.
 func TestSigV4PlainHTTPWithProfile(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end run")
@@ -137,17 +137,23 @@ func TestSigV4PlainHTTPWithProfile(t *testing.T) {
 	}
 	env := []string{"AWS_SHARED_CREDENTIALS_FILE=" + creds, "AWS_ACCESS_KEY_ID=AKIDWRONG", "AWS_SECRET_ACCESS_KEY=wrong"}
 	dir, out, err := awsProfile(t, env, "--request-count", "3", "--url", srv.URL, "--endpoint", "/endpoints/my-ep/invocations",
-		"--auth-type", "sigv4", "--aws-region", "us-west-2", "--aws-service", "sagemaker", "--aws-profile", "bench")
+		"--auth-type", "sigv4", "--aws-region", "us-west-2", "--aws-service", "sagemaker", "--aws-profile", "bench",
+		"--wait-for-model-timeout", "30", "--wait-for-model-mode", "inference")
 	if err != nil {
 		t.Fatalf("profile failed: %v\n%s", err, out)
 	}
+	invocations := 0
 	for _, r := range srv.Requests() {
 		if r.Path == "/metrics" {
 			continue // the server-metrics scrape, unsigned as in AIPerf
 		}
+		invocations++
 		if r.SignatureError != "" || r.Path != "/endpoints/my-ep/invocations" {
 			t.Errorf("%s: %s", r.Path, r.SignatureError)
 		}
+	}
+	if invocations != 4 { // the readiness probe, signed, then the 3 requests
+		t.Errorf("%d signed invocations, want 4 (probe + 3)", invocations)
 	}
 	if n := metric(t, readSummary(t, filepath.Join(dir, "profile_export_aiperf.json")), "request_count").Avg; n != 3 {
 		t.Errorf("request_count = %v, want 3", n)
