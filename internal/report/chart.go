@@ -1,7 +1,9 @@
 package report
 
 import (
+	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"sync"
 	"unicode"
@@ -19,6 +21,10 @@ type Chart struct {
 	XLabel      string
 	YLabel      string
 	Y2Label     string // dual-axis charts
+	// Y2Max is the right axis' upper bound; 0 lets the renderer choose.
+	// A dual-axis chart whose two series would be drawn on top of each
+	// other sets it (see separateAxes).
+	Y2Max float64
 	// XCategories label the x positions 0, 1, ... of bar charts
 	// (timeslices, histograms); empty for numeric x axes.
 	XCategories []string
@@ -68,6 +74,127 @@ type Series struct {
 	Faint bool
 	// Hidden series (Markers, Line) stay out of the legend.
 	NoLegend bool
+}
+
+// minVisibleSpan is the share of the x axis below which a segment draws
+// as a dot at most: 3 pixels of a 1600-pixel-wide PNG.
+const minVisibleSpan = 0.002
+
+// dropInvisibleLegends takes out of the legend every Segments series none
+// of whose segments is long enough to see at the chart's x scale (the
+// time-to-first-token part of a timeline against a fast server): a legend
+// entry whose colour appears nowhere misleads. A note says why.
+func (c *Chart) dropInvisibleLegends() {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, s := range c.Series {
+		for _, x := range s.X {
+			if finite(x) {
+				lo, hi = min(lo, x), max(hi, x)
+			}
+		}
+	}
+	span := hi - lo
+	if !(span > 0) {
+		return
+	}
+	for i := range c.Series {
+		s := &c.Series[i]
+		if s.Kind != Segments || s.NoLegend || s.Len() == 0 {
+			continue
+		}
+		longest := 0.0
+		for k := 0; k+1 < len(s.X); k += 2 {
+			longest = max(longest, math.Abs(s.X[k+1]-s.X[k]))
+		}
+		if longest < minVisibleSpan*span {
+			s.NoLegend = true
+			c.Notes = append(c.Notes, fmt.Sprintf("%s: every segment is shorter than %.2g%% of the x axis, too short to see at this scale, so it is not in the legend", s.Name, minVisibleSpan*100))
+		}
+	}
+}
+
+// The point labels' geometry on the PNG, in pixels: about the plot area
+// of a PNGWidth x PNGHeight chart once the axes, title and legend have
+// their room, and a 9-point label at 96 DPI (character width and line
+// height, rounded up) drawn at addLabels' offset up and right of its point.
+const (
+	labelAreaW = 1450
+	labelAreaH = 620
+	labelCharW = 7
+	labelH     = 13
+	labelDX    = 8
+	labelDY    = 5
+)
+
+// labelBox is a label's rectangle in the label geometry's pixels (y down).
+type labelBox struct{ x0, y0, x1, y1 float64 }
+
+func (a labelBox) overlaps(b labelBox) bool {
+	return a.x0 < b.x1 && b.x0 < a.x1 && a.y0 < b.y1 && b.y0 < a.y1
+}
+
+// labelBoxes returns the box of every labelled point, by series and point
+// index, over the chart's data bounds padded as buildPlot pads them.
+func (c *Chart) labelBoxes() map[[2]int]labelBox {
+	xlo, xhi, ylo, yhi := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
+	for _, s := range c.Series {
+		for i := range s.X {
+			for _, y := range []float64{at(s.Y, i), at(s.Lo, i), at(s.Hi, i)} {
+				if finite(s.X[i]) && finite(y) {
+					xlo, xhi, ylo, yhi = min(xlo, s.X[i]), max(xhi, s.X[i]), min(ylo, y), max(yhi, y)
+				}
+			}
+		}
+	}
+	dx, dy := max(xhi-xlo, 1e-12), max(yhi-ylo, 1e-12)
+	xlo, xhi, ylo, yhi = xlo-0.04*dx, xhi+0.04*dx, ylo-0.04*dy, yhi+0.12*dy
+	out := map[[2]int]labelBox{}
+	for si, s := range c.Series {
+		if len(s.Labels) != len(s.X) {
+			continue
+		}
+		for i, l := range s.Labels {
+			if l == "" || !finite(s.X[i]) || !finite(at(s.Y, i)) {
+				continue
+			}
+			px := (s.X[i] - xlo) / (xhi - xlo) * labelAreaW
+			py := (1 - (s.Y[i]-ylo)/(yhi-ylo)) * labelAreaH
+			x0, y1 := px+labelDX, py-labelDY
+			out[[2]int{si, i}] = labelBox{x0, y1 - labelH, x0 + float64(labelCharW*len([]rune(l))), y1}
+		}
+	}
+	return out
+}
+
+func at(v []float64, i int) float64 {
+	if i < len(v) {
+		return v[i]
+	}
+	return math.NaN()
+}
+
+// declutterLabels blanks every point label that would overlap one kept
+// before it (series in order, points in order), so that no two labels
+// print over each other; the points stay, and their colour and the
+// neighbouring labels still say which configuration each is.
+func (c *Chart) declutterLabels() {
+	boxes := c.labelBoxes()
+	var kept []labelBox
+	for si := range c.Series {
+		s := &c.Series[si]
+		s.Labels = slices.Clone(s.Labels) // the caller's slice stays as it was
+		for i := range s.Labels {
+			b, ok := boxes[[2]int{si, i}]
+			if !ok {
+				continue
+			}
+			if slices.ContainsFunc(kept, b.overlaps) {
+				s.Labels[i] = ""
+				continue
+			}
+			kept = append(kept, b)
+		}
+	}
 }
 
 // Len is the number of data points of the series.

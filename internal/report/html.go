@@ -134,7 +134,11 @@ func echartOf(c *Chart, id string, t Theme) (snippet, error) {
 	line := charts.NewLine()
 	line.SetGlobalOptions(global...)
 	if c.Type == TypeDualAxis {
-		line.ExtendYAxis(opts.YAxis{Name: c.Y2Label, NameLocation: "middle", NameGap: 56, Type: "value", Position: "right"})
+		y2 := opts.YAxis{Name: c.Y2Label, NameLocation: "middle", NameGap: 56, Type: "value", Position: "right"}
+		if c.Y2Max > 0 {
+			y2.Min, y2.Max = 0, c.Y2Max
+		}
+		line.ExtendYAxis(y2)
 	}
 	for _, s := range c.Series {
 		addEChartSeries(line, &s, t)
@@ -170,7 +174,11 @@ func addEChartSeries(line *charts.Line, s *Series, t Theme) {
 			data = append(data, d)
 		}
 		if len(s.Labels) == len(s.X) && len(s.X) > 0 {
-			seriesOpts = append(seriesOpts, charts.WithLabelOpts(opts.Label{Show: opts.Bool(true), Formatter: "{b}", Position: "right", Color: hexOf(t.Foreground)}))
+			// The chart's labels were thinned for the PNG's size; the
+			// report's charts are smaller, so ECharts hides what still
+			// overlaps there.
+			seriesOpts = append(seriesOpts, charts.WithLabelOpts(opts.Label{Show: opts.Bool(true), Formatter: "{b}", Position: "right", Color: hexOf(t.Foreground)}),
+				charts.WithLabelLayoutOpts(opts.LabelLayout{HideOverlap: opts.Bool(true)}))
 		}
 		if s.Kind == Markers {
 			lc.ShowSymbol = opts.Bool(true)

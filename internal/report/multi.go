@@ -3,6 +3,7 @@ package report
 import (
 	"cmp"
 	"fmt"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -163,16 +164,10 @@ func multiChart(name string, s Spec, runs []*Run, classified bool) (*Chart, erro
 		}
 		switch s.Type {
 		case TypeScatterLine:
-			// Joined in the labels column's order (concurrency 1, 2, 4, ...),
-			// so the line follows the configurations, not the x values.
-			if len(s.Labels) > 0 {
-				slices.SortStableFunc(pts, func(a, b point) int {
-					return compareNatural(a.run.Field(s.Labels[0]), b.run.Field(s.Labels[0]))
-				})
-				for i, p := range pts {
-					xs[i], ys[i], labels[i] = p.x, p.y, p.label
-				}
-			}
+			// Joined in x order (groupedPoints sorts them): a line that
+			// followed the configurations instead (concurrency 1, 2, 4)
+			// zigzags wherever x does not grow with them, and reads as a
+			// curve that doubles back. The labels name the configurations.
 			c.Series = append(c.Series, Series{Name: title, Kind: Line, X: xs, Y: ys, Labels: labels, Group: gi})
 		case TypePareto:
 			c.Series = append(c.Series, Series{Name: title, Kind: Markers, X: xs, Y: ys, Labels: labels, Group: gi})
@@ -194,49 +189,56 @@ func multiChart(name string, s Spec, runs []*Run, classified bool) (*Chart, erro
 	if s.YLabel != "" {
 		c.YLabel = s.YLabel
 	}
+	c.declutterLabels()
 	return c, nil
 }
 
-// minRunsForTilt is the number of runs from which an ellipse is tilted by
-// the sample correlation; below it the correlation of 3 or 4 runs swings
-// from -1 to 1 by chance and the ellipse stays axis-aligned, as AIPerf's.
-const minRunsForTilt = 5
+// minRunsForEllipse is the number of runs a point needs for its
+// confidence ellipse. The Student-t interval of n runs has n-1 degrees of
+// freedom: its half-width is t times the standard error, and t at 95 % is
+// 12.7 for 2 runs, 4.3 for 3 and 2.8 for 5 (1.96 for many), so ellipses
+// from 2 or 3 runs dwarf the differences the chart compares. From 5 runs
+// on the sample correlation is also worth its name and tilts the ellipse
+// (below it that of 3 or 4 runs swings from -1 to 1 by chance).
+const minRunsForEllipse = 5
 
 // uncertaintySeries draws each point's joint confidence region: an
 // ellipse whose semi-axes are the two confidence-interval half-widths,
-// rotated by the correlation of the two metrics across the point's runs
-// when there are enough of them, with the mean as a marker. Points from
-// fewer than three runs are drawn faint, as AIPerf draws them dashed.
+// rotated by the correlation of the two metrics across the point's runs,
+// with the mean as a marker. Points from fewer than minRunsForEllipse runs
+// get the marker only, and the caption says so.
 func uncertaintySeries(c *Chart, s Spec, title string, gi int, pts []point) {
 	level := s.CILevel
 	if level == 0 {
 		level = 0.95
 	}
 	xs, ys, labels := make([]float64, len(pts)), make([]float64, len(pts)), make([]string, len(pts))
-	withCI := 0
+	few, fewest := 0, minRunsForEllipse
 	for i, p := range pts {
 		xs[i], ys[i], labels[i] = p.x, p.y, p.label
 		xlo, xhi, nx, okx := p.run.Interval(s.X.Metric, cmp.Or(s.X.Stat, "avg"), level)
 		ylo, yhi, ny, oky := p.run.Interval(s.Y.Metric, cmp.Or(s.Y.Stat, "avg"), level)
-		if !okx || !oky || !finite(xlo+xhi+ylo+yhi) {
+		n := min(nx, ny)
+		if !okx || !oky || !finite(xlo+xhi+ylo+yhi) || n < minRunsForEllipse {
+			runs := max(n, 1)
+			if !okx || !oky {
+				runs = 1 // no interval: a single run
+			}
+			fewest = min(fewest, runs)
+			few++
 			continue
 		}
-		withCI++
-		n := min(nx, ny)
-		// The tilt needs a correlation worth its name: from 5 runs on.
-		rho := 0.0
-		if n >= minRunsForTilt {
-			rho = correlation(p.run.trialValues(s.X.Metric, cmp.Or(s.X.Stat, "avg")), p.run.trialValues(s.Y.Metric, cmp.Or(s.Y.Stat, "avg")))
-		}
+		rho := correlation(p.run.trialValues(s.X.Metric, cmp.Or(s.X.Stat, "avg")), p.run.trialValues(s.Y.Metric, cmp.Or(s.Y.Stat, "avg")))
 		ex, ey := ellipse(p.x, p.y, (xhi-xlo)/2, (yhi-ylo)/2, rho, 64)
 		c.Series = append(c.Series, Series{
 			Name: fmt.Sprintf("%s %s %.0f%% CI (n=%d)", title, p.label, level*100, n), Kind: Polygon,
-			X: ex, Y: ey, Group: gi, Faint: n < 3, NoLegend: true,
+			X: ex, Y: ey, Group: gi, NoLegend: true,
 		})
 	}
 	c.Series = append(c.Series, Series{Name: title, Kind: Markers, X: xs, Y: ys, Labels: labels, Group: gi})
-	if withCI < len(pts) {
-		c.Notes = append(c.Notes, fmt.Sprintf("%s: %d of %d point(s) have no confidence interval (one run each; use --num-profile-runs)", title, len(pts)-withCI, len(pts)))
+	if few > 0 {
+		c.Notes = append(c.Notes, fmt.Sprintf("%s: no confidence ellipse for %d of %d point(s): they have fewer than %d runs (as few as %d), whose t-interval is too wide to compare; use --num-profile-runs %d or more",
+			title, few, len(pts), minRunsForEllipse, fewest, minRunsForEllipse))
 	}
 }
 
@@ -252,8 +254,9 @@ func unitAcross(runs []*Run, metric string) string {
 
 // perGPUFallback replaces a *_per_gpu axis with its total when no run has
 // GPU telemetry (so no GPU count): AIPerf cannot draw those presets then;
-// this draws the total and says so. A per-GPU axis whose GPU count comes
-// from simulated GPUs marks the title simulated.
+// this draws the total, says so, and takes "per GPU" out of the title. A
+// per-GPU axis whose GPU count comes from simulated GPUs marks the title
+// simulated.
 func perGPUFallback(s Spec, runs []*Run, c *Chart) Spec {
 	simulated := false
 	for _, ax := range []*Axis{&s.X, &s.Y} {
@@ -271,6 +274,7 @@ func perGPUFallback(s Spec, runs []*Run, c *Chart) Spec {
 		if any {
 			continue
 		}
+		c.Title = withoutPerGPU(c.Title)
 		c.Notes = append(c.Notes, "no GPU telemetry, so no GPU count: "+ax.Metric+" is drawn as the total "+base)
 		label := axisLabel(base, ax.Stat, unitAcross(runs, base))
 		if ax == &s.X {
@@ -285,3 +289,11 @@ func perGPUFallback(s Spec, runs []*Run, c *Chart) Spec {
 	}
 	return s
 }
+
+// perGPUWords matches "per GPU" in a title, in any case, with the space
+// before it.
+var perGPUWords = regexp.MustCompile(`(?i)\s+per\s+gpu\b`)
+
+// withoutPerGPU takes "per GPU" out of a title ("Token Throughput per GPU
+// vs Latency" -> "Token Throughput vs Latency").
+func withoutPerGPU(title string) string { return perGPUWords.ReplaceAllString(title, "") }

@@ -7,6 +7,7 @@ import (
 	"image/png"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -404,28 +405,12 @@ func thinLabels(labels []string, n int) []string {
 	return out
 }
 
-// dualAxisPNG draws a two-axis time chart with go-analyze/charts. Both
-// series are sampled on one grid of 120 times (a step function holds its
-// value between samples), the charts library's category x axis.
+// dualAxisPNG draws a two-axis time chart with go-analyze/charts, whose x
+// axis is a category axis: both series are sampled on one grid of times
+// (a step function holds its value between samples) laid out by timeGrid
+// so that the axis labels fall on round times.
 func dualAxisPNG(c *Chart, t Theme) ([]byte, error) {
-	lo, hi := math.Inf(1), math.Inf(-1)
-	for _, s := range c.Series {
-		for _, x := range s.X {
-			if finite(x) {
-				lo, hi = min(lo, x), max(hi, x)
-			}
-		}
-	}
-	if !(hi > lo) {
-		hi = lo + 1
-	}
-	const n = 120
-	grid := make([]float64, n)
-	labels := make([]string, n)
-	for i := range grid {
-		grid[i] = lo + (hi-lo)*float64(i)/float64(n-1)
-		labels[i] = fmt.Sprintf("%.3g", grid[i])
-	}
+	grid, labels, count := dualAxisGrid(c)
 	values := make([][]float64, len(c.Series))
 	names := make([]string, len(c.Series))
 	for k, s := range c.Series {
@@ -437,12 +422,21 @@ func dualAxisPNG(c *Chart, t Theme) ([]byte, error) {
 	if t.Name == "dark" {
 		theme = charts.GetTheme(charts.ThemeDark)
 	}
+	colors := make([]charts.Color, len(c.Series))
+	for k, s := range c.Series {
+		r, g, b, _ := t.color(s.Group).RGBA()
+		colors[k] = charts.Color{R: uint8(r >> 8), G: uint8(g >> 8), B: uint8(b >> 8), A: 0xFF}
+	}
+	theme = theme.WithSeriesColors(colors)
 	opt.Theme = theme
 	opt.Title.Text = c.Title
-	opt.XAxis = charts.XAxisOption{Labels: thinLabels(labels, 16), Title: c.XLabel}
+	opt.XAxis = charts.XAxisOption{Labels: labels, LabelCount: count, Title: c.XLabel}
 	opt.Legend = charts.LegendOption{SeriesNames: names}
 	opt.Symbol = charts.Symbol{Shape: charts.SymbolNone}
 	opt.YAxis = []charts.YAxisOption{{Title: c.YLabel}, {Title: c.Y2Label}}
+	if c.Y2Max > 0 {
+		opt.YAxis[1].Min, opt.YAxis[1].Max = charts.Ptr(0.0), charts.Ptr(c.Y2Max)
+	}
 	for k, s := range c.Series {
 		if s.OnY2 {
 			opt.SeriesList[k].YAxisIndex = 1
@@ -455,6 +449,82 @@ func dualAxisPNG(c *Chart, t Theme) ([]byte, error) {
 		return nil, fmt.Errorf("%s: %w", c.Name, err)
 	}
 	return p.Bytes()
+}
+
+// dualAxisGrid is the time grid of a dual-axis chart: its series' x span,
+// from 0 when it starts before (a GPU sample before the first request
+// sets the value at 0).
+func dualAxisGrid(c *Chart) (grid []float64, labels []string, count int) {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, s := range c.Series {
+		for _, x := range s.X {
+			if finite(x) {
+				lo, hi = min(lo, x), max(hi, x)
+			}
+		}
+	}
+	if math.IsInf(lo, 0) {
+		lo, hi = 0, 1
+	}
+	if lo < 0 && hi > 0 {
+		lo = 0
+	}
+	return timeGrid(lo, hi)
+}
+
+// timeGrid lays [lo, hi] out as the sample times of a category x axis
+// whose labels are round: count labels (4 to 8) at t0, t0+step, ...,
+// step 1, 2, 2.5 or 5 times a power of ten, t0 a multiple of step at or
+// below lo, each label on the grid index charts labels (every k-th of
+// count*k samples: the library puts label i at index round(i*n/count)),
+// the other labels empty. The grid ends past hi.
+func timeGrid(lo, hi float64) (grid []float64, labels []string, count int) {
+	if !(hi > lo) {
+		hi = lo + 1
+	}
+	step := niceCeil((hi - lo) / 6)
+	t0 := math.Floor(lo/step) * step
+	const samples = 120
+	for {
+		count = int(math.Ceil((hi-t0)/step + 1e-9))
+		k := (samples + count - 1) / count
+		if end := t0 + float64(count*k-1)*step/float64(k); end < hi {
+			count++
+		}
+		if count <= 8 {
+			break
+		}
+		step = niceCeil(step * 1.01)
+	}
+	count = max(count, 4)
+	k := (samples + count - 1) / count
+	n := count * k
+	grid = make([]float64, n)
+	labels = make([]string, n)
+	for j := range grid {
+		grid[j] = t0 + float64(j)*step/float64(k)
+	}
+	for i := range count {
+		labels[i*k] = tickLabel(t0+float64(i)*step, step)
+	}
+	return grid, labels, count
+}
+
+// tickLabel formats a multiple of step with as many decimals as step
+// needs, and never as "-0".
+func tickLabel(v, step float64) string {
+	dec := 0
+	for s := step; s < 1-1e-9 && dec < 12; s *= 10 {
+		dec++
+	}
+	if math.Abs(step*math.Pow10(dec)-math.Round(step*math.Pow10(dec))) > 1e-6 {
+		dec++ // 2.5 x 10^-k
+	}
+	out := strconv.FormatFloat(v, 'f', dec, 64)
+	if strings.Trim(out, "-0.") == "" {
+		out = strings.TrimPrefix(out, "-")
+	}
+	return out
 }
 
 // sampleStep evaluates the step function (x, y) — each y holding until

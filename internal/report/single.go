@@ -52,6 +52,7 @@ func singleChart(name string, s Spec, run *Run) (*Chart, error) {
 	if c.Points() == 0 {
 		return nil, fmt.Errorf("%w: %s", ErrNoData, name)
 	}
+	c.dropInvisibleLegends()
 	return c, nil
 }
 
@@ -232,7 +233,60 @@ func dualAxisChart(c *Chart, s Spec, run *Run) error {
 		}
 	}
 	c.Series = []Series{primary, second}
+	separateAxes(c, primary, second)
 	return nil
+}
+
+// separateAxes lifts the right axis' top when the two series of a
+// dual-axis chart would coincide: each axis scales its own series to the
+// chart's height, so two series of the same shape (the token rate of
+// requests generating at one rate each, and the requests generating) are
+// drawn exactly on top of each other and the one underneath disappears.
+// When they coincide (within a tenth of the height) over more than half
+// the time, the right axis goes up to twice its series' peak, so that
+// series runs in the lower half, under the other.
+func separateAxes(c *Chart, left, right Series) {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, s := range []Series{left, right} {
+		for _, x := range s.X {
+			if finite(x) {
+				lo, hi = min(lo, x), max(hi, x)
+			}
+		}
+	}
+	if !(hi > lo) {
+		return
+	}
+	const n = 200
+	grid := make([]float64, n)
+	for i := range grid {
+		grid[i] = lo + (hi-lo)*float64(i)/float64(n-1)
+	}
+	a, b := sampleStep(left.X, left.Y, grid), sampleStep(right.X, right.Y, grid)
+	maxA, maxB := slices.Max(a), slices.Max(b)
+	if !(maxA > 0) || !(maxB > 0) {
+		return
+	}
+	same := 0
+	for i := range grid {
+		if math.Abs(a[i]/maxA-b[i]/maxB) < 0.1 { // within a tenth of the height
+			same++
+		}
+	}
+	if same*2 > n { // coincide over more than half the time
+		c.Y2Max = niceCeil(2 * maxB)
+	}
+}
+
+// niceCeil rounds v > 0 up to 1, 2, 2.5 or 5 times a power of ten.
+func niceCeil(v float64) float64 {
+	p := math.Pow(10, math.Floor(math.Log10(v)))
+	for _, m := range []float64{1, 2, 2.5, 5, 10} {
+		if m*p >= v*(1-1e-12) {
+			return m * p
+		}
+	}
+	return 10 * p
 }
 
 // gpuSeries averages a GPU metric across GPUs per sample time, seconds
