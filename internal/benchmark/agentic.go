@@ -35,6 +35,7 @@ type agenticPlan struct {
 // Subagents name their parent by conversation ID; one whose parent is
 // missing is never replayed (AIPerf drops it).
 func newAgenticPlan(ds *dataset.Dataset) (*agenticPlan, error) {
+	ds.Expand()
 	idx := make(map[string]int, ds.Len())
 	for i := range ds.Conversations {
 		idx[ds.Conversations[i].ID] = i

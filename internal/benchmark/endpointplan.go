@@ -185,7 +185,10 @@ func (p *Plan) formatPayloads() error {
 	if err := assignModels(ds, p.Models, p.Config.ResolvedModelSelection(), p.Seed); err != nil {
 		return usageError(err)
 	}
-	p.Payloads = make([][][]byte, len(ds.Conversations))
+	p.Payloads = make([][][]byte, ds.Len())
+	if ds.Rows != nil {
+		return nil // every body built when sent (worker)
+	}
 	for c := range ds.Conversations {
 		conv := &ds.Conversations[c]
 		p.Payloads[c] = make([][]byte, len(conv.Turns))

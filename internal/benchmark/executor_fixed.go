@@ -59,8 +59,8 @@ func (p *Plan) planFixedSchedule(anyTS, all bool) error {
 		return usageError(fmt.Errorf("--fixed-schedule: every conversation needs a timestamp on its first turn; %s", firstUntimed(ds)))
 	}
 	ts := make([]time.Duration, ds.Len())
-	for i := range ds.Conversations {
-		ts[i] = ds.Conversations[i].Turns[0].Timestamp
+	for i := range ts {
+		_, ts[i], _ = ds.FirstTurn(i)
 	}
 	w := timing.ReplayWindow{AutoOffset: r.AutoOffset}
 	if r.StartOffset != nil {
@@ -94,10 +94,9 @@ func (p *Plan) planFixedSchedule(anyTS, all bool) error {
 
 // firstUntimed names the first conversation without a first-turn timestamp.
 func firstUntimed(ds *dataset.Dataset) string {
-	for i := range ds.Conversations {
-		c := &ds.Conversations[i]
-		if len(c.Turns) == 0 || !c.Turns[0].HasTimestamp {
-			return fmt.Sprintf("conversation %d (%s) has none", i, c.ID)
+	for i := range ds.Len() {
+		if _, _, has := ds.FirstTurn(i); !has {
+			return fmt.Sprintf("conversation %d (%s) has none", i, ds.Conversation(i).ID)
 		}
 	}
 	return "the dataset is empty"

@@ -16,7 +16,7 @@ type userExecutor struct{}
 func (userExecutor) applies(_ *Plan, spec *PhaseSpec) bool { return spec.Users > 0 }
 
 func (userExecutor) shape(r *phaseRunner, spec *PhaseSpec, _ uint64, l *phaseLoad) error {
-	users := &userPicks{next: l.pick, turns: func(c int) int { return len(r.plan.Dataset.Conversations[c].Turns) }}
+	users := &userPicks{next: l.pick, turns: func(c int) int { n, _, _ := r.plan.Dataset.FirstTurn(c); return n }}
 	uc, err := timing.NewUserCentric(spec.UserRate, spec.Users, r.plan.meanTurns(), users.length)
 	if err != nil {
 		return phaseErr(spec, "user-centric schedule", err)
@@ -61,8 +61,9 @@ func (p *Plan) meanTurns() int {
 		return 1
 	}
 	total := 0
-	for i := range p.Dataset.Conversations {
-		total += len(p.Dataset.Conversations[i].Turns)
+	for i := range n {
+		turns, _, _ := p.Dataset.FirstTurn(i)
+		total += turns
 	}
 	return max(1, int(math.RoundToEven(float64(total)/float64(n))))
 }

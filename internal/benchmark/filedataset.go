@@ -65,6 +65,7 @@ func (p *Plan) loadFileDataset() error {
 			SeparatorToken: p.separatorToken(),
 			Synthesis:      p.synthesis(),
 			LazyPrompts:    true,
+			CompactRows:    true,
 		}
 		if d.BlockSize != nil {
 			o.BlockSize = *d.BlockSize

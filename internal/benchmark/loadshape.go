@@ -234,6 +234,7 @@ func (p *Plan) replaySpeedup() {
 	if sp == nil || *sp == 1 || p.DatasetType == "baseten_trace" {
 		return
 	}
+	p.Dataset.Expand()
 	for i := range p.Dataset.Conversations {
 		turns := p.Dataset.Conversations[i].Turns
 		for t := range turns {
@@ -326,6 +327,7 @@ func (p *Plan) traceIdleGapCap() {
 		return
 	}
 	limit := seconds(*c)
+	p.Dataset.Expand()
 	for i := range p.Dataset.Conversations {
 		turns := p.Dataset.Conversations[i].Turns
 		var shift, prev time.Duration // prev: the previous timestamp as recorded

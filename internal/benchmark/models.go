@@ -34,6 +34,7 @@ func assignModels(ds *dataset.Dataset, models []string, strategy config.ModelSel
 		return fmt.Errorf("--model-selection-strategy: unknown strategy %q", strategy)
 	}
 	n := 0
+	ds.Expand()
 	for c := range ds.Conversations {
 		for t := range ds.Conversations[c].Turns {
 			turn := &ds.Conversations[c].Turns[t]

@@ -240,6 +240,10 @@ func (pl *pipeline) close() error {
 
 // payloadLookup finds the request body a record sent, for the raw export.
 func payloadLookup(p *Plan) func(*record.Record) []byte {
+	if p.Dataset.Rows != nil {
+		// Compact rows have no prebuilt bodies: each was built when sent.
+		return func(r *record.Record) []byte { return r.RequestBody }
+	}
 	index := make(map[string]int, len(p.Dataset.Conversations))
 	for i, c := range p.Dataset.Conversations {
 		index[c.ID] = i

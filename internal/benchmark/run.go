@@ -508,9 +508,9 @@ func count(s *metrics.Summary, tag string) int {
 
 // sessions lists the request bodies per conversation for inputs.json.
 func sessions(p *Plan) []export.Session {
-	out := make([]export.Session, len(p.Dataset.Conversations))
-	for i, c := range p.Dataset.Conversations {
-		out[i] = export.Session{ID: c.ID, Payloads: p.Payloads[i]}
+	out := make([]export.Session, p.Dataset.Len())
+	for i := range out {
+		out[i] = export.Session{ID: p.Dataset.Conversation(i).ID, Payloads: p.Payloads[i]}
 	}
 	return out
 }

@@ -40,12 +40,12 @@ func (p *Plan) planSessions() error {
 	cfg := p.Config
 	ds := p.Dataset
 	anyTS, all := false, ds.Len() > 0
-	for i := range ds.Conversations {
-		c := &ds.Conversations[i]
-		if len(c.Turns) > 1 {
+	for i := range ds.Len() {
+		turns, _, has := ds.FirstTurn(i)
+		if turns > 1 {
 			p.Sessions.MultiTurn = true
 		}
-		if len(c.Turns) > 0 && c.Turns[0].HasTimestamp {
+		if has {
 			anyTS = true
 		} else {
 			all = false

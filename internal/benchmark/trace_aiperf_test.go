@@ -2,6 +2,7 @@ package benchmark
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"net/http/httptest"
 	"os"
@@ -41,21 +42,35 @@ func TestTraceSynthesisMatchAIPerf(t *testing.T) {
 {"text_input": "hello there", "output_length": 2}
 {"input_length": 70, "output_length": 9, "hash_ids": [1, 2]}
 `)
+	// Rows of hash-id prompts only, timed: the loader keeps them as
+	// compact rows and builds each conversation when it is sent.
+	compact := filepath.Join(t.TempDir(), "compact.jsonl")
+	writeFile(t, compact, `{"timestamp": 0, "input_length": 40, "output_length": 5, "hash_ids": [1, 2, 3]}
+{"timestamp": 1, "input_length": 48, "output_length": 7, "hash_ids": [1, 2, 4]}
+{"timestamp": 2, "input_length": 50, "output_length": 3, "hash_ids": [1, 5, 6, 7]}
+{"timestamp": 3, "input_length": 20, "output_length": 4, "hash_ids": [8]}
+{"timestamp": 4, "input_length": 70, "output_length": 6, "hash_ids": [1, 2, 4, 9]}
+{"timestamp": 5, "input_length": 16, "output_length": 2, "hash_ids": [10]}
+{"timestamp": 6, "input_length": 70, "output_length": 9, "hash_ids": [1, 2]}
+`)
 	f := func(v float64) *float64 { return &v }
 	for _, tc := range []struct {
 		name, model string
 		args        []string
 		syn         config.Synthesis
+		trace       string // the shared trace when ""
 	}{
-		{"plain", "qwen3", nil, config.Synthesis{}},
-		{"bos", "llama3", nil, config.Synthesis{}},
+		{"compact", "qwen3", nil, config.Synthesis{}, compact},
+		{"plain", "qwen3", nil, config.Synthesis{}, ""},
+		{"bos", "llama3", nil, config.Synthesis{}, ""},
 		{"stretch", "qwen3", []string{"--synthesis-prefix-len-multiplier", "1.5", "--synthesis-prompt-len-multiplier", "2",
 			"--synthesis-prefix-root-multiplier", "3", "--synthesis-output-len-multiplier", "1.5", "--synthesis-max-osl", "8"},
-			config.Synthesis{PrefixLenMultiplier: f(1.5), PromptLenMultiplier: f(2), PrefixRootMultiplier: ptr(3), OutputLenMultiplier: f(1.5), MaxOSL: ptr(8)}},
+			config.Synthesis{PrefixLenMultiplier: f(1.5), PromptLenMultiplier: f(2), PrefixRootMultiplier: ptr(3), OutputLenMultiplier: f(1.5), MaxOSL: ptr(8)}, ""},
 		{"squeeze", "llama3", []string{"--synthesis-prefix-len-multiplier", "0.5", "--synthesis-prompt-len-multiplier", "0.7", "--synthesis-max-isl", "60"},
-			config.Synthesis{PrefixLenMultiplier: f(0.5), PromptLenMultiplier: f(0.7), MaxISL: ptr(60)}},
+			config.Synthesis{PrefixLenMultiplier: f(0.5), PromptLenMultiplier: f(0.7), MaxISL: ptr(60)}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			trace := cmp.Or(tc.trace, trace)
 			tokDir := testmodels.Dir(t, tc.model)
 			ref := aiperfReference(t, bin, mock.URL, nil, append([]string{"--input-file", trace, "--custom-dataset-type", "mooncake_trace",
 				"--isl-block-size", "16", "--request-count", "7", "--tokenizer", tokDir, "--export-level", "raw"}, tc.args...)...)

@@ -162,6 +162,7 @@ func (p *Plan) finishTurns() error {
 		return nil
 	}
 	osl := synthesis.NewMaxTokens(p.Seed, float64(derefInt(in.OutputTokens.Mean)), in.OutputTokens.Stddev)
+	p.Dataset.Expand()
 	for c := range p.Dataset.Conversations {
 		conv := &p.Dataset.Conversations[c]
 		for t := range conv.Turns {

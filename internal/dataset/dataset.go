@@ -170,10 +170,59 @@ type Field struct {
 	Value []byte // valid JSON
 }
 
-// Dataset is an immutable, indexable set of conversations.
+// Dataset is an immutable, indexable set of conversations: Conversations,
+// or a trace's compact rows (Rows) that build each conversation when it is
+// asked for. Code that reads any dataset goes through Len and
+// Conversation; code that needs the slice calls Expand first.
 type Dataset struct {
 	Conversations []Conversation
+	// Rows, when non-nil, holds the dataset instead of Conversations
+	// (nil then): a trace loaded with LoadOptions.CompactRows.
+	Rows *TraceRows
 }
 
 // Len returns the number of conversations.
-func (d *Dataset) Len() int { return len(d.Conversations) }
+func (d *Dataset) Len() int {
+	if d.Rows != nil {
+		return d.Rows.Len()
+	}
+	return len(d.Conversations)
+}
+
+// Conversation returns conversation i. Of compact rows it is built anew
+// on each call: changing it changes nothing in the dataset.
+func (d *Dataset) Conversation(i int) *Conversation {
+	if d.Rows != nil {
+		return d.Rows.Conversation(i)
+	}
+	return &d.Conversations[i]
+}
+
+// FirstTurn returns conversation i's number of turns and its first turn's
+// timestamp (valid when has), without building a compact row's
+// conversation.
+func (d *Dataset) FirstTurn(i int) (turns int, at time.Duration, has bool) {
+	if d.Rows != nil {
+		at, has := d.Rows.Timestamp(i)
+		return 1, at, has
+	}
+	c := &d.Conversations[i]
+	if len(c.Turns) == 0 {
+		return 0, 0, false
+	}
+	return len(c.Turns), c.Turns[0].Timestamp, c.Turns[0].HasTimestamp
+}
+
+// Expand turns compact rows into Conversations (with their prompts still
+// lazy), for code that reads or changes the slice; a dataset held as
+// Conversations is left as it is.
+func (d *Dataset) Expand() {
+	if d.Rows == nil {
+		return
+	}
+	convs := make([]Conversation, d.Rows.Len())
+	for i := range convs {
+		convs[i] = *d.Rows.Conversation(i)
+	}
+	d.Conversations, d.Rows = convs, nil
+}

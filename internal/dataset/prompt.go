@@ -58,6 +58,7 @@ func (t *Turn) Materialize() Turn {
 // count, for a consumer that needs the texts up front (a body rendered
 // with a chat template, a dataset sent to other processes).
 func (d *Dataset) Materialize() {
+	d.Expand()
 	type at struct{ c, t int }
 	var lazy []at
 	for c := range d.Conversations {

@@ -62,8 +62,11 @@ func toLength(x float64) int {
 	return int(max(1, min(x, math.MaxInt32)))
 }
 
-// newUUID returns a random (version 4) UUID string drawn from rng.
-func NewUUID(rng *rand.Rand) string {
+// NewUUID returns a random (version 4) UUID string drawn from rng.
+func NewUUID(rng *rand.Rand) string { return record.UUIDv4(UUIDBytes(rng)) }
+
+// UUIDBytes draws the 16 bytes NewUUID makes a UUID of.
+func UUIDBytes(rng *rand.Rand) [16]byte {
 	var b [16]byte
 	for i := range 2 {
 		v := rng.Uint64()
@@ -71,5 +74,5 @@ func NewUUID(rng *rand.Rand) string {
 			b[8*i+j] = byte(v >> (8 * j))
 		}
 	}
-	return record.UUIDv4(b)
+	return b
 }

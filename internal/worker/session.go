@@ -108,8 +108,8 @@ func (b *Budget) Exhausted() bool { return b.left.Load() <= 0 }
 // record's InputTexts are then every text of the body, so ISL counts what
 // was sent, as AIPerf 0.13 counts it from the wire payload.
 func (p *Pool) session(workerID string, j job) {
-	conv := &p.o.Dataset.Conversations[j.conv]
-	st := p.newStream(j.conv, p.o.CacheBust.newSession(j.credit.Phase, conv.ID))
+	conv := p.o.Dataset.Conversation(j.conv)
+	st := p.newStream(j.conv, conv, p.o.CacheBust.newSession(j.credit.Phase, conv.ID))
 	var timer *time.Timer
 	cancelled := false // how the session ended, for OnSessionEnd
 	defer func() {
@@ -164,7 +164,10 @@ func (p *Pool) session(workerID string, j job) {
 // them all on one goroutine, the agentic replay one by one with SendTurn
 // (possibly from different goroutines, never two at once).
 type Stream struct {
-	conv        int
+	conv int
+	// c is conversation conv, got once: a compact dataset builds it on
+	// each Conversation call.
+	c           *dataset.Conversation
 	correlation string
 	history     []endpoint.Message
 	bust        *sessionBust
@@ -177,8 +180,8 @@ type Stream struct {
 	credit  timing.Credit // the conversation loop's credit (Options.Started)
 }
 
-func (p *Pool) newStream(conv int, bust *sessionBust) *Stream {
-	return &Stream{conv: conv, correlation: newID(), bust: bust}
+func (p *Pool) newStream(conv int, c *dataset.Conversation, bust *sessionBust) *Stream {
+	return &Stream{conv: conv, c: c, correlation: newID(), bust: bust}
 }
 
 // NewStream starts a session of conversation conv whose requests carry
@@ -188,7 +191,7 @@ func (p *Pool) NewStream(conv int, marker string) *Stream {
 	if p.o.CacheBust != nil && marker != "" {
 		bust = &sessionBust{c: p.o.CacheBust, marker: marker, pending: true}
 	}
-	return p.newStream(conv, bust)
+	return p.newStream(conv, p.o.Dataset.Conversation(conv), bust)
 }
 
 // Correlation returns the stream's session id (X-Correlation-ID).
@@ -235,7 +238,7 @@ type TurnResult struct {
 // Unlike the conversation loop, a failed request does not end the
 // stream: the caller decides what comes next.
 func (p *Pool) SendTurn(workerID string, s *Stream, o TurnOptions, t int) TurnResult {
-	conv := &p.o.Dataset.Conversations[s.conv]
+	conv := s.c
 	if !s.sent && t > 0 && conv.Context == dataset.ContextDeltasWithResponses && p.o.Endpoint != nil {
 		for k := range t {
 			turn := &conv.Turns[k]
@@ -259,7 +262,7 @@ func (p *Pool) SendTurn(workerID string, s *Stream, o TurnOptions, t int) TurnRe
 // sendTurn sends turn t of stream s and hands its record downstream. last
 // skips recording the turn in the history (nothing follows it).
 func (p *Pool) sendTurn(workerID string, s *Stream, o TurnOptions, t int, last bool) TurnResult {
-	conv := &p.o.Dataset.Conversations[s.conv]
+	conv := s.c
 	turn := &conv.Turns[t]
 	if turn.Prompt != nil {
 		// A lazy trace prompt: built now, its body below, its tokens
@@ -345,7 +348,9 @@ func (p *Pool) turnBody(s *Stream, o TurnOptions, t int, turn *dataset.Turn, ctx
 		s.history = s.history[:0]
 	}
 	history := s.history
-	body = p.o.Payloads[s.conv][t]
+	if t < len(p.o.Payloads[s.conv]) { // compact rows have none
+		body = p.o.Payloads[s.conv][t]
+	}
 	marked, err := s.bust.mark(turn, ctx, first && len(history) == 0)
 	sent = turn
 	if marked != nil {

@@ -91,6 +91,11 @@ type LoadOptions struct {
 	// (Turn.Materialize), so memory grows with the trace's rows, not its
 	// tokens. Off, every prompt is built and counted at load time.
 	LazyPrompts bool
+	// CompactRows keeps a trace whose rows are all single hash-id requests
+	// (a mooncake trace without sessions, text or messages) as TraceRows
+	// rather than Conversations (it implies LazyPrompts for them): tens of
+	// bytes a row where a Conversation is hundreds.
+	CompactRows bool
 	// Weka shapes weka_trace (and tracelab) replay.
 	Weka WekaOptions
 	// Baseten shapes baseten_trace replay.
@@ -189,6 +194,10 @@ func Load(o LoadOptions, tok tokenizer.Tokenizer) (*Loaded, error) {
 	if err != nil {
 		return nil, err
 	}
+	if l.rows != nil {
+		_, has := l.rows.Timestamp(0)
+		return &Loaded{Dataset: &dataset.Dataset{Rows: l.rows}, Type: typ, Sampling: sampling, Timestamps: has}, nil
+	}
 	if len(convs) == 0 {
 		return nil, &dataset.InputError{File: o.Path, Err: errors.New("the dataset is empty")}
 	}
@@ -205,6 +214,9 @@ type loader struct {
 	tok  tokenizer.Tokenizer
 	seed uint64
 	ids  *SessionIDs
+	// rows is the trace a loader kept compact (LoadOptions.CompactRows), in
+	// place of the conversations it returns nil for.
+	rows *dataset.TraceRows
 }
 
 // sessionID returns the next generated conversation ID.

@@ -228,16 +228,29 @@ func selfContained(c *dataset.Conversation) error {
 func (l *loader) mooncake() ([]dataset.Conversation, error) {
 	file := l.opts.Path
 	var entries []traceEntry
+	var c compactLoad
+	compact := l.opts.CompactRows && !l.opts.Synthesis.Active()
 	var p problems
 	id := p.eachLine(file, func(n int, line []byte) error {
 		e, err := l.mooncakeLine(file, n, line)
 		if err != nil {
 			return err
 		}
+		if compact {
+			if c.add(&e) {
+				return nil
+			}
+			compact, entries = false, c.expand(file)
+		}
 		entries = append(entries, e)
 		return nil
 	})
 	if err := p.err(); err != nil {
+		return nil, err
+	}
+	if compact && c.rows.Len() > 0 {
+		var err error
+		l.rows, err = l.finishCompact(id, &c, DefaultMooncakeBlockSize)
 		return nil, err
 	}
 	return l.finishTrace(id, entries, DefaultMooncakeBlockSize)

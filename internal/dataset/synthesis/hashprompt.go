@@ -92,15 +92,27 @@ func (b *BlockSource) Reset(scope string) {
 // its fresh tail's start now, in request order. It must be called from one
 // goroutine, in request order.
 func (h *HashPrompts) prompt(req PromptRequest) (*dataset.Prompt, error) {
+	tail, err := h.Tail(req)
+	if err != nil {
+		return nil, err
+	}
+	return dataset.NewPrompt(&lazyPrompt{blocks: h.blocks, hashIDs: req.HashIDs, length: req.Length, tail: tail}), nil
+}
+
+// Tail checks a hash-id prompt request as prompt does and draws its fresh
+// tail's start (-1 when its blocks cover it): all a compact trace row
+// keeps besides its hash ids and length (RowPrompt builds its prompt). It
+// must be called from one goroutine, in request order.
+func (h *HashPrompts) Tail(req PromptRequest) (int, error) {
 	n, m, bs := req.Length, len(req.HashIDs), h.blockSize
 	if n <= 0 {
-		return nil, &dataset.InputError{File: req.File, Line: req.Line, Field: "input_length", Err: fmt.Errorf("must be at least 1, got %d", n)}
+		return 0, &dataset.InputError{File: req.File, Line: req.Line, Field: "input_length", Err: fmt.Errorf("must be at least 1, got %d", n)}
 	}
 	last := bs
 	if m*bs > n {
 		last = n - (m-1)*bs
 		if last <= 0 {
-			return nil, &dataset.InputError{File: req.File, Line: req.Line, Field: "hash_ids", Err: fmt.Errorf(
+			return 0, &dataset.InputError{File: req.File, Line: req.Line, Field: "hash_ids", Err: fmt.Errorf(
 				"%d hash ids of %d-token blocks do not fit input_length %d: the final block would have %d tokens (want 1..%d); is --isl-block-size right?",
 				m, bs, n, last, bs)}
 		}
@@ -113,16 +125,22 @@ func (h *HashPrompts) prompt(req PromptRequest) (*dataset.Prompt, error) {
 		if was, seen := h.sizes[id]; !seen {
 			h.sizes[id] = size
 		} else if was != size {
-			return nil, &dataset.InputError{File: req.File, Line: req.Line, Field: "hash_ids", Err: fmt.Errorf(
+			return 0, &dataset.InputError{File: req.File, Line: req.Line, Field: "hash_ids", Err: fmt.Errorf(
 				"hash id %d is used here as a %d-token block but earlier as a %d-token block; a hash id names one fixed block (is --isl-block-size right?)",
 				id, size, was)}
 		}
 	}
-	p := &lazyPrompt{blocks: h.blocks, hashIDs: req.HashIDs, length: n, tail: -1}
 	if m*bs < n {
-		p.tail = h.pick(h.corpus.size())
+		return h.pick(h.corpus.size()), nil
 	}
-	return dataset.NewPrompt(p), nil
+	return -1, nil
+}
+
+// RowPrompt is the PromptSource of a compact row's prompt: what prompt
+// returns for the row's request, given the tail Tail drew for it. Safe for
+// concurrent use.
+func (h *HashPrompts) RowPrompt(hashIDs []int, length, tail int) dataset.PromptSource {
+	return &lazyPrompt{blocks: h.blocks, hashIDs: hashIDs, length: length, tail: tail}
 }
 
 // build returns the prompts of reqs, in order: texts[i] and counts[i]
