@@ -45,4 +45,3 @@ func TestRowTurnSeesEveryField(t *testing.T) {
 		}
 	}
 }
-
