@@ -1,7 +1,6 @@
 package loader
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/aiperf-go/aiperf/internal/dataset"
@@ -59,14 +58,7 @@ func (l *loader) finishCompact(id string, c *compactLoad, defaultBlock int) (*da
 	if bs <= 0 {
 		bs = defaultBlock
 	}
-	if l.tok == nil {
-		return nil, errors.New("trace prompts need a tokenizer")
-	}
-	sep := -1
-	if l.opts.SeparatorToken != nil {
-		sep = *l.opts.SeparatorToken
-	}
-	h, err := synthesis.NewHashPrompts(l.tok, l.opts.Corpus, l.seed, id, bs, sep)
+	h, err := l.hashPrompts(id, bs)
 	if err != nil {
 		return nil, err
 	}

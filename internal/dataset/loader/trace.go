@@ -35,6 +35,19 @@ func (e *traceEntry) turn() *dataset.Turn {
 	return &e.one[0]
 }
 
+// hashPrompts returns the builder of trace id's prompts of bs-token
+// blocks.
+func (l *loader) hashPrompts(id string, bs int) (*synthesis.HashPrompts, error) {
+	if l.tok == nil {
+		return nil, errors.New("trace prompts need a tokenizer")
+	}
+	sep := -1
+	if l.opts.SeparatorToken != nil {
+		sep = *l.opts.SeparatorToken
+	}
+	return synthesis.NewHashPrompts(l.tok, l.opts.Corpus, l.seed, id, bs, sep)
+}
+
 // finishTrace applies the Synthesis options, builds the prompts the
 // entries ask for and groups the entries into conversations by session
 // (generated IDs for entries with none), in order of first appearance.
@@ -58,14 +71,7 @@ func (l *loader) finishTrace(id string, entries []traceEntry, defaultBlock int) 
 		}
 	}
 	if len(reqs) > 0 {
-		if l.tok == nil {
-			return nil, errors.New("trace prompts need a tokenizer")
-		}
-		sep := -1
-		if l.opts.SeparatorToken != nil {
-			sep = *l.opts.SeparatorToken
-		}
-		h, err := synthesis.NewHashPrompts(l.tok, l.opts.Corpus, l.seed, id, bs, sep)
+		h, err := l.hashPrompts(id, bs)
 		if err != nil {
 			return nil, err
 		}
