@@ -40,7 +40,8 @@ var allowed = map[string][]string{
 	"internal/benchmark": {"internal/accuracy", "internal/config", "internal/builtin", "internal/plugin", "internal/dataset", "internal/dataset/loader", "internal/dataset/synthesis", "internal/dataset/media", "internal/dataset/public", "internal/timing", "internal/worker", "internal/endpoint", "internal/transport", "internal/metrics", "internal/metrics/stats", "internal/export", "internal/ui", "internal/chattemplate", "internal/verdict", "internal/metricview", "internal/llmd", "internal/adaptive",
 		"internal/controlhook", "internal/telemetry/servermetrics", "internal/telemetry/gpu", "internal/telemetry/dcgm", "internal/telemetry/nvml", "internal/telemetry/energy", "internal/telemetry/netlatency",
 		"internal/cluster", // --workers: the controller-worker protocol
-		"internal/clienthealth", "internal/cancellation", "internal/readiness", "internal/connbudget"},
+		"internal/clienthealth", "internal/cancellation", "internal/readiness", "internal/connbudget",
+		"internal/servertrace", "internal/validity"},
 	// kube/operator: the AIPerfJob reconciler (controller-runtime lives
 	// only here) builds its objects with kube's builders.
 	"internal/kube/operator": {"internal/kube", "internal/kube/api/v1alpha1"},
@@ -52,6 +53,9 @@ var allowed = map[string][]string{
 	// clienthealth judges the load generator from its records, its
 	// scheduler's counts and its transport's connection events.
 	"internal/clienthealth": {"internal/metrics", "internal/timing", "internal/transport"},
+	// servertrace receives servers' per-request OTLP spans and joins them
+	// to records (record is a leaf).
+	"internal/servertrace": {},
 	// readiness probes a server with the run's endpoint settings.
 	"internal/readiness": {"internal/config"},
 	// cancellation wraps the transport client's sends.
@@ -162,6 +166,8 @@ var allowed = map[string][]string{
 // isolated packages import nothing internal, not even the leaves.
 var isolated = []string{
 	"internal/config", "internal/record", "internal/clock", "internal/plugin",
+	// validity judges a run's fidelity from plain figures.
+	"internal/validity",
 	"internal/tokenizer/hf", "internal/tokenizer/hub", "internal/tokenizer/hub/hubtest", "internal/dataset/sound", "internal/tokenizer/testmodels", "internal/chattemplate", "internal/mockserver", "internal/metrics/stats", "internal/userfile", "internal/sla", "internal/live", "internal/pyrand", "internal/metrics/sweep", "internal/fdlimit",
 	// results reads finished runs' artifacts back; it knows file shapes only.
 	"internal/results", "internal/cluster/clusterpb",
@@ -282,10 +288,10 @@ var thirdParty = map[string][]string{
 	"go.opentelemetry.io/otel/sdk":                                      {"internal/otel"},
 	"go.opentelemetry.io/otel/sdk/metric":                               {"internal/otel"},
 	"go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetrichttp": {"internal/otel"},
-	"go.opentelemetry.io/proto/otlp":                                    {"internal/otel/otlptest"},
-	// gRPC: the controller-worker protocol only.
-	"google.golang.org/grpc":     {"internal/cluster", "internal/cluster/clusterpb"},
-	"google.golang.org/protobuf": {"internal/cluster", "internal/cluster/clusterpb", "internal/otel/otlptest"},
+	"go.opentelemetry.io/proto/otlp":                                    {"internal/otel/otlptest", "internal/servertrace"},
+	// gRPC: the controller-worker protocol, and the OTLP trace receiver.
+	"google.golang.org/grpc":     {"internal/cluster", "internal/cluster/clusterpb", "internal/servertrace"},
+	"google.golang.org/protobuf": {"internal/cluster", "internal/cluster/clusterpb", "internal/otel/otlptest", "internal/servertrace"},
 	// Kubernetes: kube (objects, client-go), its API types, the operator
 	// (controller-runtime) and the aiperf-kube command line, nothing else.
 	"k8s.io/api":                     {"internal/kube", "internal/kube/operator", "internal/kubecli"},

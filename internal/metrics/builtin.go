@@ -60,6 +60,7 @@ func BuiltinMetrics() []*Metric {
 	all = append(all, compatMetrics()...)
 	all = append(all, httpTraceMetrics()...)
 	all = append(all, networkMetrics()...)
+	all = append(all, serverMetrics()...)
 	return all
 }
 

@@ -53,6 +53,12 @@ func (s *Server) complete(w http.ResponseWriter, r *http.Request, api apiKind, a
 			return
 		}
 	}
+	if q := s.cfg.ServerQueue; q > 0 { // the queue the server account reports
+		arrival = arrival.Add(q)
+		if wt.until(r.Context(), arrival) != nil {
+			return
+		}
+	}
 	plan := planOutput(&req, s.count)
 	track := s.stats.begin(arrival, plan.ISL, plan.Seed)
 	defer track.abort() // a no-op once the request finished
@@ -70,6 +76,8 @@ func (s *Server) complete(w http.ResponseWriter, r *http.Request, api apiKind, a
 		fault:   fault,
 		track:   track,
 		predict: s.cfg.PredictionAcceptRate,
+		queue:   s.cfg.ServerQueue,
+		reqID:   r.Header.Get("X-Request-ID"),
 	}
 	switch {
 	case s.batch != nil && plan.Count > 0:
@@ -107,6 +115,7 @@ func (s *Server) complete(w http.ResponseWriter, r *http.Request, api apiKind, a
 	now := time.Now()
 	track.token(now, plan.Count)
 	track.finish(now, plan.Finish)
+	s.accountBody(r, w, &resp, &answer)
 	writeJSON(w, http.StatusOK, answer)
 }
 
@@ -166,11 +175,13 @@ type response struct {
 	model   string
 	plan    outputPlan
 	arrival time.Time
-	clock   *tokenClock // nil in Fast mode and with the batched scheduler
-	batch   *batchSeq   // the request's place in the batched scheduler; nil when it is off
-	fault   Fault       // a fault acting inside the answer (fault.go)
-	track   *request    // the request in the server's statistics
-	predict float64     // Config.PredictionAcceptRate
+	clock   *tokenClock   // nil in Fast mode and with the batched scheduler
+	batch   *batchSeq     // the request's place in the batched scheduler; nil when it is off
+	fault   Fault         // a fault acting inside the answer (fault.go)
+	track   *request      // the request in the server's statistics
+	predict float64       // Config.PredictionAcceptRate
+	queue   time.Duration // Config.ServerQueue: how long it was held before arrival
+	reqID   string        // X-Request-ID, for the vllm-otlp span
 }
 
 // usage is OpenAI's token usage object.
@@ -222,6 +233,8 @@ type completionBody struct {
 	Model   string      `json:"model"`
 	Choices []choiceOut `json:"choices"`
 	Usage   usage       `json:"usage"`
+	// Timings is llama.cpp's timings object (--server-timing llamacpp).
+	Timings json.RawMessage `json:"timings,omitempty"`
 }
 
 // body builds the non-streaming answer carrying text.
@@ -234,5 +247,5 @@ func (r *response) body(text string) completionBody {
 		object = "text_completion"
 		c.Text = &text
 	}
-	return completionBody{r.id, object, r.created, r.model, []choiceOut{c}, r.usage()}
+	return completionBody{ID: r.id, Object: object, Created: r.created, Model: r.model, Choices: []choiceOut{c}, Usage: r.usage()}
 }

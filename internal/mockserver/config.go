@@ -99,21 +99,34 @@ type Config struct {
 	KVCacheTokens int
 	// DCGM is the fake DCGM exporter served beside the mock (--dcgm-*).
 	DCGM DCGM
+
+	// ServerTiming is the form the mock gives its own account of each
+	// request in (--server-timing, servertiming.go): none, llamacpp (the
+	// timings object), tgi (timing headers on non-streamed answers) or
+	// vllm-otlp (a span per request sent to OTLPTracesEndpoint over
+	// OTLPTracesProtocol, grpc or http/protobuf).
+	ServerTiming                           string
+	OTLPTracesEndpoint, OTLPTracesProtocol string
+	// ServerQueue holds every request this long before its latency model
+	// starts (--server-queue-ms), the queue time the account reports.
+	ServerQueue time.Duration
 }
 
 // DefaultConfig returns AIPerf's mock-server defaults: 127.0.0.1:8000,
 // TTFT 20 ms, ITL 5 ms, no scaling, no jitter, no errors, "mock-model".
 func DefaultConfig() Config {
 	return Config{
-		Host:          "127.0.0.1",
-		Port:          8000,
-		TTFT:          20 * time.Millisecond,
-		ITL:           5 * time.Millisecond,
-		DefaultModel:  "mock-model",
-		FaultDelay:    DefaultFaultDelay,
-		MetricsStyle:  StyleVLLM,
-		KVCacheTokens: DefaultKVCacheTokens,
-		DCGM:          DefaultDCGM(),
+		Host:               "127.0.0.1",
+		Port:               8000,
+		TTFT:               20 * time.Millisecond,
+		ITL:                5 * time.Millisecond,
+		DefaultModel:       "mock-model",
+		FaultDelay:         DefaultFaultDelay,
+		MetricsStyle:       StyleVLLM,
+		KVCacheTokens:      DefaultKVCacheTokens,
+		DCGM:               DefaultDCGM(),
+		ServerTiming:       ServerTimingNone,
+		OTLPTracesProtocol: OTLPGRPC,
 		Batch: BatchConfig{
 			StepMs:            DefaultBatchStepMs,
 			StepPerSeqMs:      DefaultBatchStepPerSeqMs,
@@ -156,7 +169,8 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 		"which server's /metrics page to imitate: "+strings.Join(MetricsStyles(), ", "))
 	fs.IntVar(&c.KVCacheTokens, "kv-cache-tokens", c.KVCacheTokens,
 		"simulated KV-cache capacity in tokens, for the KV-cache usage gauges")
-	c.DCGM.registerFlags(fs) // --dcgm-* (dcgm.go)
+	c.DCGM.registerFlags(fs)        // --dcgm-* (dcgm.go)
+	c.registerServerTimingFlags(fs) // --server-timing, --server-queue-ms, --otlp-traces-* (servertiming.go)
 }
 
 // Validate reports every invalid setting at once, joined with errors.Join.
@@ -203,6 +217,7 @@ func (c *Config) Validate() error {
 		errs = append(errs, fmt.Errorf("kv-cache-tokens: must be >= 1, got %d", c.KVCacheTokens))
 	}
 	errs = append(errs, c.DCGM.validate()...)
+	errs = append(errs, c.validateServerTiming()...)
 	return errors.Join(errs...)
 }
 

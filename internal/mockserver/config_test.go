@@ -18,7 +18,8 @@ func TestDefaultConfig(t *testing.T) {
 	want := Config{Host: "127.0.0.1", Port: 8000, TTFT: 20 * time.Millisecond, ITL: 5 * time.Millisecond, DefaultModel: "mock-model",
 		FaultDelay: time.Second, Batch: BatchConfig{StepMs: 4, StepPerSeqMs: 1, PrefillPerTokenMs: 0.01},
 		MetricsStyle: "vllm", KVCacheTokens: 131072,
-		DCGM: DCGM{GPUs: 2, GPUName: "h200", MinThroughput: 100, Window: time.Second, Hostname: "localhost"}}
+		DCGM:         DCGM{GPUs: 2, GPUName: "h200", MinThroughput: 100, Window: time.Second, Hostname: "localhost"},
+		ServerTiming: "none", OTLPTracesProtocol: "grpc"}
 	if diff := cmp.Diff(want, c, cmpopts.IgnoreFields(Config{}, "CountTokens")); diff != "" {
 		t.Errorf("DefaultConfig() mismatch (-want +got):\n%s", diff)
 	}
@@ -111,6 +112,7 @@ func TestRegisterFlagsNamesAndDefaults(t *testing.T) {
 		"metrics-style": "vllm", "kv-cache-tokens": "131072",
 		"dcgm-port": "", "dcgm-num-gpus": "2", "dcgm-gpu-name": "h200", "dcgm-min-throughput": "100",
 		"dcgm-window-sec": "1", "dcgm-hostname": "localhost",
+		"server-timing": "none", "server-queue-ms": "0", "otlp-traces-endpoint": "", "otlp-traces-protocol": "grpc",
 	}
 	got := map[string]string{}
 	fs.VisitAll(func(f *flag.Flag) { got[f.Name] = f.DefValue })

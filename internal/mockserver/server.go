@@ -55,6 +55,8 @@ type Server struct {
 	words    []string // " "+word for each vocabulary word
 
 	videos videoJobs // submitted video generation jobs (api_video.go)
+
+	otlpHTTP, otlpGRPC *http.Client // --server-timing vllm-otlp's span exporters
 }
 
 var _ http.Handler = (*Server)(nil)
@@ -72,6 +74,9 @@ func New(cfg Config) *Server {
 		stats:   newServerStats(),
 	}
 	s.genRate.window = time.Second
+	if cfg.ServerTiming == ServerTimingVLLM {
+		s.otlpHTTP, s.otlpGRPC = newOTLPClients()
+	}
 	if fineSleepSupported {
 		s.fine = make(chan struct{}, 2*runtime.GOMAXPROCS(0))
 	}

@@ -103,6 +103,7 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, resp *response, 
 	words := resp.plan.words
 	ctx := r.Context()
 	cut := faultCut(resp.plan.Count)
+	var first, last time.Time // when the first and the last token left
 	for i := range resp.plan.Count {
 		word := s.wordJSON[words.next(len(s.wordJSON))]
 		if resp.batch != nil {
@@ -134,7 +135,11 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, resp *response, 
 		if err != nil {
 			return
 		}
-		resp.track.token(time.Now(), 1)
+		last = time.Now()
+		if first.IsZero() {
+			first = last
+		}
+		resp.track.token(last, 1)
 	}
 	if cut == resp.plan.Count && s.streamFault(w, r, e, resp.fault) {
 		return
@@ -143,6 +148,11 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, resp *response, 
 	resp.track.finish(time.Now(), resp.plan.Finish)
 	if resp.fault == FaultEmptyChoices {
 		if e.event(tokenSuffix) != nil {
+			return
+		}
+	} else if timings := s.accountStream(r, resp, first, last); timings != nil {
+		// llama.cpp puts its timings on the last chunk.
+		if e.event(finishPrefix, resp.plan.Finish, `"}],"timings":`, string(timings), "}") != nil {
 			return
 		}
 	} else if e.event(finishPrefix, resp.plan.Finish, finishSuffix) != nil {

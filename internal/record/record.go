@@ -99,6 +99,11 @@ type Record struct {
 	// sending, waiting, receiving), from which the http_req_* metrics
 	// come; see HTTPTrace.
 	Trace HTTPTrace
+	// Server is the server's own account of the request's time (queue,
+	// prefill, decode), when the server gave one: llama.cpp's timings,
+	// TGI's headers or vLLM's trace span (ServerTiming.Source says which).
+	// See Decompose.
+	Server ServerTiming
 
 	// What was asked, copied from the dataset turn.
 	InputTexts    []string // the prompt texts; ISL counts " ".join(InputTexts)

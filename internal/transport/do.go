@@ -107,6 +107,9 @@ func (c *Client) Do(ctx context.Context, clk *clock.Clock, req *Request, rec *re
 	rec.Ack = clk.Now()
 	rec.Status = resp.StatusCode
 	rec.ContentType = resp.Header.Get("Content-Type")
+	if _, tgi := resp.Header[record.HeaderTGIQueue]; tgi { // TGI's own timings
+		rec.Server, _ = record.ParseTGIHeaders(resp.Header.Get)
+	}
 	if d := rt.detail; d != nil {
 		if hreq != nil {
 			d.RequestHeader = hreq.Header
