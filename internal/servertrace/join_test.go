@@ -14,7 +14,9 @@ import (
 
 func exportOf(id string, queue float64) *coltracepb.ExportTraceServiceRequest {
 	kv := func(k string, v *commonpb.AnyValue) *commonpb.KeyValue { return &commonpb.KeyValue{Key: k, Value: v} }
-	d := func(v float64) *commonpb.AnyValue { return &commonpb.AnyValue{Value: &commonpb.AnyValue_DoubleValue{DoubleValue: v}} }
+	d := func(v float64) *commonpb.AnyValue {
+		return &commonpb.AnyValue{Value: &commonpb.AnyValue_DoubleValue{DoubleValue: v}}
+	}
 	sp := &tracepb.Span{Name: "llm_request", Attributes: []*commonpb.KeyValue{
 		kv(AttrRequestID, &commonpb.AnyValue{Value: &commonpb.AnyValue_StringValue{StringValue: "chatcmpl-" + id}}),
 		kv(AttrQueue, d(queue)), kv(AttrPrefill, d(0.010)), kv(AttrDecode, d(0.020)),
