@@ -52,7 +52,7 @@ var allowed = map[string][]string{
 	"internal/worker": {"internal/timing", "internal/dataset", "internal/endpoint", "internal/transport"},
 	// clienthealth judges the load generator from its records, its
 	// scheduler's counts and its transport's connection events.
-	"internal/clienthealth": {"internal/metrics", "internal/timing", "internal/transport"},
+	"internal/clienthealth": {"internal/metrics", "internal/timing", "internal/transport", "internal/validity"},
 	// servertrace receives servers' per-request OTLP spans and joins them
 	// to records (record is a leaf).
 	"internal/servertrace": {},

@@ -12,6 +12,7 @@ import (
 	"github.com/aiperf-go/aiperf/internal/config"
 	"github.com/aiperf-go/aiperf/internal/export"
 	"github.com/aiperf-go/aiperf/internal/telemetry/gpu"
+	"github.com/aiperf-go/aiperf/internal/validity"
 	"github.com/aiperf-go/aiperf/internal/verdict"
 )
 
@@ -133,6 +134,9 @@ func newArtifactRun(p *Plan, res *result, rio IO) *artifactRun {
 	if res.Health != nil {
 		info.ClientHealth = res.Health
 	}
+	if res.Decomposition != nil {
+		info.TimeDecomposition = res.Decomposition
+	}
 	rep := verdicts(p, &res.Summary)
 	if rep != nil {
 		info.Verdicts = rep
@@ -153,8 +157,14 @@ func newArtifactRun(p *Plan, res *result, rio IO) *artifactRun {
 		ServerTokenCounts: p.Config.Endpoint.UseServerTokenCount,
 		ExtraInputs:       extraInputKeys(p.Config.Input.Extra),
 	}
+	if res.Decomposition != nil {
+		a.opts.Footer = res.Decomposition.console()
+	}
 	if res.Health != nil {
-		a.opts.Footer = clienthealth.Console(*res.Health)
+		a.opts.Footer += clienthealth.Console(*res.Health)
+		if v := res.Health.Validity; v != nil {
+			a.opts.Footer += validity.Console(*v)
+		}
 	}
 	if res.NetworkNote != "" {
 		a.opts.Footer += res.NetworkNote + "\n"

@@ -16,6 +16,7 @@ import (
 	"github.com/aiperf-go/aiperf/internal/live"
 	"github.com/aiperf-go/aiperf/internal/metrics"
 	"github.com/aiperf-go/aiperf/internal/record"
+	"github.com/aiperf-go/aiperf/internal/servertrace"
 )
 
 // pipeline carries finished records from the workers to the artifacts:
@@ -42,6 +43,7 @@ type pipeline struct {
 	counts   *[2]counters       // by record.Phase
 	guard    *failureGuard      // --failed-request-threshold; nil when not set
 	sends    clienthealth.Sends // profiling sends, for client health
+	sources  serverSources      // profiling records by their server timing's source
 	live     *liveMeters        // the live view's meters
 	slices   *timeslicer        // --slice-duration; nil when not set
 	// accuracy is --accuracy-benchmark's tally, set when its sink is
@@ -97,7 +99,11 @@ func (c *counters) noteSend(sent time.Duration) {
 // startPipeline opens the per-request files, builds the sinks and starts
 // the processors and the consumer. Close raw (after the last worker is
 // done) and call wait to drain it, then close to finish the sinks.
-func startPipeline(p *Plan, clk *clock.Clock, log *slog.Logger, guard *failureGuard, observers []live.RecordObserver) (*pipeline, error) {
+//
+// With a trace receiver (recv, nil without --otlp-traces-receiver) the raw
+// records pass through its join before the processors, so each carries
+// its server span when one arrives in time.
+func startPipeline(p *Plan, clk *clock.Clock, log *slog.Logger, guard *failureGuard, observers []live.RecordObserver, recv *servertrace.Receiver) (*pipeline, error) {
 	pl := &pipeline{
 		raw:       make(chan *record.Record, 4096),
 		processed: make(chan metrics.Processed, 4096),
@@ -126,11 +132,17 @@ func startPipeline(p *Plan, clk *clock.Clock, log *slog.Logger, guard *failureGu
 		return nil, err
 	}
 	pl.sinks = pl.runSinks(files, observers)
+	var in <-chan *record.Record = pl.raw
+	if recv != nil {
+		joined := make(chan *record.Record, cap(pl.raw))
+		go recv.Join(pl.raw, joined, servertrace.DefaultWait)
+		in = joined
+	}
 	for _, proc := range procs {
 		pl.procWG.Add(1)
 		go func() {
 			defer pl.procWG.Done()
-			for rec := range pl.raw {
+			for rec := range in {
 				pl.processed <- proc.Process(rec)
 			}
 		}()

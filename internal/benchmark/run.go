@@ -17,6 +17,7 @@ import (
 	"github.com/aiperf-go/aiperf/internal/cancellation"
 	"github.com/aiperf-go/aiperf/internal/clienthealth"
 	"github.com/aiperf-go/aiperf/internal/clock"
+	"github.com/aiperf-go/aiperf/internal/cluster"
 	"github.com/aiperf-go/aiperf/internal/config"
 	"github.com/aiperf-go/aiperf/internal/dataset"
 	"github.com/aiperf-go/aiperf/internal/export"
@@ -25,6 +26,7 @@ import (
 	"github.com/aiperf-go/aiperf/internal/readiness"
 	"github.com/aiperf-go/aiperf/internal/record"
 	"github.com/aiperf-go/aiperf/internal/transport"
+	"github.com/aiperf-go/aiperf/internal/validity"
 	"github.com/aiperf-go/aiperf/internal/worker"
 )
 
@@ -194,6 +196,11 @@ type result struct {
 	// NetworkNote says which network round trip the network_adjusted_*
 	// metrics subtract; "" without calibration.
 	NetworkNote string
+	// Decomposition is where the requests' time went, when the server
+	// gave its own account; nil otherwise.
+	Decomposition *timeDecomposition
+	// FailOnInvalid: an INVALID verdict (Health.Validity) fails the run.
+	FailOnInvalid bool
 }
 
 // execute runs the phases with the processing pipeline behind them, and
@@ -212,7 +219,14 @@ func execute(ctx context.Context, plan *Plan, rio IO, log *slog.Logger, board *l
 	}
 	stop, requests, guard := newFailureGuard(ctx, plan, log)
 	defer guard.release()
-	pl, err := startPipeline(plan, clk, log, guard, rio.Records)
+	recv, err := startTraceReceiver(plan, log)
+	if err != nil {
+		return nil, err
+	}
+	if recv != nil {
+		defer recv.Close()
+	}
+	pl, err := startPipeline(plan, clk, log, guard, rio.Records, recv)
 	if err != nil {
 		return nil, err
 	}
@@ -257,8 +271,17 @@ func execute(ctx context.Context, plan *Plan, rio IO, log *slog.Logger, board *l
 		return nil, loop.err
 	}
 	summarize(res, plan, pl, loop, w.tel)
+	res.Decomposition = decompose(&res.Summary, &pl.sources)
 	if loop.cpu != nil {
 		res.Health = runHealth(loop.cpu, res, plan, &pl.sends, client, preOpened, runner.cluster != nil, log)
+		var workers []cluster.WorkerInfo
+		if runner.cluster != nil {
+			workers = runner.cluster.ctl.Workers()
+		}
+		v := judgeValidity(plan, res.Health, res.Decomposition, workers)
+		res.Health.Validity = &v
+		res.FailOnInvalid = plan.Config.Fidelity.FailOnInvalid
+		log.Info("run validity: "+v.Verdict.String(), "reasons", len(v.Reasons))
 	}
 	return res, nil
 }
@@ -495,6 +518,8 @@ func exitStatus(res *result) error {
 		return &config.ExitError{Code: config.ExitFailure, Err: fmt.Errorf("all %d requests failed; see the error summary above and the log", errs)}
 	case valid == 0:
 		return &config.ExitError{Code: config.ExitFailure, Err: errors.New("no request completed")}
+	case res.FailOnInvalid && res.Health != nil && res.Health.Validity != nil && res.Health.Validity.Verdict == validity.Invalid:
+		return &config.ExitError{Code: config.ExitInvalidRun, Err: fmt.Errorf("--fail-on-invalid: the run is INVALID: %s", invalidReasons(res.Health.Validity))}
 	}
 	return nil
 }

@@ -68,6 +68,7 @@ func (pl *pipeline) runSinks(files []sink, observers []live.RecordObserver) []si
 	sinks = append(sinks,
 		fold(profilingRecords, pl.observeAdaptive),
 		fold(profilingRecords, func(p *metrics.Processed) { pl.sends.Observe(p.Record) }),
+		fold(profilingRecords, pl.sources.observe),
 		fold(profilingRecords, pl.acc.Add),
 	)
 	if pl.slices != nil {

@@ -21,6 +21,7 @@ import (
 	"github.com/aiperf-go/aiperf/internal/record"
 	"github.com/aiperf-go/aiperf/internal/timing"
 	"github.com/aiperf-go/aiperf/internal/transport"
+	"github.com/aiperf-go/aiperf/internal/validity"
 )
 
 // Client-health thresholds: past any of them the load generator itself,
@@ -141,6 +142,10 @@ type Report struct {
 	// in schedule_lag and the achieved rate; with such a limit both are
 	// reported but not judged, since the client did not cause them.
 	HeldBy []string `json:"held_by,omitempty"`
+	// Validity is the run's verdict (VALID, DEGRADED, INVALID) with its
+	// reasons, judged from these figures and the machine's (package
+	// validity); nil until judged.
+	Validity *validity.Verdict `json:"validity,omitempty"`
 }
 
 // Thresholds records the limits in the JSON, so a reader does not

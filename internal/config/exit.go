@@ -19,6 +19,12 @@ const (
 	// from ExitFailure so that CI can tell "the server failed the gate"
 	// from "the benchmark could not run".
 	ExitFailedRequestThreshold = 3
+	// ExitInvalidRun: --fail-on-invalid was given and the run's validity
+	// verdict is INVALID (the client did not offer the load it reports,
+	// or distorted it); the artifacts are complete. Distinct from
+	// ExitFailedRequestThreshold so that CI can tell "the client failed
+	// the run" from "the server failed the gate".
+	ExitInvalidRun = 4
 	// ExitInterrupted: stopped by SIGINT/SIGTERM (128 + SIGINT).
 	ExitInterrupted = 130
 )

@@ -2,6 +2,7 @@ package config
 
 import (
 	"math"
+	"net"
 	"strconv"
 	"strings"
 )
@@ -36,6 +37,15 @@ type Fidelity struct {
 	// PreConnect (--pre-connect) opens connections before the first
 	// request: "auto", a count, or "" / "0" for none.
 	PreConnect string `json:"pre_connect,omitempty"`
+	// OTLPTracesReceiver (--otlp-traces-receiver) is the host:port where
+	// the run receives the server's per-request trace spans over OTLP
+	// (gRPC and HTTP/protobuf on the one port; point vLLM's
+	// --otlp-traces-endpoint at it) and joins them to the records by
+	// X-Request-ID; "" for none.
+	OTLPTracesReceiver string `json:"otlp_traces_receiver,omitempty"`
+	// FailOnInvalid (--fail-on-invalid) makes an INVALID validity
+	// verdict exit with ExitInvalidRun instead of ExitOK.
+	FailOnInvalid bool `json:"fail_on_invalid,omitempty"`
 }
 
 // DefaultPingInterval is AIPerf's default pause between network latency
@@ -122,6 +132,11 @@ func (c *Config) validateFidelity(p *problems) {
 	default:
 		if n, err := strconv.Atoi(v); err != nil || n < 0 {
 			p.add("--pre-connect", "want auto or a number of connections >= 0, got %q", f.PreConnect)
+		}
+	}
+	if a := f.OTLPTracesReceiver; a != "" {
+		if _, port, err := net.SplitHostPort(a); err != nil || port == "" {
+			p.add("--otlp-traces-receiver", "want host:port (e.g. 0.0.0.0:4317), got %q", a)
 		}
 	}
 	if c.PreConnections() > 0 && c.ConnectionReuseStrategy() == ReuseNever {

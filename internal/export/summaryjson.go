@@ -61,6 +61,11 @@ type RunInfo struct {
 	// "client_health": this port's self-assessment of the load generator
 	// (not an AIPerf key; AIPerf's keys are unaffected).
 	ClientHealth any
+
+	// TimeDecomposition, when non-nil, is marshalled as
+	// "time_decomposition" before client_health: where the requests' time
+	// went, joined with the server's own account (not an AIPerf key).
+	TimeDecomposition any
 }
 
 // leadingTags are the metrics AIPerf's JSON model declares as fields (kept
@@ -230,6 +235,11 @@ func SummaryJSON(s *metrics.Summary, info RunInfo) ([]byte, error) {
 	}
 	if info.Verdicts != nil {
 		if err := w.member("verdicts", info.Verdicts); err != nil {
+			return nil, err
+		}
+	}
+	if info.TimeDecomposition != nil {
+		if err := w.member("time_decomposition", info.TimeDecomposition); err != nil {
 			return nil, err
 		}
 	}

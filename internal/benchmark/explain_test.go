@@ -1,0 +1,247 @@
+package benchmark
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aiperf-go/aiperf/internal/config"
+	"github.com/aiperf-go/aiperf/internal/mockserver"
+	"github.com/aiperf-go/aiperf/internal/validity"
+)
+
+// freeAddr returns a loopback address with a port free a moment ago.
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
+
+// recordMetrics reads profile_export.jsonl's per-record metric values (ms).
+func recordMetrics(t *testing.T, dir string) []map[string]float64 {
+	t.Helper()
+	f, err := os.Open(filepath.Join(dir, "profile_export.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []map[string]float64
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<24)
+	for sc.Scan() {
+		var line struct {
+			Metrics map[string]struct {
+				Value json.RawMessage `json:"value"`
+			} `json:"metrics"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &line); err != nil {
+			t.Fatalf("%s: %v", sc.Text(), err)
+		}
+		m := map[string]float64{}
+		for k, v := range line.Metrics {
+			var x float64
+			if json.Unmarshal(v.Value, &x) == nil {
+				m[k] = x
+			}
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// TestRunTimeDecomposition: against the mock giving its own account in
+// each server form, every record carries each part the form reports,
+// equal to the mock's configured value within 1 ms; the summary holds the
+// decomposition with every record counted under its source; and the
+// unexplained rest is not negative beyond that tolerance (the mock really
+// spends the times it reports).
+func TestRunTimeDecomposition(t *testing.T) {
+	const (
+		queueMs, ttftMs, itlMs = 7.0, 12.0, 2.0
+		osl                    = 5
+	)
+	cases := []struct {
+		name, form, proto string
+		streaming         bool
+		parts             map[string]float64 // per-record metric -> want (ms)
+		source            string
+	}{
+		{"llamacpp stream", mockserver.ServerTimingLlamaCpp, "", true,
+			map[string]float64{"server_prefill_time": ttftMs, "server_decode_time": (osl - 1) * itlMs}, "llama.cpp timings"},
+		{"llamacpp body", mockserver.ServerTimingLlamaCpp, "", false,
+			map[string]float64{"server_prefill_time": ttftMs, "server_decode_time": osl * itlMs}, "llama.cpp timings"},
+		// TGI writes whole milliseconds.
+		{"tgi body", mockserver.ServerTimingTGI, "", false,
+			map[string]float64{"server_queue_time": queueMs, "server_inference_time": ttftMs + osl*itlMs}, "TGI headers"},
+		{"vllm grpc stream", mockserver.ServerTimingVLLM, mockserver.OTLPGRPC, true,
+			map[string]float64{"server_queue_time": queueMs, "server_prefill_time": ttftMs, "server_decode_time": (osl - 1) * itlMs}, "vLLM OTLP span"},
+		{"vllm http body", mockserver.ServerTimingVLLM, mockserver.OTLPHTTPProtobuf, false,
+			map[string]float64{"server_queue_time": queueMs, "server_prefill_time": ttftMs, "server_decode_time": osl * itlMs}, "vLLM OTLP span"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			recvAddr := ""
+			if c.form == mockserver.ServerTimingVLLM {
+				recvAddr = freeAddr(t)
+			}
+			url, _ := mock(t, func(m *mockserver.Config) {
+				m.Fast = false
+				m.TTFT, m.ITL, m.ServerQueue = time.Duration(ttftMs*1e6), time.Duration(itlMs*1e6), time.Duration(queueMs*1e6)
+				m.ServerTiming, m.OTLPTracesProtocol = c.form, c.proto
+				m.OTLPTracesEndpoint = recvAddr
+				if c.proto == mockserver.OTLPHTTPProtobuf {
+					m.OTLPTracesEndpoint = "http://" + recvAddr
+				}
+			})
+			cfg := baseConfig(t, url)
+			cfg.Endpoint.Streaming = c.streaming
+			cfg.Input.OutputTokens.Mean = ptr(osl)
+			cfg.Load.RequestCount = ptr(6)
+			cfg.Load.Concurrency = ptr(2)
+			cfg.Fidelity.OTLPTracesReceiver = recvAddr
+			out, err := run(t, context.Background(), cfg)
+			if err != nil {
+				t.Fatalf("Run: %v\n%s", err, out)
+			}
+			recs := recordMetrics(t, cfg.Output.ArtifactDir)
+			if len(recs) != 6 {
+				t.Fatalf("%d records, want 6", len(recs))
+			}
+			for i, m := range recs {
+				for tag, want := range c.parts {
+					got, ok := m[tag]
+					if !ok {
+						t.Errorf("record %d lacks %s (%v)", i, tag, m)
+						continue
+					}
+					if d := got - want; d < -1 || d > 1 {
+						t.Errorf("record %d: %s = %v ms, want %v within 1 ms", i, tag, got, want)
+					}
+				}
+				if u, ok := m["unexplained_time"]; !ok || u < -1 {
+					t.Errorf("record %d: unexplained_time %v (present %v), want >= -1 ms", i, u, ok)
+				}
+			}
+			doc := summary(t, filepath.Join(cfg.Output.ArtifactDir, "profile_export_aiperf.json"))
+			var d struct {
+				Sources    map[string]int `json:"sources"`
+				Explained  int            `json:"requests_with_server_timing"`
+				Components []struct {
+					Metric string `json:"metric"`
+				} `json:"components"`
+			}
+			if err := json.Unmarshal(doc["time_decomposition"], &d); err != nil {
+				t.Fatalf("time_decomposition %s: %v", doc["time_decomposition"], err)
+			}
+			if d.Explained != 6 || d.Sources[c.source] != 6 {
+				t.Errorf("time_decomposition %s: want 6 records from %s", doc["time_decomposition"], c.source)
+			}
+			if !strings.Contains(out, "Time decomposition (6 of 6 requests") {
+				t.Errorf("console lacks the decomposition block:\n%s", out)
+			}
+		})
+	}
+}
+
+// verdictOf reads client_health.validity from a run's summary.
+func verdictOf(t *testing.T, dir string) (string, []validity.Reason) {
+	t.Helper()
+	doc := summary(t, filepath.Join(dir, "profile_export_aiperf.json"))
+	var h struct {
+		Validity *struct {
+			Verdict string `json:"verdict"`
+			Reasons []struct {
+				Check, Level, Message string
+			} `json:"reasons"`
+		} `json:"validity"`
+	}
+	if err := json.Unmarshal(doc["client_health"], &h); err != nil || h.Validity == nil {
+		t.Fatalf("client_health %s: %v; want a validity verdict", doc["client_health"], err)
+	}
+	var reasons []validity.Reason
+	for _, r := range h.Validity.Reasons {
+		reasons = append(reasons, validity.Reason{Check: r.Check, Message: r.Level + ": " + r.Message})
+	}
+	return h.Validity.Verdict, reasons
+}
+
+// TestRunInvalidVerdict: a request rate the client cannot offer (200/s
+// against a server taking 300 ms per request, through a client allowed 2
+// connections, so at most about 8 of the 200 requests due in the second
+// can leave, whatever the machine's speed) is INVALID for its unsent
+// requests, and --fail-on-invalid exits with ExitInvalidRun.
+func TestRunInvalidVerdict(t *testing.T) {
+	t.Setenv("AIPERF_HTTP_CONNECTION_LIMIT", "2")
+	url, _ := mock(t, func(c *mockserver.Config) { c.Fast, c.TTFT, c.ITL = false, 300*time.Millisecond, time.Millisecond })
+	cfg := baseConfig(t, url)
+	cfg.Load.RequestCount = nil
+	cfg.Load.RequestRate = ptr(200.0)
+	cfg.Load.ArrivalPattern = config.ArrivalConstant
+	cfg.Load.BenchmarkDuration = ptr(1.0)
+	grace := config.Seconds(0.5)
+	cfg.Load.BenchmarkGracePeriod = &grace
+	cfg.Input.OutputTokens.Mean = ptr(2)
+	cfg.Fidelity.FailOnInvalid = true
+	out, err := run(t, context.Background(), cfg)
+	var ee *config.ExitError
+	if !errors.As(err, &ee) || ee.Code != config.ExitInvalidRun {
+		t.Fatalf("Run = %v, want exit code %d\n%s", err, config.ExitInvalidRun, out)
+	}
+	v, reasons := verdictOf(t, cfg.Output.ArtifactDir)
+	if v != "INVALID" {
+		t.Fatalf("verdict %s (%v), want INVALID", v, reasons)
+	}
+	found := false
+	for _, r := range reasons {
+		found = found || (r.Check == validity.CheckUnsent && strings.HasPrefix(r.Message, "INVALID"))
+	}
+	if !found {
+		t.Errorf("reasons %v lack an INVALID %s", reasons, validity.CheckUnsent)
+	}
+	if !strings.Contains(out, "Run validity: INVALID") {
+		t.Errorf("console lacks the verdict:\n%s", out)
+	}
+}
+
+// TestRunQuietVerdict: a quiet closed-loop run against the mock is not
+// INVALID and --fail-on-invalid exits 0. It is VALID unless this machine's
+// own load stretched the send lag or the CPU share (the only checks a
+// busy shared machine can trip here; the rules themselves are
+// table-tested in package validity).
+func TestRunQuietVerdict(t *testing.T) {
+	url, _ := mock(t, nil)
+	cfg := baseConfig(t, url)
+	cfg.Load.Concurrency = ptr(1)
+	cfg.Fidelity.FailOnInvalid = true
+	out, err := run(t, context.Background(), cfg)
+	if err != nil {
+		t.Fatalf("Run: %v\n%s", err, out)
+	}
+	v, reasons := verdictOf(t, cfg.Output.ArtifactDir)
+	switch v {
+	case "VALID":
+		if !strings.Contains(out, "Run validity: VALID") {
+			t.Errorf("console lacks the verdict:\n%s", out)
+		}
+	case "DEGRADED":
+		for _, r := range reasons {
+			if r.Check != validity.CheckSendLag && r.Check != validity.CheckCPU && r.Check != validity.CheckGovernor {
+				t.Errorf("quiet run DEGRADED by %s: %s", r.Check, r.Message)
+			}
+		}
+		t.Logf("DEGRADED by this machine's load: %v", reasons)
+	default:
+		t.Errorf("verdict %s (%v), want VALID", v, reasons)
+	}
+}
