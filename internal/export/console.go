@@ -276,36 +276,49 @@ var statColumnDropOrder = [...]string{"std", "min", "p90", "max"}
 // own lines at 80 columns instead of every label wrapping word by word.
 func statColumnsFor(cells [][]string, width int) [len(consoleStatColumns)]bool {
 	var keep [len(consoleStatColumns)]bool
+	copy(keep[:], keepColumns(append([]string{"Metric"}, consoleStatColumns[:]...), cells, width)[1:])
+	return keep
+}
+
+// keepColumns is statColumnsFor for any table whose first column is the
+// label and whose other columns are named by headers: the columns named
+// in statColumnDropOrder give way, in that order, until the labels and
+// every cell fit width; the others always stay. It reports, per column,
+// whether it is shown.
+func keepColumns(headers []string, cells [][]string, width int) []bool {
+	keep := make([]bool, len(headers))
 	for i := range keep {
 		keep[i] = true
 	}
-	need := func() int {
-		label := 0
-		for _, row := range cells {
-			for _, l := range strings.Split(row[0], "\n") {
-				label = max(label, utf8.RuneCountInString(l))
-			}
-		}
-		total := 1 + label + 3 // left border, label, padding and its right border
-		for i, k := range consoleStatColumns {
-			if !keep[i] {
-				continue
-			}
-			w := len(k)
-			for _, row := range cells {
-				w = max(w, utf8.RuneCountInString(row[i+1]))
-			}
-			total += w + 3
-		}
-		return total
-	}
 	for _, drop := range statColumnDropOrder {
-		if need() <= width {
+		if naturalWidth(headers, cells, keep) <= width {
 			break
 		}
-		keep[slices.Index(consoleStatColumns[:], drop)] = false
+		if i := slices.Index(headers[1:], drop); i >= 0 {
+			keep[i+1] = false
+		}
 	}
 	return keep
+}
+
+// naturalWidth is the width, in cells, of a table whose columns keep
+// shows (nil: all) when none of its cells wraps: borders, one space of
+// padding each side, and each column's widest line.
+func naturalWidth(headers []string, cells [][]string, keep []bool) int {
+	total := 1 // the left border
+	for i, h := range headers {
+		if keep != nil && !keep[i] {
+			continue
+		}
+		w := utf8.RuneCountInString(h)
+		for _, row := range cells {
+			for _, l := range strings.Split(row[i], "\n") {
+				w = max(w, utf8.RuneCountInString(l))
+			}
+		}
+		total += w + 3 // padding each side and the right border
+	}
+	return total
 }
 
 // consoleLabel is "<header> (<unit>)", with the unit on its own line when

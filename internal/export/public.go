@@ -107,16 +107,33 @@ func CSVFixed2(f float64) string { return csvNumber(f) }
 // MetricTable renders a console table as the metric tables are drawn (Rich's
 // heavy head, title centred above): the first column right-aligned and
 // wrapped when the table is wider than width, the others right-aligned.
+// Columns headed std, min, p90 and max give way first, in that order, as
+// the metric tables' do (keepColumns), so that the table fits 80 columns.
 func MetricTable(title string, headers []string, rows [][]string, width int) string {
-	cols := make([]column, len(headers))
-	for i, h := range headers {
-		cols[i] = column{header: h, align: text.AlignRight, wrap: i == 0}
-	}
 	if width <= 0 {
 		width = DefaultConsoleWidth
 	}
-	return richTable(title, cols, rows, width)
+	keep := keepColumns(headers, rows, width)
+	var cols []column
+	for i, h := range headers {
+		if keep[i] {
+			cols = append(cols, column{header: h, align: text.AlignRight, wrap: i == 0})
+		}
+	}
+	kept := make([][]string, len(rows))
+	for j, row := range rows {
+		for i, c := range row {
+			if keep[i] {
+				kept[j] = append(kept[j], c)
+			}
+		}
+	}
+	return richTable(title, cols, kept, width)
 }
+
+// TableWidth is the width MetricTable's table of headers and rows takes
+// when no cell wraps and every column shows.
+func TableWidth(headers []string, rows [][]string) int { return naturalWidth(headers, rows, nil) }
 
 // Panel draws body in a rounded box titled title, like AIPerf's notes.
 func Panel(title, body string, width int) string {

@@ -80,8 +80,18 @@ func (s *Summary) Panels(c Client, width int) string {
 			title += " (" + be + ")"
 		}
 		title += " | " + prom.EndpointDisplay(ep.URL)
+		headers := []string{"Metric", "Server", "Client"}
+		if width > 0 && export.TableWidth(headers, rows) > width {
+			// Narrow console: each "p50 x, p99 y" on two lines, so the
+			// labels keep theirs.
+			for _, r := range rows {
+				for i := 1; i < len(r); i++ {
+					r[i] = strings.ReplaceAll(r[i], ", ", "\n")
+				}
+			}
+		}
 		b.WriteString("\n")
-		b.WriteString(export.MetricTable(title, []string{"Metric", "Server", "Client"}, rows, width))
+		b.WriteString(export.MetricTable(title, headers, rows, width))
 	}
 	return b.String()
 }
