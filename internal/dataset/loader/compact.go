@@ -2,6 +2,7 @@ package loader
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/aiperf-go/aiperf/internal/dataset"
 	"github.com/aiperf-go/aiperf/internal/dataset/synthesis"
@@ -35,6 +36,24 @@ func (c *compactLoad) add(e *traceEntry) bool {
 		return false
 	}
 	c.lines = append(c.lines, int32(e.prompt.Line))
+	return true
+}
+
+// addFast appends a row the fast path read on line n (scanFastRow) and
+// reports whether it fit, as add does for the entry the general path
+// reads of the same line.
+func (c *compactLoad) addFast(r *fastRow, n int) bool {
+	if n > 1<<31-1 {
+		return false
+	}
+	var at time.Duration
+	if r.hasTS {
+		at = msDuration(r.ts)
+	}
+	if !c.rows.Add(dataset.TraceRow{At: at, HasAt: r.hasTS, Length: r.length, MaxTokens: r.maxTokens, Tail: -1, HashIDs: r.hashIDs}) {
+		return false
+	}
+	c.lines = append(c.lines, int32(n))
 	return true
 }
 

@@ -236,8 +236,12 @@ func (l *loader) mooncake() ([]dataset.Conversation, error) {
 	var entries []traceEntry
 	var c compactLoad
 	compact := l.opts.CompactRows && !l.opts.Synthesis.Active()
+	var fast fastRow
 	var p problems
 	id := p.eachLine(file, func(n int, line []byte) error {
+		if compact && scanFastRow(line, &fast) && c.addFast(&fast, n) {
+			return nil
+		}
 		e, err := l.mooncakeLine(file, n, line)
 		if err != nil {
 			return err

@@ -34,7 +34,7 @@ type HashPrompts struct {
 	blocks    *sharedBlocks
 	// sizes is the block size each hash id was first used with: a hash id
 	// names one fixed block.
-	sizes map[int]int
+	sizes blockSizes
 	// pick draws the windows of the prompts without hash ids and of the
 	// fresh tails, in request order (AIPerf's corpus generator).
 	pick picker
@@ -51,7 +51,7 @@ func NewHashPrompts(tok tokenizer.Tokenizer, pc *PromptCorpus, seed uint64, trac
 		}
 	}
 	return &HashPrompts{tok: tok, corpus: c, blockSize: blockSize, blocks: newSharedBlocks(tok, c, seed, trace, blockSize, sep),
-		sizes: map[int]int{}, pick: pyrand.Derive(seed, dataset.StreamPromptCorpus).Py().RandRange}, nil
+		pick: pyrand.Derive(seed, dataset.StreamPromptCorpus).Py().RandRange}, nil
 }
 
 // blockSource gives each hash id of one scope its block of corpus tokens
@@ -122,9 +122,7 @@ func (h *HashPrompts) Tail(req PromptRequest) (int, error) {
 		if i == m-1 {
 			size = last
 		}
-		if was, seen := h.sizes[id]; !seen {
-			h.sizes[id] = size
-		} else if was != size {
+		if was, seen := h.sizes.see(id, size); seen && was != size {
 			return 0, &dataset.InputError{File: req.File, Line: req.Line, Field: "hash_ids", Err: fmt.Errorf(
 				"hash id %d is used here as a %d-token block but earlier as a %d-token block; a hash id names one fixed block (is --isl-block-size right?)",
 				id, size, was)}
