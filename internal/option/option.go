@@ -14,6 +14,7 @@ package option
 import (
 	"slices"
 	"strconv"
+	"sync"
 
 	"github.com/aiperf-go/aiperf/internal/config"
 )
@@ -165,7 +166,10 @@ const (
 )
 
 // All returns every option of `aiperf profile`, in registration order.
-func All() []Option {
+// The table is built once; callers must not modify it.
+func All() []Option { return table() }
+
+var table = sync.OnceValue(func() []Option {
 	return slices.Concat(
 		configOptions(),
 		modelNamesOptions(),
@@ -196,7 +200,7 @@ func All() []Option {
 		uiTypeOptions(),
 		exportOutputsJsonOptions(),
 	)
-}
+})
 
 // ByName returns the option whose canonical name is name.
 func ByName(name string) (Option, bool) {
