@@ -42,6 +42,8 @@ func newTransportClient(plan *Plan) (*transport.Client, error) {
 		TLS:                 tc,
 		Proxy:               proxy,
 		Sign:                sign,
+
+		MaxResponseHeaderBytes: int64(cfg.Network.MaxResponseHeaderBytes),
 	}), nil
 }
 

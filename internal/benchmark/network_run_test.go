@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/aiperf-go/aiperf/internal/config"
@@ -18,20 +19,50 @@ import (
 // TestHTTPTraceRedactsEchoedCredentials: a server that echoes the API key
 // and the URL's Basic credentials in its response headers leaves none of
 // them in profile_export.jsonl with --export-http-trace, in both engines
-// (lean for HTTP/1.1; net/http, the HTTP/2 engine, with --http-version
-// auto, which speaks HTTP/1.1 to a plain http:// server); the run's
-// input_config names the engine.
+// (lean for HTTP/1.1, and for --http-version auto, which speaks HTTP/1.1
+// to an http:// server; net/http, the HTTP/2 engine, with --http-version
+// 2, h2c by prior knowledge); the run's input_config names the engine,
+// and the server saw the protocol of that engine.
 func TestHTTPTraceRedactsEchoedCredentials(t *testing.T) {
 	t.Parallel()
 	h := mockserver.New(mockConfig(t, nil))
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	var protos sync.Map // "HTTP/1.1", "HTTP/2.0" -> true
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		protos.Store(r.Proto, true)
 		w.Header().Set("X-Echo-Auth", r.Header.Get("Authorization"))
 		w.Header().Set("X-Debug", "key=sk-echoed-1234 user=alice")
 		h.ServeHTTP(w, r)
 	}))
+	srv.Config.Protocols = new(http.Protocols)
+	srv.Config.Protocols.SetHTTP1(true)
+	srv.Config.Protocols.SetUnencryptedHTTP2(true)
+	srv.Start()
 	defer srv.Close()
-	for version, engine := range map[config.HTTPVersion]config.HTTPClient{config.HTTP11: config.ClientLean, config.HTTPAuto: config.ClientNetHTTP} {
-		t.Run(string(engine), func(t *testing.T) {
+	for _, tc := range []struct {
+		version config.HTTPVersion
+		engine  config.HTTPClient
+		proto   string
+	}{
+		{config.HTTP11, config.ClientLean, "HTTP/1.1"},
+		{config.HTTPAuto, config.ClientLean, "HTTP/1.1"},
+		{config.HTTP2, config.ClientNetHTTP, "HTTP/2.0"},
+	} {
+		version, engine := tc.version, tc.engine
+		t.Run(string(version)+"_"+strings.ReplaceAll(string(engine), "/", "_"), func(t *testing.T) {
+			protos.Clear()
+			defer func() {
+				seen := 0
+				protos.Range(func(k, _ any) bool {
+					seen++
+					if k != tc.proto {
+						t.Errorf("the server saw a %s request; want %s only", k, tc.proto)
+					}
+					return true
+				})
+				if seen == 0 {
+					t.Errorf("the server saw no request")
+				}
+			}()
 			for _, auth := range []string{"url", "key"} {
 				url := srv.URL
 				cfg := baseConfig(t, url)

@@ -58,7 +58,7 @@ func endpointMetadata(m endpoint.Metadata) []plugin.Field {
 
 func transportEntries() []plugin.Entry {
 	return []plugin.Entry{{Name: "http", Description: "HTTP over one shared connection pool: HTTP/1.1 by this port's lean client " +
-		"(its only HTTP/1.1 engine), HTTP/2 by Go's net/http (--http-version 2 or auto); " +
+		"(its only HTTP/1.1 engine), HTTP/2 by Go's net/http (--http-version 2, or auto where a TLS server picks h2); " +
 		"TLS, proxies (AIPERF_HTTP_TRUST_ENV), URL credentials and compressed responses; SSE streaming " +
 		"with every event stamped at its first byte, multipart uploads and job polling.",
 		Metadata: []plugin.Field{{Name: "transport_type", Value: "http"}, {Name: "url_schemes", Value: "http, https"}}}}

@@ -8,10 +8,13 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/aiperf-go/aiperf/internal/config"
+	"github.com/aiperf-go/aiperf/internal/option"
+	"github.com/aiperf-go/aiperf/internal/transport"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -502,6 +505,8 @@ func TestNetHTTPRefusedForHTTP11(t *testing.T) {
 		{name: "lean flag", args: []string{"--http-client", "lean"}, engine: config.ClientLean},
 		{name: "lean env", env: "lean", engine: config.ClientLean},
 		{name: "h2", env: "net/http", args: []string{"--http-version", "2"}, engine: config.ClientNetHTTP},
+		{name: "auto", args: []string{"--http-version", "auto"}, engine: config.ClientLean},
+		{name: "auto flag", args: []string{"--http-version", "auto", "--http-client", "net/http"}, refused: "--http-client"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -528,5 +533,18 @@ func TestNetHTTPRefusedForHTTP11(t *testing.T) {
 				t.Fatalf("exit %d, ran %v, stderr:\n%s\nwant exit 2 and %q", code, ran != nil, errOut.String(), want)
 			}
 		})
+	}
+}
+
+// TestHeaderLimitDefault: the default that --http-max-response-header-bytes
+// and its config-file key describe is the transport's.
+func TestHeaderLimitDefault(t *testing.T) {
+	o, ok := option.ByName("http-max-response-header-bytes")
+	if !ok {
+		t.Fatal("no --http-max-response-header-bytes option")
+	}
+	want := strconv.Itoa(transport.DefaultMaxResponseHeaderBytes)
+	if !strings.Contains(o.Usage, want+" ") || len(o.Keys) != 1 || !strings.Contains(o.Keys[0].Doc, want+" ") {
+		t.Errorf("usage %q, keys %+v; want both to name the default %s", o.Usage, o.Keys, want)
 	}
 }

@@ -29,11 +29,12 @@ type HTTPClient string
 // HTTP engines. "" means not given: see Config.HTTPEngine.
 const (
 	// ClientLean is the project's own HTTP/1.1 client, the only engine
-	// of HTTP/1.1.
+	// of HTTP/1.1: of --http-version 1.1, and of auto, which hands only
+	// the TLS servers that pick h2 to net/http.
 	ClientLean HTTPClient = "lean"
-	// ClientNetHTTP is Go's net/http Transport: the engine of HTTP/2
-	// (--http-version 2 or auto), and in tests the reference the lean
-	// client is checked against. It is not offered for HTTP/1.1, by
+	// ClientNetHTTP is Go's net/http Transport: the engine of
+	// --http-version 2, and in tests the reference the lean client is
+	// checked against. It is not offered for HTTP/1.1, by
 	// measurement: it costs more CPU per request and loses early
 	// responses and stray bytes the lean client keeps (BENCHMARKS.md,
 	// "Transport truth").
@@ -46,7 +47,7 @@ func HTTPClients() []HTTPClient { return []HTTPClient{ClientLean, ClientNetHTTP}
 // netHTTPRefused is why net/http cannot be chosen for HTTP/1.1.
 const netHTTPRefused = "net/http is not an HTTP/1.1 engine any more: HTTP/1.1 runs on the lean client only, " +
 	"decided by measurement (it uses less CPU per request and keeps an early 413 and stray responses that net/http loses; " +
-	"see BENCHMARKS.md, \"Transport truth\"); net/http runs HTTP/2 (--http-version 2 or auto)"
+	"see BENCHMARKS.md, \"Transport truth\"); net/http runs HTTP/2 (--http-version 2, and under auto the TLS servers that pick h2)"
 
 // Network is how the HTTP client reaches the servers: engine, HTTP
 // version, TLS and proxies. None is an AIPerf flag; AIPerf sets TLS
@@ -73,6 +74,12 @@ type Network struct {
 	// TrustEnv (--trust-env, AIPERF_HTTP_TRUST_ENV=true) sends requests
 	// through the proxies of HTTP_PROXY, HTTPS_PROXY and NO_PROXY.
 	TrustEnv bool `json:"trust_env,omitempty"`
+	// MaxResponseHeaderBytes (--http-max-response-header-bytes,
+	// AIPERF_HTTP_MAX_RESPONSE_HEADER_BYTES) caps a response's head, its
+	// status line and headers; a server that sends more fails its request
+	// with an error naming the limit. 0 = the transport's default
+	// (net/http's 10 MiB).
+	MaxResponseHeaderBytes int `json:"http_max_response_header_bytes,omitempty"`
 }
 
 // HTTPVersionResolved is --http-version, or 1.1 when not given.
@@ -84,14 +91,15 @@ func (c *Config) HTTPVersionResolved() HTTPVersion {
 }
 
 // HTTPEngine is the engine that sends the run's requests: the lean
-// client for HTTP/1.1 and net/http for HTTP/2 and auto (the lean client
+// client for HTTP/1.1 and auto (whose HTTP/1.1 it carries; a TLS server
+// that picks h2 goes to net/http), net/http for HTTP/2 (the lean client
 // speaks HTTP/1.1 only). A given engine that does not match the version
 // is a validation problem.
 func (c *Config) HTTPEngine() HTTPClient {
 	if c.Network.HTTPClient != "" {
 		return c.Network.HTTPClient
 	}
-	if c.HTTPVersionResolved() != HTTP11 {
+	if c.HTTPVersionResolved() == HTTP2 {
 		return ClientNetHTTP
 	}
 	return ClientLean
@@ -131,6 +139,9 @@ const (
 	EnvSSLVerify = "AIPERF_HTTP_SSL_VERIFY"
 	// EnvTrustEnv is AIPerf's opt-in to the proxy variables.
 	EnvTrustEnv = "AIPERF_HTTP_TRUST_ENV"
+	// EnvMaxResponseHeaderBytes caps a response's head (this port's
+	// variable, as --http-max-response-header-bytes).
+	EnvMaxResponseHeaderBytes = "AIPERF_HTTP_MAX_RESPONSE_HEADER_BYTES"
 )
 
 // ApplyHTTPEnv reads AIPerf's AIPERF_HTTP_* settings that shape the
@@ -145,7 +156,7 @@ func (c *Config) ApplyHTTPEnv(getenv func(string) string) error {
 		if !slices.Contains(HTTPClients(), n.HTTPClient) {
 			p.add(EnvHTTPClient, "invalid value %q (choose from %s)", v, joinChoices(HTTPClients()))
 			n.HTTPClient = "" // one problem, named by the variable
-		} else if n.HTTPClient == ClientNetHTTP && c.HTTPVersionResolved() == HTTP11 {
+		} else if n.HTTPClient == ClientNetHTTP && c.HTTPVersionResolved() != HTTP2 {
 			p.add(EnvHTTPClient, "%s", netHTTPRefused)
 			n.HTTPClient = ""
 		}
@@ -162,6 +173,13 @@ func (c *Config) ApplyHTTPEnv(getenv func(string) string) error {
 			p.add(EnvTrustEnv, "%v", err)
 		} else if on {
 			n.TrustEnv = true
+		}
+	}
+	if v := getenv(EnvMaxResponseHeaderBytes); v != "" && n.MaxResponseHeaderBytes == 0 {
+		if b, err := strconv.Atoi(strings.TrimSpace(v)); err != nil || b <= 0 {
+			p.add(EnvMaxResponseHeaderBytes, "invalid value %s (a positive number of bytes)", strconv.Quote(v))
+		} else {
+			n.MaxResponseHeaderBytes = b
 		}
 	}
 	if len(p) == 0 && n.HTTPClient == "" {
@@ -188,13 +206,16 @@ func (c *Config) validateNetwork(p *problems) {
 	}
 	if v := c.HTTPVersionResolved(); !slices.Contains(HTTPVersions(), v) {
 		p.add("--http-version", "invalid choice %q (choose from %s)", n.HTTPVersion, joinChoices(HTTPVersions()))
-	} else if v != HTTP11 && n.HTTPClient == ClientLean {
+	} else if v == HTTP2 && n.HTTPClient == ClientLean {
 		p.add("--http-version", "%s runs on net/http, the HTTP/2 engine: --http-client lean speaks HTTP/1.1 only", v)
-	} else if v == HTTP11 && n.HTTPClient == ClientNetHTTP {
+	} else if v != HTTP2 && n.HTTPClient == ClientNetHTTP {
 		p.add("--http-client", "%s", netHTTPRefused)
 	}
 	if (n.TLSCertFile == "") != (n.TLSKeyFile == "") {
 		p.add("--tls-cert-file", "a client certificate needs both --tls-cert-file and --tls-key-file")
+	}
+	if n.MaxResponseHeaderBytes < 0 {
+		p.add("--http-max-response-header-bytes", "must be a positive number of bytes (%d given)", n.MaxResponseHeaderBytes)
 	}
 	if n.TLSSkipVerify && n.TLSCAFile != "" {
 		p.add("--tls-ca-file", "has no effect with --tls-skip-verify (AIPERF_HTTP_SSL_VERIFY=false), which accepts any certificate")

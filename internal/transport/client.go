@@ -16,8 +16,6 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"os"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -54,7 +52,10 @@ type Options struct {
 	// request direct. Both engines send http requests to an HTTP proxy
 	// in absolute form and tunnel https ones through CONNECT.
 	Proxy ProxyFunc
-	// HTTPVersion is the version spoken; HTTP2 and HTTPAuto need NetHTTP.
+	// HTTPVersion is the version spoken. HTTP2 runs on net/http's
+	// Transport; HTTPAuto runs HTTP/1.1 on the lean transport and hands
+	// to net/http's HTTP/2 only the TLS servers that pick h2 by ALPN
+	// (see Client.pickH2).
 	HTTPVersion HTTPVersion
 	// Reuse is the connection reuse strategy; the zero value pools.
 	Reuse Reuse
@@ -81,17 +82,17 @@ type Options struct {
 	// larger than it. The lean transport writes each request from a pooled
 	// buffer.
 	ConnBufferSize int
-	// NetHTTP selects net/http's Transport instead of the lean HTTP/1.1
-	// transport (leanTransport): the engine of HTTP/2 (set by the
-	// benchmark for --http-version 2 and auto), and in tests the reference
-	// the lean one is checked against. Users cannot choose it for
-	// HTTP/1.1 (BENCHMARKS.md, "Transport truth").
+	// NetHTTP selects net/http's Transport for every request instead of
+	// the lean HTTP/1.1 transport (leanTransport): in tests, the
+	// reference the lean one is checked against. HTTP2 implies it. Users
+	// cannot choose it for HTTP/1.1 (BENCHMARKS.md, "Transport truth"),
+	// so a run never sets it: HTTP/2 is chosen by HTTPVersion.
 	NetHTTP bool
 	// MaxResponseHeaderBytes caps the bytes of a response's head (its
 	// status line and headers, interim 1xx heads included). 0 means
-	// DefaultMaxResponseHeaderBytes, or MaxHeaderEnv when set. A server
-	// that goes past it fails its request with an error naming the
-	// limit, instead of growing the client without end.
+	// DefaultMaxResponseHeaderBytes. A server that goes past it fails its
+	// request with an error naming the limit, instead of growing the
+	// client without end.
 	MaxResponseHeaderBytes int64
 	// Sign, when set, signs each request at send time (AWS SigV4): it is
 	// given a copy of the request's headers to add its own to, once per
@@ -105,19 +106,19 @@ type Options struct {
 type Signer func(method, url string, h http.Header, body []byte) error
 
 // DefaultMaxResponseHeaderBytes is the default cap of a response head:
-// net/http's (10 MiB).
+// net/http's (10 MiB), far above any real server's head, and low enough
+// that a server streaming headers forever fails its request instead of
+// growing the client without end.
 const DefaultMaxResponseHeaderBytes = 10 << 20
 
-// MaxHeaderEnv sets Options.MaxResponseHeaderBytes when the option is 0.
-const MaxHeaderEnv = "AIPERF_HTTP_MAX_RESPONSE_HEADER_BYTES"
+// HeaderLimitSetting names the settings of Options.MaxResponseHeaderBytes
+// in the error of a response whose head went past it.
+const HeaderLimitSetting = "--http-max-response-header-bytes or AIPERF_HTTP_MAX_RESPONSE_HEADER_BYTES"
 
 // maxResponseHeaderBytes is o's response head cap.
 func maxResponseHeaderBytes(o Options) int64 {
 	if o.MaxResponseHeaderBytes > 0 {
 		return o.MaxResponseHeaderBytes
-	}
-	if n, err := strconv.ParseInt(os.Getenv(MaxHeaderEnv), 10, 64); err == nil && n > 0 {
-		return n
 	}
 	return DefaultMaxResponseHeaderBytes
 }
@@ -142,10 +143,15 @@ func (o *Options) tlsConfig() *tls.Config {
 // Client sends requests over one shared, tuned transport. It is safe
 // for concurrent use by any number of goroutines.
 type Client struct {
-	hc       *http.Client // the pool (ReusePooled), or one connection per request (ReuseNever)
-	fresh    *http.Client // never reuses a connection: the resend after a stale one
-	reuse    Reuse
-	leases   leases // ReuseSticky's per-session connections
+	hc     *http.Client // the pool (ReusePooled), or one connection per request (ReuseNever)
+	fresh  *http.Client // never reuses a connection: the resend after a stale one
+	reuse  Reuse
+	leases leases // ReuseSticky's per-session connections
+	// h2 is HTTPAuto's HTTP/2 engine (net/http's), for the TLS servers
+	// that pick h2 by ALPN (pickH2); nil for the other versions. hc,
+	// fresh and leases are then the lean transport's, HTTP/1.1.
+	h2       *engine
+	alpn     sync.Map // HTTPAuto: "host:port" -> *alpnProbe
 	backoff  bool
 	refused  atomic.Int64 // consecutive refused connections (BackoffRefused)
 	timeout  time.Duration
@@ -170,12 +176,13 @@ type Client struct {
 // New builds the shared client.
 //
 // The transport speaks HTTP/1.1 (one stream per connection, as AIPerf's
-// aiohttp connector) unless Options.HTTPVersion asks for HTTP/2, uses a
+// aiohttp connector) unless Options.HTTPVersion asks for HTTP/2 (or, with
+// HTTPAuto, a TLS server picks it), uses a
 // proxy only through Options.Proxy, never asks for compression (Do
 // decodes what a server compresses anyway), and keeps connections alive
 // with TCP keep-alive. It is the lean transport (request and response on
-// the caller's goroutine, see leanTransport) unless Options.NetHTTP
-// selects net/http's.
+// the caller's goroutine, see leanTransport) for every HTTP/1.1 request
+// unless Options.NetHTTP selects net/http's; HTTP/2 is net/http's.
 func New(o Options) *Client {
 	idle := o.MaxIdleConnsPerHost
 	if idle <= 0 {
@@ -185,30 +192,23 @@ func New(o Options) *Client {
 	pre := &preconnector{}
 	learn := &closeLearner{}
 	stats := &connStats{learn: learn}
-	var pooled, once http.RoundTripper
-	var single func() http.RoundTripper
-	if o.NetHTTP || o.HTTPVersion != HTTP1 {
-		t := netHTTPTransport(pre.dialContext(dial), o, idle)
-		never := t.Clone()
-		never.DisableKeepAlives = true
-		never.DialContext = dial // a resend wants a connection dialed now, not one opened before the run
-		pooled, once = t, never
-		single = func() http.RoundTripper {
-			s := t.Clone()
-			s.MaxConnsPerHost, s.MaxIdleConnsPerHost = 1, 1
-			return s
-		}
+	var e *engine
+	if o.NetHTTP || o.HTTPVersion == HTTP2 {
+		e = netHTTPEngine(pre.dialContext(dial), dial, o, idle)
 	} else {
 		t := newLeanTransport(pre.dialContext(dial), o, idle, true, stats)
-		pooled, once = t, newLeanTransport(dial, o, idle, false, stats)
-		single = func() http.RoundTripper { return t.single() }
+		e = &engine{
+			hc:     &http.Client{Transport: t, CheckRedirect: checkRedirect},
+			fresh:  &http.Client{Transport: newLeanTransport(dial, o, idle, false, stats), CheckRedirect: checkRedirect},
+			leases: leases{single: func() http.RoundTripper { return t.single() }},
+		}
 	}
 	c := &Client{
-		hc:      &http.Client{Transport: pooled, CheckRedirect: checkRedirect},
-		fresh:   &http.Client{Transport: once, CheckRedirect: checkRedirect},
+		hc:      e.hc,
+		fresh:   e.fresh,
 		reuse:   o.Reuse,
 		backoff: o.BackoffRefused,
-		leases:  leases{single: single},
+		leases:  leases{single: e.leases.single},
 		timeout: max(o.Timeout, 0),
 		pre:     pre,
 		stats:   stats,
@@ -221,10 +221,43 @@ func New(o Options) *Client {
 		version:     o.HTTPVersion,
 		tlsBase:     o.tlsConfig(),
 	}
+	if o.HTTPVersion == HTTPAuto && !o.NetHTTP {
+		h2 := o
+		h2.HTTPVersion = HTTP2
+		c.h2 = netHTTPEngine(pre.dialContext(dial), dial, h2, idle)
+	}
 	if o.Reuse == ReuseNever {
 		c.hc = c.fresh
+		if c.h2 != nil {
+			c.h2.hc = c.h2.fresh
+		}
 	}
 	return c
+}
+
+// engine is one HTTP engine's clients: the pool, the client of a resend
+// (a connection of its own), and the sticky sessions' connections.
+type engine struct {
+	hc, fresh *http.Client
+	leases    leases
+}
+
+// netHTTPEngine is net/http's Transport as an engine: pooled connections
+// dialed with pooled (the pre-opened ones first), a resend's with dial.
+func netHTTPEngine(pooled, dial dialFunc, o Options, idle int) *engine {
+	t := netHTTPTransport(pooled, o, idle)
+	never := t.Clone()
+	never.DisableKeepAlives = true
+	never.DialContext = dial // a resend wants a connection dialed now, not one opened before the run
+	return &engine{
+		hc:    &http.Client{Transport: t, CheckRedirect: checkRedirect},
+		fresh: &http.Client{Transport: never, CheckRedirect: checkRedirect},
+		leases: leases{single: func() http.RoundTripper {
+			s := t.Clone()
+			s.MaxConnsPerHost, s.MaxIdleConnsPerHost = 1, 1
+			return s
+		}},
+	}
 }
 
 // netHTTPTransport is net/http's Transport tuned as the lean one: the
@@ -281,6 +314,11 @@ func (c *Client) Close() {
 	c.hc.CloseIdleConnections()
 	c.fresh.CloseIdleConnections()
 	c.leases.closeAll()
+	if c.h2 != nil {
+		c.h2.hc.CloseIdleConnections()
+		c.h2.fresh.CloseIdleConnections()
+		c.h2.leases.closeAll()
+	}
 	c.pre.close()
 }
 

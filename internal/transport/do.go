@@ -79,17 +79,22 @@ func (c *Client) Do(ctx context.Context, clk *clock.Clock, req *Request, rec *re
 		reqCtx, cancel = context.WithTimeoutCause(ctx, c.timeout, errRequestTimeout)
 	}
 	defer cancel()
-	hc := c.hc
+	hc, fresh, sessions := c.hc, c.fresh, &c.leases
+	if c.h2 != nil && c.pickH2(reqCtx, req.URL) {
+		hc, fresh, sessions = c.h2.hc, c.h2.fresh, &c.h2.leases
+	}
+	retry := fresh // a resend's client: a connection of its own
 	if c.reuse == ReuseSticky && req.Session != "" {
-		hc = c.leases.get(req.Session)
+		hc = sessions.get(req.Session)
+		retry = hc // the session's client dials anew, its one connection being gone
 		// A failed or cancelled request leaves its connection unusable.
 		defer func() {
 			if rec.Error != nil || rec.Cancelled {
-				c.leases.release(req.Session)
+				sessions.release(req.Session)
 			}
 		}()
 	} else if c.learn.anyOff.Load() && c.learn.noReuse(c.hostAddr(req.URL)) {
-		hc = c.fresh // a server that closes every connection (closeLearner)
+		hc, retry = fresh, fresh // a server that closes every connection (closeLearner)
 	}
 	rt := c.trace(clk, rec)
 	defer func() {
@@ -100,7 +105,7 @@ func (c *Client) Do(ctx context.Context, clk *clock.Clock, req *Request, rec *re
 			c.traces.Put(rt)
 		}
 	}()
-	resp, hreq, ok := c.send(ctx, reqCtx, clk, req, rec, rt, hc)
+	resp, hreq, ok := c.send(ctx, reqCtx, clk, req, rec, rt, hc, retry)
 	if !ok {
 		return
 	}
@@ -133,10 +138,10 @@ func (c *Client) Do(ctx context.Context, clk *clock.Clock, req *Request, rec *re
 }
 
 // send sends req on hc (or the lean transport behind it) and returns the
-// response head, once more on a connection of its own when the first send
-// met a stale connection (staleConnection). When ok is false the failure
-// is already on rec.
-func (c *Client) send(ctx, reqCtx context.Context, clk *clock.Clock, req *Request, rec *record.Record, rt *reqTrace, hc *http.Client) (resp *http.Response, hreq *http.Request, ok bool) {
+// response head, once more on retry when the first send met a stale
+// connection (staleConnection). When ok is false the failure is already
+// on rec.
+func (c *Client) send(ctx, reqCtx context.Context, clk *clock.Clock, req *Request, rec *record.Record, rt *reqTrace, hc, retry *http.Client) (resp *http.Response, hreq *http.Request, ok bool) {
 	if c.sign != nil {
 		var err error
 		if req, err = c.signed(req); err != nil {
@@ -190,13 +195,8 @@ func (c *Client) send(ctx, reqCtx context.Context, clk *clock.Clock, req *Reques
 	}
 	if err != nil && staleConnection(ctx, reqCtx, rec.Trace.Reused || rec.Trace.Preconnected, rt.responded, err) {
 		// Once more on a connection of its own: the pool may hold more
-		// connections the server has closed. A sticky session's client
-		// dials anew, its one connection being gone. Sent stays the
-		// first send's: the resend is the client's cost, not the server's.
-		retry := c.fresh
-		if hc != c.hc {
-			retry = hc
-		}
+		// connections the server has closed. Sent stays the first
+		// send's: the resend is the client's cost, not the server's.
 		if rlt, ok := retry.Transport.(*leanTransport); ok && direct {
 			resp, err = rlt.do(reqCtx, m, &rt.trace)
 		} else if hreq, err = newHTTPRequest(traced, req, rt); err == nil {
@@ -529,9 +529,15 @@ func (c *Client) fail(ctx, reqCtx context.Context, clk *clock.Clock, rec *record
 		// does not: both engines record the cause alone.
 		msg := strings.TrimPrefix(stableMessage(withHint(err)), "net/http: HTTP/1.x transport connection broken: ")
 		if strings.Contains(msg, "server response headers exceeded") {
-			msg = fmt.Sprintf("the server's response headers exceeded %d bytes; aborted (%s sets the limit)", c.maxHead, MaxHeaderEnv)
+			msg = fmt.Sprintf("the server's response headers exceeded %d bytes; aborted (%s sets the limit)", c.maxHead, HeaderLimitSetting)
 		}
 		rec.Error = &record.ErrorDetails{Type: fallback, Message: msg}
+		var bad *badAnswer
+		if errors.As(err, &bad) {
+			// The status line was read: the record and its trace say what
+			// the server answered, the message what was wrong after it.
+			rec.Status, rec.Error.Code = bad.status, bad.status
+		}
 	}
 }
 

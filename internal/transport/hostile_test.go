@@ -4,8 +4,15 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
 	"fmt"
 	"io"
+	"math/big"
 	"net"
 	"net/http"
 	"os"
@@ -42,12 +49,23 @@ type hostile struct {
 type serveFunc func(s *hostile, conn net.Conn, req *http.Request, id string, n int) bool
 
 func newHostile(t *testing.T, serve serveFunc) *hostile {
+	return newHostileOn(t, serve, false)
+}
+
+// newHostileOn is newHostile, over TLS (a self-signed certificate, no
+// ALPN: HTTP/1.1) when overTLS.
+func newHostileOn(t *testing.T, serve serveFunc, overTLS bool) *hostile {
 	t.Helper()
+	var ln net.Listener
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &hostile{url: "http://" + ln.Addr().String(), done: make(chan struct{}), arrivals: map[string]int{}}
+	scheme := "http://"
+	if overTLS {
+		ln, scheme = tls.NewListener(ln, &tls.Config{Certificates: []tls.Certificate{selfSigned(t)}}), "https://"
+	}
+	s := &hostile{url: scheme + ln.Addr().String(), done: make(chan struct{}), arrivals: map[string]int{}}
 	t.Cleanup(func() { close(s.done); ln.Close() })
 	go func() {
 		for {
@@ -79,7 +97,7 @@ func (s *hostile) serveConn(conn net.Conn, serve serveFunc) {
 		if !serve(s, conn, req, id, n) {
 			// Close our side, then wait for the client's close: a
 			// lingering close, so nothing we wrote is lost to a reset.
-			conn.(*net.TCPConn).CloseWrite()
+			conn.(interface{ CloseWrite() error }).CloseWrite()
 			io.Copy(io.Discard, br)
 			s.mu.Lock()
 			s.eofs++
@@ -125,6 +143,49 @@ var engines = []struct {
 	netHTTP bool
 }{{"lean", false}, {"net/http", true}}
 
+// networkEngines are the engines, and --http-version auto (HTTP/1.1 on
+// the lean engine after asking a TLS server by ALPN), that every network
+// setting (TLS, proxies, credentials, wrong schemes) runs against.
+var networkEngines = []struct {
+	name    string
+	netHTTP bool
+	version HTTPVersion
+}{{"lean", false, HTTP1}, {"net/http", true, HTTP1}, {"auto", false, HTTPAuto}}
+
+// hostileEngines are the engines and settings every hostile case runs
+// against: each engine, and --http-version auto, which hands HTTP/1.1 to
+// the lean engine at once on http:// and after asking a TLS server by
+// ALPN on https://.
+var hostileEngines = []struct {
+	name    string
+	netHTTP bool
+	version HTTPVersion
+	tls     bool
+}{{"lean", false, HTTP1, false}, {"net/http", true, HTTP1, false}, {"auto", false, HTTPAuto, false}, {"auto_tls", false, HTTPAuto, true}}
+
+// selfSigned is a certificate for 127.0.0.1, signed by itself.
+func selfSigned(t *testing.T) tls.Certificate {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(9),
+		Subject:      pkix.Name{CommonName: "hostile"},
+		IPAddresses:  []net.IP{net.IPv4(127, 0, 0, 1)},
+		NotBefore:    time.Now().Add(-time.Hour),
+		NotAfter:     time.Now().Add(time.Hour),
+		KeyUsage:     x509.KeyUsageDigitalSignature,
+		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}
+}
+
 // hostileCase is one fault: how the server answers, how many requests,
 // and what each engine must record.
 type hostileCase struct {
@@ -161,6 +222,25 @@ func hostileCases() []hostileCase {
 			}
 			if got != want {
 				t.Errorf("%d error records; want %d", got, want)
+			}
+		}
+	}
+	// badAnswers is errorsWith for answers whose status line was read:
+	// the lean engine records that status on the record (so in the http
+	// trace's response_status_code) and on its error; net/http's error
+	// carries none.
+	badAnswers := func(want int, text string, status int) func(*testing.T, *Client, []*record.Record) {
+		return func(t *testing.T, c *Client, recs []*record.Record) {
+			t.Helper()
+			errorsWith(want, text)(t, c, recs)
+			wantStatus := status
+			if _, lean := c.hc.Transport.(*leanTransport); !lean {
+				wantStatus = 0
+			}
+			for i, r := range recs {
+				if r.Error != nil && (r.Status != wantStatus || r.Error.Code != wantStatus) {
+					t.Errorf("request %d: status %d, error code %d; want %d", i, r.Status, r.Error.Code, wantStatus)
+				}
 			}
 		}
 	}
@@ -220,12 +300,12 @@ func hostileCases() []hostileCase {
 		{
 			name: "duplicate_differing_content_length", n: 6,
 			serve: everyOther("HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}"),
-			check: errorsWith(3, "Content-Length"),
+			check: badAnswers(3, "Content-Length", 200),
 		},
 		{
 			name: "invalid_content_length", n: 6,
 			serve: everyOther("HTTP/1.1 200 OK\r\nContent-Length: 2x\r\n\r\n{}"),
-			check: errorsWith(3, "Content-Length"),
+			check: badAnswers(3, "Content-Length", 200),
 		},
 		{
 			name: "header_flood", n: 3, opts: Options{MaxResponseHeaderBytes: 256 << 10},
@@ -239,7 +319,7 @@ func hostileCases() []hostileCase {
 					}
 				}
 			},
-			check: errorsWith(3, "exceeded 262144 bytes; aborted ("+MaxHeaderEnv),
+			check: badAnswers(3, "exceeded 262144 bytes; aborted (--http-max-response-header-bytes or AIPERF_HTTP_MAX_RESPONSE_HEADER_BYTES sets the limit)", 200),
 		},
 		{
 			// A body over the server's limit: a 413 as soon as the head
@@ -413,12 +493,12 @@ func connServed(conn net.Conn) bool {
 func TestHostileServer(t *testing.T) {
 	t.Parallel()
 	for _, tc := range hostileCases() {
-		for _, eng := range engines {
+		for _, eng := range hostileEngines {
 			t.Run(tc.name+"/"+strings.ReplaceAll(eng.name, "/", "_"), func(t *testing.T) {
 				t.Parallel()
-				srv := newHostile(t, tc.serve)
+				srv := newHostileOn(t, tc.serve, eng.tls)
 				o := tc.opts
-				o.NetHTTP = eng.netHTTP
+				o.NetHTTP, o.HTTPVersion, o.InsecureSkipVerify = eng.netHTTP, eng.version, eng.tls
 				o.Timeout = 30 * time.Second
 				c := New(o)
 				t.Cleanup(c.Close)
@@ -480,7 +560,7 @@ func settle(t *testing.T, c *Client, srv *hostile, i int) {
 			defer lt.pool.mu.Unlock()
 			for _, h := range lt.pool.hosts {
 				for _, ic := range h.idle {
-					if s, _ := ic.peek.check(); s == idleOpen && ic.br.Buffered() == 0 {
+					if s, _ := ic.idleState(); s == idleOpen {
 						return false
 					}
 				}
@@ -629,8 +709,18 @@ func FuzzEngines(f *testing.F) {
 			c.Close()
 		}
 		a, b := recs[0], recs[1]
-		if a.Status != b.Status || (a.Error == nil) != (b.Error == nil) || chunkData(a) != chunkData(b) ||
-			(a.Error != nil && (a.Error.Code != b.Error.Code || a.Error.Type != b.Error.Type)) {
+		// A bad answer whose status line was read carries that status in
+		// the lean engine; net/http's error has none (status 0). The
+		// status must be one a status line of raw gives.
+		status, code := a.Status, 0
+		if a.Error != nil {
+			code = a.Error.Code
+			if b.Error != nil && b.Status == 0 && a.Status != 0 && code == a.Status && hasStatusLine(raw, code) {
+				status, code = 0, b.Error.Code
+			}
+		}
+		if status != b.Status || (a.Error == nil) != (b.Error == nil) || chunkData(a) != chunkData(b) ||
+			(a.Error != nil && (code != b.Error.Code || a.Error.Type != b.Error.Type)) {
 			t.Errorf("lean: status %d, error %+v, body %q\nnet/http: status %d, error %+v, body %q",
 				a.Status, a.Error, chunkData(a), b.Status, b.Error, chunkData(b))
 		}
@@ -638,6 +728,18 @@ func FuzzEngines(f *testing.F) {
 			t.Errorf("resends on a new connection: lean %d, net/http %d", a.ConnectionRetries, b.ConnectionRetries)
 		}
 	})
+}
+
+// hasStatusLine reports whether a line of raw starts a response head
+// with status code ("HTTP/1.1 200").
+func hasStatusLine(raw string, code int) bool {
+	for line := range strings.SplitSeq(raw, "\n") {
+		proto, status, ok := strings.Cut(line, " ")
+		if ok && strings.HasPrefix(proto, "HTTP/") && strings.HasPrefix(strings.TrimLeft(status, " "), strconv.Itoa(code)) {
+			return true
+		}
+	}
+	return false
 }
 
 // replyConn is a scriptConn whose bytes arrive once the request was

@@ -216,6 +216,16 @@ func (t *leanTransport) dialConn(ctx context.Context, key hostKey, trace *httptr
 	if err != nil || !key.tls {
 		return nc, err
 	}
+	tc, err := t.handshake(ctx, nc, key, trace, []string{"http/1.1"})
+	if err != nil {
+		return nil, err
+	}
+	return tc, nil
+}
+
+// handshake runs the TLS client handshake of key on nc, offering protos
+// by ALPN; it closes nc when the handshake fails.
+func (t *leanTransport) handshake(ctx context.Context, nc net.Conn, key hostKey, trace *httptrace.ClientTrace, protos []string) (*tls.Conn, error) {
 	cfg := &tls.Config{}
 	if t.tlsConfig != nil {
 		cfg = t.tlsConfig.Clone()
@@ -224,13 +234,13 @@ func (t *leanTransport) dialConn(ctx context.Context, key hostKey, trace *httptr
 		host, _, _ := net.SplitHostPort(key.addr)
 		cfg.ServerName = host
 	}
-	cfg.NextProtos = []string{"http/1.1"}
-	tc := tls.Client(nc, cfg)
+	cfg.NextProtos = protos
+	tc := tls.Client(socketUnder(nc), cfg)
 	if trace.TLSHandshakeStart != nil {
 		trace.TLSHandshakeStart()
 	}
 	hctx, cancel := context.WithTimeout(ctx, tlsHandshakeTimeout)
-	err = tc.HandshakeContext(hctx)
+	err := tc.HandshakeContext(hctx)
 	cancel()
 	if trace.TLSHandshakeDone != nil {
 		trace.TLSHandshakeDone(tc.ConnectionState(), err)
@@ -310,10 +320,14 @@ func (t *leanTransport) exchange(ctx context.Context, m *message, c *conn, wire 
 		}
 	}
 	for {
+		status := bufferedStatus(c.br)
 		resp, err = http.ReadResponse(c.br, m.req)
 		if err != nil {
 			if c.src.left == 0 {
 				err = fmt.Errorf("net/http: server response headers exceeded %d bytes; aborted", t.maxHead)
+			}
+			if status != 0 {
+				err = &badAnswer{status: status, err: err}
 			}
 			return nil, true, err
 		}

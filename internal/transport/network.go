@@ -7,7 +7,6 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"os"
@@ -23,8 +22,8 @@ import (
 // HTTPVersion is the HTTP version a Client speaks.
 type HTTPVersion int
 
-// HTTP versions. Only net/http's Transport (Options.NetHTTP) speaks
-// HTTP/2; the lean transport is HTTP/1.1.
+// HTTP versions. Only net/http's Transport speaks HTTP/2; the lean
+// transport is HTTP/1.1.
 const (
 	// HTTP1 is HTTP/1.1 only (ALPN offers http/1.1), as AIPerf.
 	HTTP1 HTTPVersion = iota
@@ -32,7 +31,8 @@ const (
 	// on http:// URLs.
 	HTTP2
 	// HTTPAuto offers h2 and http/1.1 over TLS and takes what the server
-	// picks; http:// URLs stay HTTP/1.1.
+	// picks (h2 on net/http's Transport, HTTP/1.1 on the lean one);
+	// http:// URLs stay HTTP/1.1, on the lean transport.
 	HTTPAuto
 )
 
@@ -139,7 +139,7 @@ const (
 	hintCertHost  = "the server's certificate does not name this host: use the host it names in --url, or --tls-skip-verify (AIPERF_HTTP_SSL_VERIFY=false)"
 	hintNotTLS    = "the server does not speak TLS on this port: use http:// in --url"
 	hintIsTLS     = "the server speaks TLS on this port: use https:// in --url"
-	hintH2Only    = "the server speaks HTTP/2 only: add --http-version 2"
+	hintH2Only    = "the server speaks HTTP/2 only: add --http-version 2 (or auto)"
 	hintNoH2      = "the server does not offer HTTP/2 over TLS: use --http-version auto or 1.1"
 	hintH2C       = "the server answered in HTTP/2 (an h2c or gRPC port): add --http-version 2"
 	hintClientCrt = "the server asks for a client certificate: give one with --tls-cert-file and --tls-key-file"
@@ -236,7 +236,10 @@ func (c *Client) diagnose(ctx context.Context, u string, err error) error {
 	if c.version == HTTP2 && strings.Contains(err.Error(), "no application protocol") {
 		return &hintError{err: unwrapURL(err), hint: hintNoH2}
 	}
-	if c.version != HTTP1 || hint(err) != "" || !(errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET)) {
+	// Whether the server closed before or after net/http wrote the
+	// request is a race: "server closed idle connection" is the same
+	// dropped request as an EOF (closedBeforeResponse).
+	if c.version != HTTP1 || hint(err) != "" || !closedBeforeResponse(err) {
 		return err
 	}
 	pu, perr := c.parseURL(u)

@@ -137,16 +137,16 @@ func TestSelfSignedTLS(t *testing.T) {
 	srv := httptest.NewTLSServer(okHandler(&served))
 	defer srv.Close()
 	ca := serverCAFile(t, srv)
-	for _, e := range engines {
+	for _, e := range networkEngines {
 		t.Run(e.name, func(t *testing.T) {
-			c := New(Options{NetHTTP: e.netHTTP})
+			c := New(Options{NetHTTP: e.netHTTP, HTTPVersion: e.version})
 			n, msg := errorsOf(runN(t, c, srv.URL, 2))
 			c.Close()
 			if n != 2 || !strings.Contains(msg, "--tls-ca-file") || !strings.Contains(msg, "--tls-skip-verify") || !strings.Contains(msg, "AIPERF_HTTP_SSL_VERIFY=false") {
 				t.Errorf("no TLS option: %d errors, %q; want 2 naming --tls-ca-file, --tls-skip-verify and AIPERF_HTTP_SSL_VERIFY", n, msg)
 			}
 			for name, f := range map[string]TLSFiles{"skip-verify": {SkipVerify: true}, "ca-file": {CAFile: ca}} {
-				c := New(Options{NetHTTP: e.netHTTP, TLS: mustTLS(t, f)})
+				c := New(Options{NetHTTP: e.netHTTP, HTTPVersion: e.version, TLS: mustTLS(t, f)})
 				if n, msg := errorsOf(runN(t, c, srv.URL, 3)); n != 0 {
 					t.Errorf("%s: %d errors (%s); want 0", name, n, msg)
 				}
@@ -168,15 +168,15 @@ func TestMutualTLS(t *testing.T) {
 	srv.StartTLS()
 	defer srv.Close()
 	ca := serverCAFile(t, srv)
-	for _, e := range engines {
+	for _, e := range networkEngines {
 		t.Run(e.name, func(t *testing.T) {
-			c := New(Options{NetHTTP: e.netHTTP, TLS: mustTLS(t, TLSFiles{CAFile: ca})})
+			c := New(Options{NetHTTP: e.netHTTP, HTTPVersion: e.version, TLS: mustTLS(t, TLSFiles{CAFile: ca})})
 			n, msg := errorsOf(runN(t, c, srv.URL, 1))
 			c.Close()
 			if n != 1 || !strings.Contains(msg, "--tls-cert-file") {
 				t.Errorf("no client certificate: %d errors, %q; want 1 naming --tls-cert-file", n, msg)
 			}
-			c = New(Options{NetHTTP: e.netHTTP, TLS: mustTLS(t, TLSFiles{CAFile: ca, CertFile: certFile, KeyFile: keyFile})})
+			c = New(Options{NetHTTP: e.netHTTP, HTTPVersion: e.version, TLS: mustTLS(t, TLSFiles{CAFile: ca, CertFile: certFile, KeyFile: keyFile})})
 			defer c.Close()
 			if n, msg := errorsOf(runN(t, c, srv.URL, 3)); n != 0 {
 				t.Errorf("with the client certificate: %d errors (%s); want 0", n, msg)
@@ -213,9 +213,9 @@ func TestURLUserinfoBasicAuth(t *testing.T) {
 	}))
 	defer srv.Close()
 	withUser := strings.Replace(srv.URL, "http://", "http://alice:s3cr%3At@", 1)
-	for _, e := range engines {
+	for _, e := range networkEngines {
 		t.Run(e.name, func(t *testing.T) {
-			c := New(Options{NetHTTP: e.netHTTP})
+			c := New(Options{NetHTTP: e.netHTTP, HTTPVersion: e.version})
 			defer c.Close()
 			if n, msg := errorsOf(runN(t, c, withUser, 3)); n != 0 {
 				t.Errorf("userinfo: %d errors (%s); want 0", n, msg)
@@ -242,9 +242,9 @@ func TestWrongSchemeHints(t *testing.T) {
 	// A TLS port that answers a plain request with a TLS alert, not Go's
 	// friendly 400.
 	alert := rawAnswer(t, "\x15\x03\x01\x00\x02\x02\x46")
-	for _, e := range engines {
+	for _, e := range networkEngines {
 		t.Run(e.name, func(t *testing.T) {
-			c := New(Options{NetHTTP: e.netHTTP, Timeout: 10 * time.Second})
+			c := New(Options{NetHTTP: e.netHTTP, HTTPVersion: e.version, Timeout: 10 * time.Second})
 			defer c.Close()
 			for _, tc := range []struct{ url, want string }{
 				{strings.Replace(plain.URL, "http://", "https://", 1), "use http://"},
@@ -295,6 +295,12 @@ func TestHTTP2(t *testing.T) {
 	h2c.Config.Protocols.SetUnencryptedHTTP2(true)
 	h2c.Start()
 	defer h2c.Close()
+	both := httptest.NewUnstartedServer(http.HandlerFunc(h)) // h2c and HTTP/1.1 on one port
+	both.Config.Protocols = new(http.Protocols)
+	both.Config.Protocols.SetUnencryptedHTTP2(true)
+	both.Config.Protocols.SetHTTP1(true)
+	both.Start()
+	defer both.Close()
 	skip := &tls.Config{InsecureSkipVerify: true} //nolint:gosec // the test's own server
 
 	for _, tc := range []struct {
@@ -302,16 +308,20 @@ func TestHTTP2(t *testing.T) {
 		version HTTPVersion
 		url     string
 		proto   string
+		lean    bool // the lean engine carried the requests
 	}{
-		{"h2 by ALPN", HTTP2, h2.URL, "HTTP/2.0"},
-		{"auto picks h2", HTTPAuto, h2.URL, "HTTP/2.0"},
-		{"h2-only server", HTTP2, h2only.URL, "HTTP/2.0"},
-		{"h2c prior knowledge", HTTP2, h2c.URL, "HTTP/2.0"},
-		{"1.1 stays 1.1", HTTP1, h1.URL, "HTTP/1.1"},
-		{"auto at an HTTP/1.1 server", HTTPAuto, h1.URL, "HTTP/1.1"},
+		{"h2 by ALPN", HTTP2, h2.URL, "HTTP/2.0", false},
+		{"auto picks h2", HTTPAuto, h2.URL, "HTTP/2.0", false},
+		{"auto at an h2-only server", HTTPAuto, h2only.URL, "HTTP/2.0", false},
+		{"h2-only server", HTTP2, h2only.URL, "HTTP/2.0", false},
+		{"h2c prior knowledge", HTTP2, h2c.URL, "HTTP/2.0", false},
+		{"1.1 stays 1.1", HTTP1, h1.URL, "HTTP/1.1", true},
+		{"auto at an HTTP/1.1 server", HTTPAuto, h1.URL, "HTTP/1.1", true},
+		{"auto on http:// is HTTP/1.1, h2c only by --http-version 2", HTTPAuto, both.URL, "HTTP/1.1", true},
+		{"h2c by prior knowledge on a port with both", HTTP2, both.URL, "HTTP/2.0", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c := New(Options{HTTPVersion: tc.version, NetHTTP: true, TLS: skip})
+			c := New(Options{HTTPVersion: tc.version, TLS: skip})
 			defer c.Close()
 			protos.reset()
 			recs := runN(t, c, tc.url, 3)
@@ -326,6 +336,10 @@ func TestHTTP2(t *testing.T) {
 			}
 			if got := protos.all(); len(got) != 3 || got[0] != tc.proto {
 				t.Errorf("server saw %v; want 3 x %s", got, tc.proto)
+			}
+			lt, lean := c.hc.Transport.(*leanTransport)
+			if carried := lean && lt.pool.idleCount() > 0; carried != tc.lean {
+				t.Errorf("lean engine carried the requests: %v; want %v", carried, tc.lean)
 			}
 		})
 	}

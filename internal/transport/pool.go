@@ -149,16 +149,11 @@ func (p *pool) slot(ctx context.Context, key hostKey) (c *conn, h *hostConns, er
 // an idle connection (RFC 9110 lets them): it retires the connection like
 // a close. Anything else is a stray response (the server answered one
 // request twice, or a proxy mixed up its connections), counted in the
-// transport's stats. One non-blocking recv(2) per reuse; the request
-// pays it only where the platform can peek.
+// transport's stats. One non-blocking recv(2) per reuse (and, when bytes
+// arrived on TLS, a read of what arrived); the request pays it only where
+// the platform can peek.
 func (p *pool) usable(c *conn) bool {
-	state, b := idleOpen, []byte(nil)
-	if n := c.br.Buffered(); n > 0 {
-		state = idleData
-		b, _ = c.br.Peek(min(n, 16))
-	} else {
-		state, b = c.peek.check()
-	}
+	state, b := c.idleState()
 	switch state {
 	case idleOpen:
 		return true
@@ -170,6 +165,23 @@ func (p *pool) usable(c *conn) bool {
 	}
 	p.stats.idleClosed(c.host.key.addr, c.served, time.Since(c.idleAt))
 	return false
+}
+
+// idleState is what arrived on an idle connection: nothing (idleOpen),
+// its end (idleClosed), or bytes, with the first of them (idleData). On
+// plain TCP they are in the read buffer or the kernel's; on TLS, the
+// record layer may hold a whole record it read along with the last
+// response, so a TLS connection is asked by a read that does not wait
+// (peeker.pending), which also finds what the kernel holds.
+func (c *conn) idleState() (idleState, []byte) {
+	if n := c.br.Buffered(); n > 0 {
+		b, _ := c.br.Peek(min(n, 16))
+		return idleData, b
+	}
+	if c.peek.overTLS() {
+		return c.peek.pending(c.br)
+	}
+	return c.peek.check()
 }
 
 // is408 reports whether b starts a 408 Request Timeout response.

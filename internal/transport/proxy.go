@@ -119,7 +119,7 @@ func (t *leanTransport) viaProxy(key hostKey, m *message) (hostKey, *message, er
 		return key, m, err
 	}
 	if p.Scheme != "http" {
-		return key, m, fmt.Errorf("proxy %s: the lean client reaches http:// URLs through http:// proxies only; use an http:// proxy, or --http-version auto (net/http's engine)", p.Redacted())
+		return key, m, fmt.Errorf("proxy %s: the lean client reaches http:// URLs through http:// proxies only; use an http:// proxy", p.Redacted())
 	}
 	pm := *m
 	pm.absolute, pm.proxyAuth = true, proxyAuth(p)

@@ -83,7 +83,7 @@ func TestProxies(t *testing.T) {
 	defer secure.Close()
 	ca := mustTLS(t, TLSFiles{CAFile: serverCAFile(t, secure)})
 	port := func(s *httptest.Server) string { _, p, _ := net.SplitHostPort(s.Listener.Addr().String()); return p }
-	for _, e := range engines {
+	for _, e := range networkEngines {
 		t.Run(e.name, func(t *testing.T) {
 			hp := newTestProxy(t, plain.Listener.Addr().String())
 			sp := newTestProxy(t, secure.Listener.Addr().String())
@@ -92,7 +92,7 @@ func TestProxies(t *testing.T) {
 				"HTTPS_PROXY": strings.Replace(sp.URL, "http://", "http://pu:pw@", 1),
 				"NO_PROXY":    "direct.example",
 			}
-			c := New(Options{NetHTTP: e.netHTTP, TLS: ca, Proxy: EnvProxy(func(k string) string { return env[k] })})
+			c := New(Options{NetHTTP: e.netHTTP, HTTPVersion: e.version, TLS: ca, Proxy: EnvProxy(func(k string) string { return env[k] })})
 			defer c.Close()
 			before := served.Load()
 			// example.com is a name the test servers' certificate holds.

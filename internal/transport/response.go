@@ -180,3 +180,43 @@ func readRemaining(br *bufio.Reader, remaining *int64, p []byte) (int, error) {
 	}
 	return n, err
 }
+
+// badAnswer is a response whose status line was read but whose head or
+// framing was not valid HTTP (a malformed header, a duplicate or invalid
+// Content-Length, a head past the limit): Do records the status on the
+// record and its error, with err's text as the message.
+type badAnswer struct {
+	status int
+	err    error
+}
+
+func (e *badAnswer) Error() string { return e.err.Error() }
+func (e *badAnswer) Unwrap() error { return e.err }
+
+// maxStatusLine bounds the status line bufferedStatus looks for.
+const maxStatusLine = 1 << 10
+
+// bufferedStatus is the status code of the response head that starts
+// br's buffer ("HTTP/1.x NNN", as http.ReadResponse accepts it), or 0
+// when the buffer holds no whole status line, or a malformed one. It
+// reads nothing from the connection.
+func bufferedStatus(br *bufio.Reader) int {
+	buf, _ := br.Peek(min(br.Buffered(), maxStatusLine))
+	end := bytes.IndexByte(buf, '\n')
+	if end < 0 {
+		return 0
+	}
+	line := strings.TrimSuffix(string(buf[:end]), "\r")
+	proto, status, ok := strings.Cut(line, " ")
+	if !ok || len(proto) != len("HTTP/1.1") || !strings.HasPrefix(proto, "HTTP/") {
+		return 0
+	}
+	if _, _, ok := http.ParseHTTPVersion(proto); !ok {
+		return 0
+	}
+	code, ok := statusCode(strings.TrimLeft(status, " "))
+	if !ok {
+		return 0
+	}
+	return code
+}

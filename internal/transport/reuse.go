@@ -132,14 +132,26 @@ func (l *leases) closeAll() {
 func (c *Client) EndSession(session string) {
 	if c.reuse == ReuseSticky {
 		c.leases.release(session)
+		if c.h2 != nil {
+			c.h2.leases.release(session)
+		}
 	}
 }
 
 // Leased returns how many sticky sessions hold a connection now.
 func (c *Client) Leased() int {
-	c.leases.mu.Lock()
-	defer c.leases.mu.Unlock()
-	return len(c.leases.m)
+	n := c.leases.count()
+	if c.h2 != nil {
+		n += c.h2.leases.count()
+	}
+	return n
+}
+
+// count is how many sessions hold a connection.
+func (l *leases) count() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.m)
 }
 
 // refusedBackoff is the pause before a request after n consecutive

@@ -2,7 +2,10 @@
 
 package transport
 
-import "net"
+import (
+	"bufio"
+	"net"
+)
 
 // setBindNoPort does nothing where IP_BIND_ADDRESS_NO_PORT is unknown.
 func setBindNoPort(int) error { return nil }
@@ -16,3 +19,10 @@ func newPeeker(net.Conn) *peeker { return nil }
 func (*peeker) check() (idleState, []byte) { return idleOpen, nil }
 
 func (*peeker) peerClosed() bool { return false }
+
+func (*peeker) overTLS() bool { return false }
+
+func (*peeker) pending(*bufio.Reader) (idleState, []byte) { return idleOpen, nil }
+
+// socketUnder is nc: without a peeker, nothing reads the socket itself.
+func socketUnder(nc net.Conn) net.Conn { return nc }
