@@ -36,18 +36,7 @@ func TestHTTPEngineFollowsVersion(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			var c Config
 			c.Network.HTTPClient, c.Network.HTTPVersion = tc.client, tc.version
-			var errs []error
-			if err := c.ApplyHTTPEnv(func(k string) string {
-				if k == EnvHTTPClient {
-					return tc.env
-				}
-				return ""
-			}); err != nil {
-				errs = append(errs, err)
-			}
-			var p problems
-			c.validateNetwork(&p)
-			errs = append(errs, p...)
+			errs := applyAndValidate(&c, EnvHTTPClient, tc.env)
 			if tc.problem == "" {
 				if len(errs) != 0 || c.Network.HTTPClient != tc.want {
 					t.Fatalf("engine %q, problems %v; want %q and none", c.Network.HTTPClient, errs, tc.want)
@@ -85,18 +74,7 @@ func TestMaxResponseHeaderBytes(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			var c Config
 			c.Network.MaxResponseHeaderBytes = tc.flag
-			var errs []error
-			if err := c.ApplyHTTPEnv(func(k string) string {
-				if k == EnvMaxResponseHeaderBytes {
-					return tc.env
-				}
-				return ""
-			}); err != nil {
-				errs = append(errs, err)
-			}
-			var p problems
-			c.validateNetwork(&p)
-			errs = append(errs, p...)
+			errs := applyAndValidate(&c, EnvMaxResponseHeaderBytes, tc.env)
 			if tc.problem == "" {
 				if len(errs) != 0 || c.Network.MaxResponseHeaderBytes != tc.want {
 					t.Fatalf("limit %d, problems %v; want %d and none", c.Network.MaxResponseHeaderBytes, errs, tc.want)
@@ -108,4 +86,21 @@ func TestMaxResponseHeaderBytes(t *testing.T) {
 			}
 		})
 	}
+}
+
+// applyAndValidate applies an environment where only name is set (to
+// value) and validates the network settings: the problems of both.
+func applyAndValidate(c *Config, name, value string) []error {
+	var errs []error
+	if err := c.ApplyHTTPEnv(func(k string) string {
+		if k == name {
+			return value
+		}
+		return ""
+	}); err != nil {
+		errs = append(errs, err)
+	}
+	var p problems
+	c.validateNetwork(&p)
+	return append(errs, p...)
 }
