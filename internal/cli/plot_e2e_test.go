@@ -10,10 +10,10 @@ import (
 )
 
 // TestSweepWithRepeatedRunsPlotsParetoAndEllipses runs a 3x3 sweep
-// (concurrency x ISL) with 3 runs per point through the real binary with
-// --auto-plot, then reads the plots back: one Pareto front per ISL across
-// concurrency, and a 95% confidence ellipse from 3 runs around each of the
-// 9 points.
+// (concurrency x ISL) with 5 runs per point (the fewest that get an
+// ellipse) through the real binary with --auto-plot, then reads the plots
+// back: one Pareto front per ISL across concurrency, and a 95% confidence
+// ellipse from 5 runs around each of the 9 points.
 func TestSweepWithRepeatedRunsPlotsParetoAndEllipses(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end run")
@@ -22,7 +22,7 @@ func TestSweepWithRepeatedRunsPlotsParetoAndEllipses(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "sweep")
 	home := t.TempDir()
 	cmd := aiperfCmd(t, "profile", "-m", "mock-model", "--mock-server", "--streaming", "--tokenizer", "builtin",
-		"--concurrency", "1,2,4", "--isl", "32,64,128", "--num-profile-runs", "3",
+		"--concurrency", "1,2,4", "--isl", "32,64,128", "--num-profile-runs", "5",
 		"--request-count", "8", "--osl", "8", "--ui", "none", "--output-artifact-dir", dir, "--auto-plot")
 	cmd.Env = append(cmd.Env, "HOME="+home)
 	out, err := cmd.CombinedOutput()
@@ -72,8 +72,8 @@ func TestSweepWithRepeatedRunsPlotsParetoAndEllipses(t *testing.T) {
 	for _, s := range u.Series {
 		if s.Kind == plotreport.Polygon {
 			ellipses++
-			if s.Faint || !strings.Contains(s.Name, "(n=3)") || s.Len() != 65 {
-				t.Errorf("ellipse %q: faint %v, %d vertices; want a solid 64-gon from 3 runs", s.Name, s.Faint, s.Len())
+			if s.Faint || !strings.Contains(s.Name, "(n=5)") || s.Len() != 65 {
+				t.Errorf("ellipse %q: faint %v, %d vertices; want a solid 64-gon from 5 runs", s.Name, s.Faint, s.Len())
 			}
 		}
 	}
