@@ -234,7 +234,10 @@ func (p *Plan) replaySpeedup() {
 	if sp == nil || *sp == 1 || p.DatasetType == "baseten_trace" {
 		return
 	}
-	p.Dataset.Expand()
+	if rows := p.Dataset.Rows; rows != nil { // no delays: one turn each
+		rows.MapTimestamps(func(at time.Duration) time.Duration { return time.Duration(float64(at) / *sp) })
+		return
+	}
 	for i := range p.Dataset.Conversations {
 		turns := p.Dataset.Conversations[i].Turns
 		for t := range turns {
@@ -327,6 +330,9 @@ func (p *Plan) traceIdleGapCap() {
 		return
 	}
 	limit := seconds(*c)
+	if p.Dataset.Rows != nil && limit >= 0 {
+		return // one turn each, without a delay: no gap to cap
+	}
 	p.Dataset.Expand()
 	for i := range p.Dataset.Conversations {
 		turns := p.Dataset.Conversations[i].Turns

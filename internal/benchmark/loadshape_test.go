@@ -11,7 +11,9 @@ import (
 
 	"github.com/aiperf-go/aiperf/internal/config"
 	"github.com/aiperf-go/aiperf/internal/dataset"
+	"github.com/aiperf-go/aiperf/internal/dataset/loader"
 	"github.com/aiperf-go/aiperf/internal/mockserver"
+	"github.com/aiperf-go/aiperf/internal/tokenizer"
 )
 
 // The load-shape acceptance checks read the mock server's own request
@@ -342,5 +344,54 @@ func TestTraceIdleGapCap(t *testing.T) {
 	}
 	if d := p.Dataset.Conversations[0].Turns[1].Delay; d != 2*s {
 		t.Errorf("delay %v; want capped to 2s", d)
+	}
+}
+
+// TestReplayRewritesKeepCompactRows: --replay-speedup and
+// --trace-idle-gap-cap-seconds leave a compact trace compact, with the
+// timestamps (and delays) they give the same trace held as Conversations.
+func TestReplayRewritesKeepCompactRows(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "trace.jsonl")
+	writeFile(t, path, `{"timestamp": 0, "input_length": 40, "output_length": 5, "hash_ids": [1, 2, 3]}
+{"timestamp": 1001, "input_length": 48, "output_length": 7, "hash_ids": [1, 2, 4]}
+{"input_length": 20, "hash_ids": [5]}
+{"timestamp": 7777.5, "input_length": 33, "output_length": 3, "hash_ids": [6]}
+`)
+	tok, err := tokenizer.Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	load := func() *dataset.Dataset {
+		l, err := loader.Load(loader.LoadOptions{Path: path, Type: loader.TypeMooncakeTrace, BlockSize: 16, Seed: 3, SeedSet: true,
+			LazyPrompts: true, CompactRows: true}, tok)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return l.Dataset
+	}
+	cfg := config.Defaults()
+	cfg.Shape.Replay.Speedup = ptr(3.0)
+	cfg.Shape.TraceIdleGapCapSeconds = ptr(0.5)
+	compact := &Plan{Config: &cfg, Dataset: load()}
+	expanded := &Plan{Config: &cfg, Dataset: load()}
+	expanded.Dataset.Expand()
+	for _, p := range []*Plan{compact, expanded} {
+		p.replaySpeedup()
+		p.traceIdleGapCap()
+	}
+	if compact.Dataset.Rows == nil {
+		t.Fatal("the rows were expanded")
+	}
+	for i := range expanded.Dataset.Len() {
+		got, want := compact.Dataset.Conversation(i).Turns[0], expanded.Dataset.Conversation(i).Turns[0]
+		if got.Timestamp != want.Timestamp || got.HasTimestamp != want.HasTimestamp || got.Delay != want.Delay {
+			t.Errorf("row %d: timestamp %v (%v), delay %v; want %v (%v), %v", i, got.Timestamp, got.HasTimestamp, got.Delay,
+				want.Timestamp, want.HasTimestamp, want.Delay)
+		}
+	}
+	ms := 1001 * time.Millisecond
+	if at, _ := compact.Dataset.Rows.Timestamp(1); at != time.Duration(float64(ms)/3) {
+		t.Errorf("row 1 at %v; want 1001 ms / 3", at)
 	}
 }

@@ -113,6 +113,16 @@ func (t *TraceRows) Finish(prompts RowPrompts, seeded bool, first int, uuids [][
 	t.ids = rowIDs{seeded: seeded, first: first, uuids: uuids}
 }
 
+// MapTimestamps replaces every row's timestamp t with f(t) (a replay sped
+// up). It is for the plan, before the rows are read concurrently.
+func (t *TraceRows) MapTimestamps(f func(time.Duration) time.Duration) {
+	for i := range t.rows {
+		if t.rows[i].hasAt {
+			t.rows[i].at = f(t.rows[i].at)
+		}
+	}
+}
+
 // Len returns the number of rows.
 func (t *TraceRows) Len() int { return len(t.rows) }
 
