@@ -150,8 +150,25 @@ func TestLlamaServerIntegration(t *testing.T) {
 				if json.Unmarshal(r.Metrics["usage_completion_tokens"].Value, &usage) != nil || usage != llamaOSL {
 					t.Errorf("request %s: server-reported completion tokens %s; want %d", r.Metadata.XRequestID, r.Metrics["usage_completion_tokens"].Value, llamaOSL)
 				}
+				// llama.cpp's own account: its timings object on every answer.
+				for _, tag := range []string{"server_prefill_time", "server_decode_time", "unexplained_time"} {
+					var v float64
+					if json.Unmarshal(r.Metrics[tag].Value, &v) != nil || (tag != "unexplained_time" && !(v > 0)) {
+						t.Errorf("request %s: %s %s; want the server's own time", r.Metadata.XRequestID, tag, r.Metrics[tag].Value)
+					}
+				}
 				retries += r.Metadata.ConnectionRetries
 				recs = append(recs, r)
+			}
+			var decomp struct {
+				Sources map[string]int `json:"sources"`
+			}
+			doc := summary(t, filepath.Join(cfg.Output.ArtifactDir, "profile_export_aiperf.json"))
+			if err := json.Unmarshal(doc["time_decomposition"], &decomp); err != nil || decomp.Sources["llama.cpp timings"] != n {
+				t.Errorf("time_decomposition %s: want all %d requests with llama.cpp timings (%v)", doc["time_decomposition"], n, err)
+			}
+			if !strings.Contains(out, "Time decomposition (") {
+				t.Errorf("the console lacks the time decomposition:\n%s", out)
 			}
 			if len(recs) != n {
 				t.Errorf("%d records; want %d", len(recs), n)
