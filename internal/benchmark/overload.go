@@ -90,7 +90,13 @@ func overloadMessage(p live.Progress, rate float64, lag time.Duration) (string, 
 	if !(rate > 0) || p.Elapsed < overloadMinElapsed {
 		return "", false
 	}
-	due := rate * p.Elapsed.Seconds()
+	// The schedule ends with the phase's duration: past it the phase only
+	// waits for its last responses, and no request more is due.
+	sending := p.Elapsed
+	if p.Duration > 0 {
+		sending = min(sending, p.Duration)
+	}
+	due := rate * sending.Seconds()
 	if p.Total > 0 {
 		due = min(due, float64(p.Total))
 	}
@@ -98,7 +104,7 @@ func overloadMessage(p live.Progress, rate float64, lag time.Duration) (string, 
 	if !behind && lag <= overloadLag {
 		return "", false
 	}
-	achieved := float64(p.Sent) / p.Elapsed.Seconds()
+	achieved := float64(p.Sent) / sending.Seconds()
 	return fmt.Sprintf("client overloaded: sent %d of the %.0f requests due after %.1f s (%.0f/s of the asked %.0f/s), schedule lag p99 %.1f ms: the offered load is short of the schedule; see client_health in the summary",
 		p.Sent, due, p.Elapsed.Seconds(), achieved, rate, float64(lag)/float64(time.Millisecond)), true
 }

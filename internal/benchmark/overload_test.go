@@ -29,6 +29,8 @@ func TestOverloadMessage(t *testing.T) {
 		{"just within the share", live.Progress{Elapsed: 2 * time.Second, Sent: 1800}, 1000, ms, false},
 		{"late though the count is met", live.Progress{Elapsed: 2 * time.Second, Sent: 2000}, 1000, 150 * ms, true},
 		{"all requests sent: due capped at the total", live.Progress{Elapsed: 10 * time.Second, Sent: 100, Total: 100}, 1000, ms, false},
+		{"duration over, waiting for the last responses: none more is due", live.Progress{Elapsed: 11200 * ms, Duration: 10 * time.Second, Sent: 2000}, 200, ms, false},
+		{"duration over, and the sends had fallen short", live.Progress{Elapsed: 11200 * ms, Duration: 10 * time.Second, Sent: 1500}, 200, ms, true},
 	}
 	for _, c := range cases {
 		msg, got := overloadMessage(c.p, c.rate, c.lag)
