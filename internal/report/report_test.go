@@ -123,20 +123,11 @@ func TestEveryPlotTypeFromFixtures(t *testing.T) {
 func TestMultiRunChartsFromRepeatedRuns(t *testing.T) {
 	t.Parallel()
 	for _, fx := range []string{"aiperf-0.13/sweep", "go/sweep"} {
-		dirs, err := FindRuns([]string{filepath.Join("testdata", fx)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var runs []*Run
-		for _, d := range dirs {
-			r, err := LoadRun(d, LoadOptions{})
-			if err != nil {
-				t.Fatal(err)
-			}
+		runs := sweepRuns(t, fx)
+		for _, r := range runs {
 			if r.Aggregate == nil || len(r.Trials) != 2 || r.Concurrency == 0 {
-				t.Fatalf("%s: %s: aggregate %v, %d trials, concurrency %d; want the aggregate, its 2 runs and the concurrency", fx, d, r.Aggregate != nil, len(r.Trials), r.Concurrency)
+				t.Fatalf("%s: %s: aggregate %v, %d trials, concurrency %d; want the aggregate, its 2 runs and the concurrency", fx, r.Dir, r.Aggregate != nil, len(r.Trials), r.Concurrency)
 			}
-			runs = append(runs, r)
 		}
 		cfg := DefaultConfig()
 		spec := cfg.Visualization.MultiRunPlots["latency_throughput_uncertainty"]
