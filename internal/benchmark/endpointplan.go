@@ -117,27 +117,43 @@ func affinityHeaders(getenv func(string) string) []string {
 		{"AIPERF_HTTP_X_SMG_ROUTING_KEY_FROM_CORRELATION_ID", "X-SMG-Routing-Key", false},
 		{"AIPERF_HTTP_X_DYNAMO_SESSION_ID_FROM_CORRELATION_ID", "X-Dynamo-Session-ID", false},
 	} {
-		if envBool(getenv(h.env), h.def) {
+		on, err := config.EnvBool(getenv(h.env))
+		if getenv(h.env) == "" || err != nil {
+			on = h.def // unset; a value that is no boolean is warned about (checkHTTPEnv)
+		}
+		if on {
 			out = append(out, h.header)
 		}
 	}
 	return out
 }
 
-// envBool reads a pydantic-style boolean ("true"/"1"/"yes"/"on", any
-// case); anything else, or nothing, is def.
-func envBool(v string, def bool) bool {
-	switch strings.ToLower(strings.TrimSpace(v)) {
-	case "1", "true", "yes", "on", "y", "t":
-		return true
-	case "0", "false", "no", "off", "n", "f":
-		return false
-	}
-	return def
+// affinityEnv are the variables of affinityHeaders.
+var affinityEnv = []string{
+	"AIPERF_HTTP_X_SESSION_ID_FROM_CORRELATION_ID", "AIPERF_HTTP_X_SESSION_AFFINITY_FROM_CORRELATION_ID",
+	"AIPERF_HTTP_X_SMG_ROUTING_KEY_FROM_CORRELATION_ID", "AIPERF_HTTP_X_DYNAMO_SESSION_ID_FROM_CORRELATION_ID",
 }
 
 // DefaultVideoPollInterval is AIPerf's AIPERF_HTTP_VIDEO_POLL_INTERVAL.
 const DefaultVideoPollInterval = 100 * time.Millisecond
+
+// envVideoPollInterval is AIPerf's video job polling interval, seconds.
+const envVideoPollInterval = "AIPERF_HTTP_VIDEO_POLL_INTERVAL"
+
+// videoPollInterval is the interval of v, a value of
+// envVideoPollInterval: seconds within AIPerf's range (0.001-10), or
+// DefaultVideoPollInterval when v is empty; ok is false (and the default
+// returned) when v is not such a number.
+func videoPollInterval(v string) (d time.Duration, ok bool) {
+	if v == "" {
+		return DefaultVideoPollInterval, true
+	}
+	f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+	if err != nil || f < 0.001 || f > 10 {
+		return DefaultVideoPollInterval, false
+	}
+	return time.Duration(f * float64(time.Second)), true
+}
 
 // workerRequestOptions fills the worker options that depend on the
 // endpoint: multipart encoding, job polling, how images are counted, and
@@ -153,12 +169,7 @@ func (p *Plan) workerRequestOptions(wo *worker.Options) {
 	part := p.Meta.ImagePart
 	wo.CountImages = func(body []byte) int { return endpoint.CountParts(body, part) }
 	if poller, ok := p.Endpoint.(endpoint.Poller); ok && p.Meta.RequiresPolling {
-		interval := DefaultVideoPollInterval
-		if s := os.Getenv("AIPERF_HTTP_VIDEO_POLL_INTERVAL"); s != "" {
-			if f, err := strconv.ParseFloat(s, 64); err == nil && f >= 0.001 && f <= 10 {
-				interval = time.Duration(f * float64(time.Second))
-			}
-		}
+		interval, _ := videoPollInterval(os.Getenv(envVideoPollInterval))
 		wo.Polling = &worker.Polling{
 			Poller:   poller,
 			Interval: interval,

@@ -119,12 +119,32 @@ var ignoredHTTPEnv = []struct{ name, instead string }{
 }
 
 // warnIgnoredHTTPEnv names, once each, the AIPerf HTTP variables set in
-// the environment that this port does not honour, so that a setting
-// carried over from AIPerf is never silently without effect.
+// the environment that this port does not honour, and the honoured ones
+// read here whose value does not parse (with the default that applies),
+// so that a setting carried over from AIPerf is never silently without
+// effect. (config.ApplyHTTPEnv refuses a bad AIPERF_HTTP_SSL_VERIFY,
+// AIPERF_HTTP_TRUST_ENV, AIPERF_HTTP_MAX_RESPONSE_HEADER_BYTES or
+// AIPERF_HTTP_CLIENT before the run.)
 func warnIgnoredHTTPEnv(getenv func(string) string, log *slog.Logger) {
 	for _, v := range ignoredHTTPEnv {
 		if getenv(v.name) != "" {
 			log.Warn(fmt.Sprintf("%s is not supported and is ignored: %s", v.name, v.instead))
+		}
+	}
+	bad := func(name, want, def string) {
+		log.Warn(fmt.Sprintf("%s=%q is not %s and is ignored: %s applies", name, getenv(name), want, def))
+	}
+	if _, ok := parseConnectionLimit(getenv(envConnectionLimit)); !ok {
+		bad(envConnectionLimit, "a whole number from 1 to 65000", fmt.Sprintf("the default %d", DefaultConnectionLimit))
+	}
+	if _, ok := videoPollInterval(getenv(envVideoPollInterval)); !ok {
+		bad(envVideoPollInterval, "a number of seconds from 0.001 to 10", fmt.Sprintf("the default %g s", DefaultVideoPollInterval.Seconds()))
+	}
+	for _, name := range affinityEnv {
+		if v := getenv(name); v != "" {
+			if _, err := config.EnvBool(v); err != nil {
+				bad(name, "a boolean (true or false)", "the default")
+			}
 		}
 	}
 }

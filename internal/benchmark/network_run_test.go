@@ -8,9 +8,11 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/aiperf-go/aiperf/internal/config"
 	"github.com/aiperf-go/aiperf/internal/mockserver"
@@ -119,5 +121,106 @@ func TestIgnoredHTTPEnv(t *testing.T) {
 	}
 	if strings.Contains(out, "CONNECTION_LIMIT") || strings.Contains(out, "SSL_VERIFY") || strings.Count(out, "\n") != 2 {
 		t.Errorf("log %q; want exactly the two ignored variables", out)
+	}
+}
+
+// aiperfHTTPEnv is every AIPERF_HTTP_* variable of AIPerf 0.13: the table
+// of its docs/environment_variables.md, and those its HTTP client reads
+// besides (SSL_VERIFY, TRUST_ENV, IP_VERSION, VIDEO_POLL_INTERVAL and the
+// X_*_FROM_CORRELATION_ID headers).
+var aiperfHTTPEnv = []string{
+	"AIPERF_HTTP_CONNECTION_LIMIT", "AIPERF_HTTP_KEEPALIVE_TIMEOUT", "AIPERF_HTTP_SO_RCVBUF",
+	"AIPERF_HTTP_SO_RCVTIMEO", "AIPERF_HTTP_SO_SNDBUF", "AIPERF_HTTP_SO_SNDTIMEO", "AIPERF_HTTP_TCP_KEEPCNT",
+	"AIPERF_HTTP_TCP_KEEPIDLE", "AIPERF_HTTP_TCP_KEEPINTVL", "AIPERF_HTTP_TCP_USER_TIMEOUT",
+	"AIPERF_HTTP_TTL_DNS_CACHE", "AIPERF_HTTP_FORCE_CLOSE", "AIPERF_HTTP_ENABLE_CLEANUP_CLOSED",
+	"AIPERF_HTTP_USE_DNS_CACHE", "AIPERF_HTTP_REQUEST_CANCELLATION_SEND_TIMEOUT",
+	"AIPERF_HTTP_SSL_VERIFY", "AIPERF_HTTP_TRUST_ENV", "AIPERF_HTTP_IP_VERSION", "AIPERF_HTTP_VIDEO_POLL_INTERVAL",
+	"AIPERF_HTTP_X_SESSION_ID_FROM_CORRELATION_ID", "AIPERF_HTTP_X_SESSION_AFFINITY_FROM_CORRELATION_ID",
+	"AIPERF_HTTP_X_SMG_ROUTING_KEY_FROM_CORRELATION_ID", "AIPERF_HTTP_X_DYNAMO_SESSION_ID_FROM_CORRELATION_ID",
+}
+
+// TestAIPerfHTTPEnv: every AIPERF_HTTP_* variable of AIPerf 0.13 is
+// either honoured (a valid value takes effect without a word; one that
+// does not parse is refused before the run or warned about by name, with
+// the default that applies) or, when set, named in the log as ignored
+// with what happens instead. None is silently without effect.
+func TestAIPerfHTTPEnv(t *testing.T) {
+	configEnv := func(env map[string]string) (*config.Config, error) {
+		var c config.Config
+		return &c, c.ApplyHTTPEnv(func(k string) string { return env[k] })
+	}
+	affinity := func(name, header string, on bool) func(*testing.T, string) {
+		return func(t *testing.T, v string) {
+			got := slices.Contains(affinityHeaders(func(k string) string { return map[string]string{name: v}[k] }), header)
+			if got != on {
+				t.Errorf("%s=%s: %s sent %v; want %v", name, v, header, got, on)
+			}
+		}
+	}
+	honoured := map[string]struct {
+		valid, invalid string
+		effect         func(t *testing.T, v string)
+		refused        bool // an invalid value stops the run (else: warned)
+	}{
+		"AIPERF_HTTP_CONNECTION_LIMIT": {valid: "10", invalid: "0", effect: func(t *testing.T, v string) {
+			if n, ok := parseConnectionLimit(v); !ok || n != 10 {
+				t.Errorf("limit %d; want 10", n)
+			}
+		}},
+		"AIPERF_HTTP_VIDEO_POLL_INTERVAL": {valid: "0.5", invalid: "fast", effect: func(t *testing.T, v string) {
+			if d, ok := videoPollInterval(v); !ok || d != 500*time.Millisecond {
+				t.Errorf("interval %v; want 500ms", d)
+			}
+		}},
+		"AIPERF_HTTP_X_SESSION_ID_FROM_CORRELATION_ID":        {valid: "true", invalid: "sure", effect: affinity("AIPERF_HTTP_X_SESSION_ID_FROM_CORRELATION_ID", "X-Session-ID", true)},
+		"AIPERF_HTTP_X_SESSION_AFFINITY_FROM_CORRELATION_ID":  {valid: "false", invalid: "sure", effect: affinity("AIPERF_HTTP_X_SESSION_AFFINITY_FROM_CORRELATION_ID", "X-Session-Affinity", false)},
+		"AIPERF_HTTP_X_SMG_ROUTING_KEY_FROM_CORRELATION_ID":   {valid: "1", invalid: "sure", effect: affinity("AIPERF_HTTP_X_SMG_ROUTING_KEY_FROM_CORRELATION_ID", "X-SMG-Routing-Key", true)},
+		"AIPERF_HTTP_X_DYNAMO_SESSION_ID_FROM_CORRELATION_ID": {valid: "yes", invalid: "sure", effect: affinity("AIPERF_HTTP_X_DYNAMO_SESSION_ID_FROM_CORRELATION_ID", "X-Dynamo-Session-ID", true)},
+		"AIPERF_HTTP_SSL_VERIFY": {valid: "false", invalid: "maybe", refused: true, effect: func(t *testing.T, v string) {
+			if c, err := configEnv(map[string]string{"AIPERF_HTTP_SSL_VERIFY": v}); err != nil || !c.Network.TLSSkipVerify {
+				t.Errorf("skip verify %v, %v; want true", c.Network.TLSSkipVerify, err)
+			}
+		}},
+		"AIPERF_HTTP_TRUST_ENV": {valid: "true", invalid: "maybe", refused: true, effect: func(t *testing.T, v string) {
+			if c, err := configEnv(map[string]string{"AIPERF_HTTP_TRUST_ENV": v}); err != nil || !c.Network.TrustEnv {
+				t.Errorf("trust env %v, %v; want true", c.Network.TrustEnv, err)
+			}
+		}},
+	}
+	ignored := map[string]bool{}
+	for _, v := range ignoredHTTPEnv {
+		ignored[v.name] = true
+	}
+	logOf := func(name, value string) string {
+		var buf bytes.Buffer
+		warnIgnoredHTTPEnv(func(k string) string { return map[string]string{name: value}[k] }, slog.New(slog.NewTextHandler(&buf, nil)))
+		return buf.String()
+	}
+	for _, name := range aiperfHTTPEnv {
+		t.Run(name, func(t *testing.T) {
+			h, ok := honoured[name]
+			switch {
+			case ok && ignored[name]:
+				t.Fatalf("%s is both honoured and named as ignored", name)
+			case ok:
+				if out := logOf(name, h.valid); strings.Contains(out, name) {
+					t.Errorf("valid value %q: log %q; want nothing about it", h.valid, out)
+				}
+				h.effect(t, h.valid)
+				if h.refused {
+					if _, err := configEnv(map[string]string{name: h.invalid}); err == nil || !strings.Contains(err.Error(), name) {
+						t.Errorf("invalid value %q: %v; want a problem naming %s", h.invalid, err, name)
+					}
+				} else if out := logOf(name, h.invalid); !strings.Contains(out, name+`=\"`+h.invalid+`\" is not`) || !strings.Contains(out, "applies") {
+					t.Errorf("invalid value %q: log %q; want a warning naming it and the default that applies", h.invalid, out)
+				}
+			case ignored[name]:
+				if out := logOf(name, "1"); !strings.Contains(out, name+" is not supported and is ignored: ") {
+					t.Errorf("log %q; want %s named as ignored, with what happens instead", out, name)
+				}
+			default:
+				t.Errorf("%s is neither honoured nor named as ignored", name)
+			}
+		})
 	}
 }

@@ -16,13 +16,29 @@ import (
 // the most connections its HTTP client opens at once.
 const DefaultConnectionLimit = 2500
 
+// envConnectionLimit is AIPerf's cap on the connections open at once.
+const envConnectionLimit = "AIPERF_HTTP_CONNECTION_LIMIT"
+
 // connectionLimit is AIPERF_HTTP_CONNECTION_LIMIT (1-65000, as AIPerf
-// accepts it), or DefaultConnectionLimit when unset or out of range.
+// accepts it), or DefaultConnectionLimit when unset or out of range (a
+// value out of range is warned about: checkHTTPEnv).
 func connectionLimit() int {
-	if n, err := strconv.Atoi(os.Getenv("AIPERF_HTTP_CONNECTION_LIMIT")); err == nil && n >= 1 && n <= 65000 {
-		return n
+	n, _ := parseConnectionLimit(os.Getenv(envConnectionLimit))
+	return n
+}
+
+// parseConnectionLimit is the limit of v, a value of envConnectionLimit;
+// DefaultConnectionLimit when v is empty, or, with ok false, when it is
+// not a whole number from 1 to 65000.
+func parseConnectionLimit(v string) (n int, ok bool) {
+	if v == "" {
+		return DefaultConnectionLimit, true
 	}
-	return DefaultConnectionLimit
+	n, err := strconv.Atoi(strings.TrimSpace(v))
+	if err != nil || n < 1 || n > 65000 {
+		return DefaultConnectionLimit, false
+	}
+	return n, true
 }
 
 // capsInFlight reports whether the run's request-rate phases, which set

@@ -162,14 +162,14 @@ func (c *Config) ApplyHTTPEnv(getenv func(string) string) error {
 		}
 	}
 	if v := getenv(EnvSSLVerify); v != "" {
-		if on, err := envBool(v); err != nil {
+		if on, err := EnvBool(v); err != nil {
 			p.add(EnvSSLVerify, "%v", err)
 		} else if !on {
 			n.TLSSkipVerify = true
 		}
 	}
 	if v := getenv(EnvTrustEnv); v != "" {
-		if on, err := envBool(v); err != nil {
+		if on, err := EnvBool(v); err != nil {
 			p.add(EnvTrustEnv, "%v", err)
 		} else if on {
 			n.TrustEnv = true
@@ -188,8 +188,9 @@ func (c *Config) ApplyHTTPEnv(getenv func(string) string) error {
 	return errors.Join(p...)
 }
 
-// envBool parses a boolean as pydantic does for AIPerf's settings.
-func envBool(v string) (bool, error) {
+// EnvBool parses a boolean as pydantic does for AIPerf's settings; an
+// error names the value and what is accepted.
+func EnvBool(v string) (bool, error) {
 	switch strings.ToLower(strings.TrimSpace(v)) {
 	case "1", "true", "t", "yes", "y", "on":
 		return true, nil
