@@ -85,9 +85,10 @@ func newProfileCommand(env *Env) *profileCommand {
 	return p
 }
 
-// run validates the command line and, when it is usable, runs the
-// benchmark.
-func (p *profileCommand) run(ctx context.Context, args []string) error {
+// check validates the parsed command line (args are its positional
+// arguments) and completes p: every problem as one usage error, nil when
+// the benchmark can run. It starts nothing and writes nothing.
+func (p *profileCommand) check(args []string) error {
 	var problems []error
 	problems = append(problems, p.scanProblems...)
 	for _, a := range args {
@@ -122,6 +123,15 @@ func (p *profileCommand) run(ctx context.Context, args []string) error {
 	}
 	if len(problems) > 0 {
 		return &usageError{command: "aiperf profile", problems: p.inUserWords(problems)}
+	}
+	return nil
+}
+
+// run validates the command line and, when it is usable, runs the
+// benchmark.
+func (p *profileCommand) run(ctx context.Context, args []string) error {
+	if err := p.check(args); err != nil {
+		return err
 	}
 	if p.env.Runner == nil {
 		return &runError{errors.New("no profile runner configured")}

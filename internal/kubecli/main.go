@@ -29,3 +29,18 @@ func Main(ctx context.Context, args []string, env Env) int {
 	}
 	return cli.Main(ctx, args, env)
 }
+
+// CheckArgs checks `aiperf ...` args without running them, as cli.CheckArgs
+// does, with the kube command built in, so that `aiperf kube ...` lines are
+// checked down to their sub-command's flags.
+func CheckArgs(args []string, env Env) error {
+	env.Kube = newKubeCommand
+	return cli.CheckArgs(args, env)
+}
+
+// CheckFlags checks only the sub-command and its flags, as cli.CheckFlags
+// does, with the kube command built in.
+func CheckFlags(args []string, env Env) error {
+	env.Kube = newKubeCommand
+	return cli.CheckFlags(args, env)
+}
