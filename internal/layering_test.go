@@ -29,6 +29,9 @@ var leaves = []string{"internal/sigv4", "internal/eventstream", "internal/sagema
 // bug cannot hide on both sides of the wire).
 var allowed = map[string][]string{
 	"cmd/aiperf": {"internal/cli"},
+	// doccheck is the documentation test (test files only): it checks
+	// every documented command through cli and kubecli.
+	"internal/doccheck": {},
 	// aiperf-kube is aiperf's command line with `aiperf kube` built in;
 	// kubecli is that command and the only importer of the Kubernetes
 	// packages besides kube itself.
