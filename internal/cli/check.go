@@ -43,17 +43,12 @@ func checkArgs(args []string, env Env, full bool) error {
 	}
 	root, profile := newRootCommand(&env)
 	if len(args) > 0 && args[0] == profile.cmd.Name() {
-		profile.rawArgs = args
-		clean, problems, spelled := prepareProfileArgs(profile.cmd.Flags(), args[1:])
-		profile.scanProblems, profile.spelled = problems, spelled
-		if full {
-			profile.loadConfigFile(clean)
-		}
+		clean := profile.prepare(args, full)
 		if err := profile.cmd.ParseFlags(clean); err != nil {
 			return &usageError{command: "aiperf profile", problems: []error{err}}
 		}
 		if !full {
-			if problems = append(problems, profile.valueProblems.errs...); len(problems) > 0 {
+			if problems := append(profile.scanProblems, profile.valueProblems.errs...); len(problems) > 0 {
 				return &usageError{command: "aiperf profile", problems: profile.inUserWords(problems)}
 			}
 			return nil

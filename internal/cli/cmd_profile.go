@@ -85,6 +85,20 @@ func newProfileCommand(env *Env) *profileCommand {
 	return p
 }
 
+// prepare reads a profile command line (args[0] is "profile") as Main
+// does before cobra parses it: unknown flags and missing values become
+// problems, the aliases typed are noted, and the -f/--config file is
+// applied when loadConfig. It returns the flags left for cobra.
+func (p *profileCommand) prepare(args []string, loadConfig bool) []string {
+	p.rawArgs = args
+	clean, problems, spelled := prepareProfileArgs(p.cmd.Flags(), args[1:])
+	p.scanProblems, p.spelled = problems, spelled
+	if loadConfig {
+		p.loadConfigFile(clean)
+	}
+	return clean
+}
+
 // check validates the parsed command line (args are its positional
 // arguments) and completes p: every problem as one usage error, nil when
 // the benchmark can run. It starts nothing and writes nothing.

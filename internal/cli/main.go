@@ -237,11 +237,7 @@ func Main(ctx context.Context, args []string, env Env) int {
 	}
 	root, profile := newRootCommand(&env)
 	if len(args) > 0 && args[0] == profile.cmd.Name() {
-		profile.rawArgs = args
-		clean, problems, spelled := prepareProfileArgs(profile.cmd.Flags(), args[1:])
-		profile.scanProblems, profile.spelled = problems, spelled
-		profile.loadConfigFile(clean)
-		args = append([]string{args[0]}, clean...)
+		args = append([]string{args[0]}, profile.prepare(args, true)...)
 	}
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
