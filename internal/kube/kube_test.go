@@ -120,7 +120,7 @@ func TestOptionsValidateReportsEveryProblem(t *testing.T) {
 }
 
 // TestCreateListCancelDelete drives the direct mode through client-go's
-// fake clientset (its object tracker; no API server here, see the README
+// fake clientset (its object tracker; no API server here, see docs/kubernetes.md
 // for what envtest would add).
 func TestCreateListCancelDelete(t *testing.T) {
 	ctx := context.Background()

@@ -14,7 +14,7 @@ import (
 	"github.com/aiperf-go/aiperf/internal/kube/kubetest"
 )
 
-// TestKubeCommandsAgainstARealAPIServer drives the README's kube commands
+// TestKubeCommandsAgainstARealAPIServer drives docs/kubernetes.md's kube commands
 // through a kubeconfig against envtest's kube-apiserver and etcd
 // (AIPERF_ENVTEST=1 KUBEBUILDER_ASSETS=$(scripts/envtest-assets.sh)):
 // preflight's real access reviews, profile (two Jobs: no JobSet CRD

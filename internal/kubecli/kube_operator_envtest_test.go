@@ -19,7 +19,7 @@ import (
 	"github.com/aiperf-go/aiperf/internal/kube/operator"
 )
 
-// TestKubeOperatorCommandsAgainstARealAPIServer runs the README's operator
+// TestKubeOperatorCommandsAgainstARealAPIServer runs docs/kubernetes.md's operator
 // commands against a real kube-apiserver and etcd: `kube install`, `kube
 // operator` (in this process), `kube profile --operator` (an AIPerfJob
 // from a `kube init` manifest), then `kube show`, `kube cancel` and `kube
