@@ -3,6 +3,7 @@ package dataset
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/aiperf-go/aiperf/internal/record"
@@ -95,6 +96,14 @@ func (t *TraceRows) Add(r TraceRow) bool {
 	t.rows = append(t.rows, traceRow{at: r.At, hasAt: r.HasAt, hashAt: uint32(at), hashN: uint32(len(r.HashIDs)),
 		length: int32(r.Length), maxTokens: int32(r.MaxTokens), tail: int32(r.Tail)})
 	return true
+}
+
+// Grow makes room for n more rows and ids more hash ids, so that a load
+// that knows about how many are coming does not copy the rows as they
+// grow.
+func (t *TraceRows) Grow(n, ids int) {
+	t.rows = slices.Grow(t.rows, n)
+	t.hashIDs = slices.Grow(t.hashIDs, ids)
 }
 
 // SetTail sets row i's Tail and reports whether it fits (31 bits).

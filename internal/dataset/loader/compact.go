@@ -2,6 +2,9 @@ package loader
 
 import (
 	"fmt"
+	"os"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/aiperf-go/aiperf/internal/dataset"
@@ -15,6 +18,45 @@ import (
 type compactLoad struct {
 	rows  dataset.TraceRows
 	lines []int32 // each row's line, for errors
+	// size is the file's size when it is read as it is (not gzipped), 0
+	// otherwise; read is the bytes of the rows so far. From them the
+	// rows are grown once to the size the file will likely need.
+	size, read int64
+	grown      bool
+}
+
+// presizeAfter is how many rows are read before the rest are estimated.
+const presizeAfter = 4096
+
+// sized counts line's bytes (a line about to be read) and, once
+// presizeAfter rows are read, grows the rows to what the rest of the file
+// likely holds (a tenth more).
+func (c *compactLoad) sized(line []byte) {
+	c.read += int64(len(line)) + 1
+	n := c.rows.Len()
+	if c.grown || c.size <= 0 || n < presizeAfter {
+		return
+	}
+	c.grown = true
+	more := float64(c.size-c.read) / float64(c.read) * float64(n) * 1.1
+	if more <= 0 || more > 1<<31 {
+		return
+	}
+	ids := 0
+	for i := range n {
+		ids += len(c.rows.Row(i).HashIDs)
+	}
+	c.rows.Grow(int(more), int(more*float64(ids)/float64(n)))
+	c.lines = slices.Grow(c.lines, int(more))
+}
+
+// newCompactLoad starts the compact load of file.
+func newCompactLoad(file string) compactLoad {
+	var c compactLoad
+	if st, err := os.Stat(file); err == nil && st.Mode().IsRegular() && !strings.HasSuffix(file, ".gz") {
+		c.size = st.Size()
+	}
+	return c
 }
 
 // compactEntry reports whether a parsed trace entry is a compact row: a

@@ -151,3 +151,25 @@ func BenchmarkLoadCompactTrace(b *testing.B) {
 		})
 	}
 }
+
+// TestCompactRowsPresized: a trace long enough for the rows to be grown
+// from the file's size (presizeAfter) loads the same conversations.
+func TestCompactRowsPresized(t *testing.T) {
+	var sb strings.Builder
+	for i := range presizeAfter + 1500 {
+		fmt.Fprintf(&sb, "{\"timestamp\": %d, \"input_length\": %d, \"output_length\": %d, \"hash_ids\": [%d, %d]}\n", i, 17+i%15, i%7, i%50, 100+i)
+	}
+	path := writeFile(t, "trace", sb.String())
+	tok := builtinTok(t)
+	o := LoadOptions{Path: path, Type: TypeMooncakeTrace, BlockSize: 16, Seed: 2, SeedSet: true, LazyPrompts: true}
+	want, err := Load(o, tok)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.CompactRows = true
+	got, err := Load(o, tok)
+	if err != nil || got.Dataset.Rows == nil {
+		t.Fatalf("compact load: rows %v, err %v", got != nil && got.Dataset.Rows != nil, err)
+	}
+	compareDatasets(t, got.Dataset, want.Dataset)
+}

@@ -234,13 +234,16 @@ func selfContained(c *dataset.Conversation) error {
 func (l *loader) mooncake() ([]dataset.Conversation, error) {
 	file := l.opts.Path
 	var entries []traceEntry
-	var c compactLoad
+	c := newCompactLoad(file)
 	compact := l.opts.CompactRows && !l.opts.Synthesis.Active()
 	var fast fastRow
 	var p problems
 	id := p.eachLine(file, func(n int, line []byte) error {
-		if compact && scanFastRow(line, &fast) && c.addFast(&fast, n) {
-			return nil
+		if compact {
+			c.sized(line)
+			if scanFastRow(line, &fast) && c.addFast(&fast, n) {
+				return nil
+			}
 		}
 		e, err := l.mooncakeLine(file, n, line)
 		if err != nil {
