@@ -245,3 +245,33 @@ func TestRunQuietVerdict(t *testing.T) {
 		t.Errorf("verdict %s (%v), want VALID", v, reasons)
 	}
 }
+
+// TestRunHeldVerdict: the same unreachable rate, held back by a
+// --concurrency the user chose, is not INVALID: the requests never sent
+// are reported but not judged (held_by), and --fail-on-invalid exits 0.
+func TestRunHeldVerdict(t *testing.T) {
+	url, _ := mock(t, func(c *mockserver.Config) { c.Fast, c.TTFT, c.ITL = false, 300*time.Millisecond, time.Millisecond })
+	cfg := baseConfig(t, url)
+	cfg.Load.RequestCount = nil
+	cfg.Load.RequestRate = ptr(200.0)
+	cfg.Load.Concurrency = ptr(2)
+	cfg.Load.ArrivalPattern = config.ArrivalConstant
+	cfg.Load.BenchmarkDuration = ptr(1.0)
+	grace := config.Seconds(0.5)
+	cfg.Load.BenchmarkGracePeriod = &grace
+	cfg.Input.OutputTokens.Mean = ptr(2)
+	cfg.Fidelity.FailOnInvalid = true
+	out, err := run(t, context.Background(), cfg)
+	if err != nil {
+		t.Fatalf("Run: %v, want exit 0 (the limit was the user's)\n%s", err, out)
+	}
+	v, reasons := verdictOf(t, cfg.Output.ArtifactDir)
+	if v == "INVALID" {
+		t.Fatalf("verdict INVALID (%v) for a limit the user chose", reasons)
+	}
+	for _, r := range reasons {
+		if r.Check == validity.CheckUnsent && !strings.HasPrefix(r.Message, "VALID") {
+			t.Errorf("unsent requests judged: %s", r.Message)
+		}
+	}
+}
