@@ -18,8 +18,8 @@ import (
 // registration, which every command-line test reaches.
 func (b *flagBuilder) value(cfg *config.Config, o option.Option, name string, invert bool) pflag.Value {
 	r := b.rec(name)
-	if o.Set != nil {
-		return &funcValue{recorder: r, kind: o.Type, set: func(s string) error { return o.Set(cfg, s) }}
+	if set := o.Set; set != nil { // captured alone: capturing o would move every o to the heap
+		return &funcValue{recorder: r, kind: o.Type, set: func(s string) error { return set(cfg, s) }}
 	}
 	if o.Bind == nil {
 		var path string // --config: read before the flags are parsed
