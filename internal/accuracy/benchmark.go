@@ -17,11 +17,11 @@ import (
 	"encoding/hex"
 	"fmt"
 	"math/big"
-	"os"
 	"slices"
 	"strings"
 
 	"github.com/aiperf-go/aiperf/internal/dataset/hfdata"
+	"github.com/aiperf-go/aiperf/internal/environ"
 	"github.com/aiperf-go/aiperf/internal/pyrand"
 	"github.com/aiperf-go/aiperf/internal/tokenizer/hub"
 )
@@ -115,7 +115,7 @@ func Load(ctx context.Context, o Options) ([]Problem, error) {
 		cot = *o.CoT
 	}
 	if o.Getenv == nil {
-		o.Getenv = os.Getenv
+		o.Getenv = environ.Getenv
 	}
 	l := &loader{ctx: ctx, client: hub.FromEnv(o.Getenv, nil)}
 	ps, err := m.load(l, o.Tasks, shots, cot)

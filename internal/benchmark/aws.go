@@ -3,11 +3,11 @@ package benchmark
 import (
 	"fmt"
 	"net/http"
-	"os"
 	"slices"
 	"sync"
 
 	"github.com/aiperf-go/aiperf/internal/config"
+	"github.com/aiperf-go/aiperf/internal/environ"
 	"github.com/aiperf-go/aiperf/internal/sagemaker"
 	"github.com/aiperf-go/aiperf/internal/sigv4"
 	"github.com/aiperf-go/aiperf/internal/transport"
@@ -36,7 +36,7 @@ func (p *Plan) requestSigner() (*sigv4.Signer, error) {
 		p.aws = &awsSigning{}
 	}
 	p.aws.once.Do(func() {
-		creds := sigv4.NewCache(&sigv4.Chain{Profile: cfg.Endpoint.AWSProfile, Getenv: os.Getenv}, nil)
+		creds := sigv4.NewCache(&sigv4.Chain{Profile: cfg.Endpoint.AWSProfile, Getenv: environ.Getenv}, nil)
 		if _, err := creds.Retrieve(); err != nil {
 			flag := "--auth-type sigv4"
 			if cfg.Endpoint.AuthType != config.AuthSigV4 {

@@ -3,7 +3,6 @@ package benchmark
 import (
 	"fmt"
 	"net/http"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -13,6 +12,7 @@ import (
 	"github.com/aiperf-go/aiperf/internal/dataset"
 	"github.com/aiperf-go/aiperf/internal/dataset/synthesis"
 	"github.com/aiperf-go/aiperf/internal/endpoint"
+	"github.com/aiperf-go/aiperf/internal/environ"
 	"github.com/aiperf-go/aiperf/internal/sagemaker"
 	"github.com/aiperf-go/aiperf/internal/tokenizer"
 	"github.com/aiperf-go/aiperf/internal/userfile"
@@ -159,7 +159,7 @@ func videoPollInterval(v string) (d time.Duration, ok bool) {
 // endpoint: multipart encoding, job polling, how images are counted, and
 // the affinity headers.
 func (p *Plan) workerRequestOptions(wo *worker.Options) {
-	wo.AffinityHeaders = affinityHeaders(os.Getenv)
+	wo.AffinityHeaders = affinityHeaders(environ.Getenv)
 	if p.Config.SageMaker() {
 		// The request id is SageMaker's inference id: the join key with
 		// the endpoint's data capture.
@@ -169,7 +169,7 @@ func (p *Plan) workerRequestOptions(wo *worker.Options) {
 	part := p.Meta.ImagePart
 	wo.CountImages = func(body []byte) int { return endpoint.CountParts(body, part) }
 	if poller, ok := p.Endpoint.(endpoint.Poller); ok && p.Meta.RequiresPolling {
-		interval, _ := videoPollInterval(os.Getenv(envVideoPollInterval))
+		interval, _ := videoPollInterval(environ.Getenv(envVideoPollInterval))
 		wo.Polling = &worker.Polling{
 			Poller:   poller,
 			Interval: interval,

@@ -4,10 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
 	"strconv"
 	"strings"
 
+	"github.com/aiperf-go/aiperf/internal/environ"
 	"github.com/aiperf-go/aiperf/internal/metrics"
 	"github.com/aiperf-go/aiperf/internal/metrics/stats"
 )
@@ -67,7 +67,7 @@ func listSketchFrom(getenv func(string) string) (metrics.ListSketch, error) {
 // envListSketch is listSketchFrom over the process environment; problems
 // are logged as warnings (the defaults are used), never fatal.
 func envListSketch(log *slog.Logger) metrics.ListSketch {
-	ls, err := listSketchFrom(os.Getenv)
+	ls, err := listSketchFrom(environ.Getenv)
 	if err != nil {
 		log.Warn("ignoring list-metric settings; using defaults", "error", err)
 	}

@@ -4,10 +4,10 @@ import (
 	"crypto/tls"
 	"fmt"
 	"log/slog"
-	"os"
 	"strings"
 
 	"github.com/aiperf-go/aiperf/internal/config"
+	"github.com/aiperf-go/aiperf/internal/environ"
 	"github.com/aiperf-go/aiperf/internal/transport"
 )
 
@@ -26,7 +26,7 @@ func newTransportClient(plan *Plan) (*transport.Client, error) {
 	}
 	var proxy transport.ProxyFunc
 	if cfg.Network.TrustEnv {
-		proxy = transport.EnvProxy(os.Getenv)
+		proxy = transport.EnvProxy(environ.Getenv)
 	}
 	return transport.New(transport.Options{
 		Timeout:             seconds(cfg.Endpoint.TimeoutSeconds),
@@ -77,11 +77,11 @@ func httpVersion(cfg *config.Config) transport.HTTPVersion {
 // (AIPerf ignores them too unless AIPERF_HTTP_TRUST_ENV=true), so that a
 // run that bypassed a required proxy is not a mystery.
 func warnIgnoredProxies(cfg *config.Config, log *slog.Logger) {
-	warnIgnoredHTTPEnv(os.Getenv, log)
+	warnIgnoredHTTPEnv(environ.Getenv, log)
 	if cfg.Network.TrustEnv {
 		return
 	}
-	if set := transport.ProxyVars(os.Getenv); len(set) > 0 {
+	if set := transport.ProxyVars(environ.Getenv); len(set) > 0 {
 		log.Warn(fmt.Sprintf("%s set but not used: requests go direct; set AIPERF_HTTP_TRUST_ENV=true (or --trust-env) to send them through the proxy", strings.Join(set, ", ")))
 	}
 }

@@ -4,11 +4,11 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"os"
 	"time"
 
 	"github.com/aiperf-go/aiperf/internal/clock"
 	"github.com/aiperf-go/aiperf/internal/dataset"
+	"github.com/aiperf-go/aiperf/internal/environ"
 	"github.com/aiperf-go/aiperf/internal/record"
 	"github.com/aiperf-go/aiperf/internal/timing"
 	"github.com/aiperf-go/aiperf/internal/transport"
@@ -110,7 +110,7 @@ const pacerEnv = "AIPERF_PACER"
 
 // rateSleeper is the sleeper of a rate schedule whose mean gap is mean.
 func rateSleeper(mean time.Duration) timing.Sleeper {
-	if mean < timing.PreciseThreshold && os.Getenv(pacerEnv) == "spin" {
+	if mean < timing.PreciseThreshold && environ.Getenv(pacerEnv) == "spin" {
 		return &timing.Precise{}
 	}
 	return timing.AutoSleeper(mean)
@@ -126,7 +126,7 @@ func pacerQuantum(fixed bool) time.Duration {
 	if fixed {
 		return 0
 	}
-	if q, err := time.ParseDuration(os.Getenv(pacerQuantumEnv)); err == nil && q >= 0 {
+	if q, err := time.ParseDuration(environ.Getenv(pacerQuantumEnv)); err == nil && q >= 0 {
 		return q
 	}
 	return timing.DefaultQuantum

@@ -2,12 +2,12 @@ package benchmark
 
 import (
 	"bytes"
-	"os"
 	"strconv"
 	"strings"
 
 	"github.com/aiperf-go/aiperf/internal/config"
 	"github.com/aiperf-go/aiperf/internal/dataset"
+	"github.com/aiperf-go/aiperf/internal/environ"
 	"github.com/aiperf-go/aiperf/internal/record"
 	"github.com/aiperf-go/aiperf/internal/transport"
 )
@@ -23,7 +23,7 @@ const envConnectionLimit = "AIPERF_HTTP_CONNECTION_LIMIT"
 // accepts it), or DefaultConnectionLimit when unset or out of range (a
 // value out of range is warned about: checkHTTPEnv).
 func connectionLimit() int {
-	n, _ := parseConnectionLimit(os.Getenv(envConnectionLimit))
+	n, _ := parseConnectionLimit(environ.Getenv(envConnectionLimit))
 	return n
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/aiperf-go/aiperf/internal/clock"
 	"github.com/aiperf-go/aiperf/internal/config"
 	"github.com/aiperf-go/aiperf/internal/controlhook"
+	"github.com/aiperf-go/aiperf/internal/environ"
 	"github.com/aiperf-go/aiperf/internal/export"
 	"github.com/aiperf-go/aiperf/internal/live"
 	"github.com/aiperf-go/aiperf/internal/metrics"
@@ -50,7 +51,7 @@ type telemetryRun struct {
 // envSeconds reads a duration in seconds from the environment; unset or
 // invalid (logged) gives def.
 func envSeconds(log *slog.Logger, name string, def time.Duration) time.Duration {
-	v := os.Getenv(name)
+	v := environ.Getenv(name)
 	if v == "" {
 		return def
 	}
@@ -65,7 +66,7 @@ func envSeconds(log *slog.Logger, name string, def time.Duration) time.Duration 
 // defaultDCGM are the exporters tried without being asked; the variable
 // set but empty means none.
 func defaultDCGM() []string {
-	v, set := os.LookupEnv(EnvGPUDefaultDCGM)
+	v, set := environ.LookupEnv(EnvGPUDefaultDCGM)
 	if !set {
 		return dcgm.DefaultURLs
 	}
@@ -120,7 +121,7 @@ func (t *telemetryRun) startServerMetrics(ctx context.Context, p *Plan, clk *clo
 		ReachTimeout: envSeconds(log, EnvServerMetricsReach, servermetrics.DefaultReachTimeout),
 		Clock:        clk, Log: log, Board: board,
 	}
-	if sm.FlushSeconds != nil && os.Getenv(EnvServerMetricsFlush) == "" {
+	if sm.FlushSeconds != nil && environ.Getenv(EnvServerMetricsFlush) == "" {
 		o.FlushPeriod = time.Duration(*sm.FlushSeconds * float64(time.Second))
 	}
 	if o.FlushPeriod == 0 {

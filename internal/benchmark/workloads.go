@@ -14,6 +14,7 @@ import (
 	"github.com/aiperf-go/aiperf/internal/dataset/loader"
 	"github.com/aiperf-go/aiperf/internal/dataset/public"
 	"github.com/aiperf-go/aiperf/internal/dataset/synthesis"
+	"github.com/aiperf-go/aiperf/internal/environ"
 	"github.com/aiperf-go/aiperf/internal/worker"
 )
 
@@ -32,7 +33,7 @@ func (p *Plan) publicOptions() public.Options {
 		FixedSchedule: c.Replay.FixedSchedule,
 		IgnoreDelays:  d.IgnoreTraceDelays,
 		Weka:          p.wekaOptions(),
-		Getenv:        os.Getenv,
+		Getenv:        environ.Getenv,
 	}
 	if len(d.Filters) > 0 {
 		o.Filters = map[string]string{}
@@ -70,7 +71,7 @@ func (p *Plan) basetenOptions() loader.BasetenOptions {
 		Strict:        r.Strict,
 		OmitKVHints:   r.OmitKVHints,
 		NoMinTokens:   r.NoForceMinTokens,
-		SessionColumn: os.Getenv("AIPERF_DATASET_BASETEN_SESSION_COLUMN"),
+		SessionColumn: environ.Getenv("AIPERF_DATASET_BASETEN_SESSION_COLUMN"),
 	}
 	if s := r.MaxIdleGapCapSeconds; s != nil {
 		o.MaxIdleGap = seconds(*s)

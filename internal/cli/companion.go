@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/aiperf-go/aiperf/internal/config"
+	"github.com/aiperf-go/aiperf/internal/environ"
 )
 
 // KubeBinary is the companion program that holds `aiperf kube`: the
@@ -50,7 +51,7 @@ func runKubeBinary(ctx context.Context, env Env, args []string) int {
 		return config.ExitFailure
 	}
 	if env.NotifySignals {
-		err := execReplace(path, append([]string{path}, args...), os.Environ())
+		err := execReplace(path, append([]string{path}, args...), environ.Environ())
 		// Only reached when the process could not be replaced (or on a
 		// platform without exec): run it as a child instead.
 		if !errors.Is(err, errExecUnsupported) {

@@ -12,7 +12,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/aiperf-go/aiperf/internal/benchmark"
 	"io"
 	"os"
 	"runtime"
@@ -22,7 +21,9 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/aiperf-go/aiperf/internal/benchmark"
 	"github.com/aiperf-go/aiperf/internal/config"
+	"github.com/aiperf-go/aiperf/internal/environ"
 	"github.com/aiperf-go/aiperf/internal/experiment"
 	"github.com/aiperf-go/aiperf/internal/search"
 )
@@ -120,7 +121,7 @@ func OSEnv() Env {
 		Stdin:         os.Stdin,
 		Stdout:        os.Stdout,
 		Stderr:        os.Stderr,
-		Getenv:        os.Getenv,
+		Getenv:        environ.Read().Getenv, // read once, at start
 		IsTTY:         term.IsTerminal(int(os.Stdout.Fd())),
 		Runner:        RunBenchmark,
 		Version:       stamped(),
@@ -267,7 +268,7 @@ func newRootCommand(env *Env) (*cobra.Command, *profileCommand) {
 	root.SetErr(env.Stderr)
 	profile := newProfileCommand(env)
 	root.AddCommand(profile.cmd, newMockServerCommand(env), newVersionCommand(env), newTokenizeCommand(env), newAnalyzeTraceCommand(env), newConfigCommand(env), newCompareCommand(env), newLLMDReportCommand(env), newPlotCommand(env), newAnalyzeCommand(env))
-	root.AddCommand(newPluginsCommand(env))
+	root.AddCommand(newPluginsCommand(env), newEnvCommand(env))
 	root.AddCommand(newChatCommand(env), newSpeedBenchCommand(env), newServiceCommand())
 	root.AddCommand(newSynthesizeCommand(env), newValidateCommand(env))
 	kube := newKubeStubCommand

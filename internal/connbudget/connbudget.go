@@ -9,9 +9,9 @@ import (
 	"log/slog"
 	"net"
 	"net/url"
-	"os"
 	"runtime/debug"
 
+	"github.com/aiperf-go/aiperf/internal/environ"
 	"github.com/aiperf-go/aiperf/internal/fdlimit"
 )
 
@@ -101,7 +101,7 @@ func (b Budget) SourceAddrs(urls []string) []net.IP {
 // TuneGC applies the GC target for a process with many streams and
 // returns the function that restores the previous one.
 func (b Budget) TuneGC(log *slog.Logger) (restore func()) {
-	if b.PerProcess() < ManyStreams || os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
+	if b.PerProcess() < ManyStreams || environ.Getenv("GOGC") != "" || environ.Getenv("GOMEMLIMIT") != "" {
 		return func() {}
 	}
 	old := debug.SetGCPercent(manyStreamsGC)

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/aiperf-go/aiperf/internal/environ"
 )
 
 // Credentials are one set of AWS credentials. Expires is zero for
@@ -55,7 +57,7 @@ type Provider interface {
 // the EC2 instance metadata service.
 type Chain struct {
 	Profile string
-	// Getenv reads the environment; nil is os.Getenv.
+	// Getenv reads the environment; nil is environ.Getenv.
 	Getenv func(string) string
 	// HTTP is the client of the container endpoint; nil is a client with
 	// a 5 s timeout.
@@ -64,7 +66,7 @@ type Chain struct {
 
 func (c *Chain) getenv(k string) string {
 	if c.Getenv == nil {
-		return os.Getenv(k)
+		return environ.Getenv(k)
 	}
 	return c.Getenv(k)
 }

@@ -7,10 +7,11 @@
 package testenv
 
 import (
-	"os"
 	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/aiperf-go/aiperf/internal/environ"
 )
 
 // Tool returns the path of the first of names found on PATH. When none is
@@ -23,7 +24,7 @@ func Tool(t testing.TB, env string, names ...string) string {
 		}
 	}
 	tool := strings.Join(names, " or ")
-	if os.Getenv(env) == "1" {
+	if environ.Getenv(env) == "1" {
 		t.Fatalf("%s is required (%s=1) but not on PATH", tool, env)
 	}
 	t.Skipf("%s not installed (set %s=1 to make this a failure; .ci/run installs it)", tool, env)

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/aiperf-go/aiperf/internal/environ"
 	"github.com/aiperf-go/aiperf/internal/tokenizer/hf"
 )
 
@@ -24,7 +25,7 @@ type Options struct {
 	// ever runs: a tokenizer.json is data.
 	TrustRemoteCode bool
 	// Getenv reads HF_HOME, HF_HUB_CACHE, HF_ENDPOINT, HF_TOKEN,
-	// HF_HUB_OFFLINE and HOME; nil means os.Getenv. Tests pass their own.
+	// HF_HUB_OFFLINE and HOME; nil means environ.Getenv. Tests pass their own.
 	Getenv func(string) string
 	// Client fetches from the hub; nil means a client with sane timeouts.
 	Client *http.Client
@@ -115,7 +116,7 @@ func open(name, model string, opts Options, parse parseFunc) (*Resolved, error) 
 		return nil, errors.New("no tokenizer: neither --tokenizer nor --model names one")
 	}
 	if opts.Getenv == nil {
-		opts.Getenv = os.Getenv
+		opts.Getenv = environ.Getenv
 	}
 	log := opts.Logger
 	if log == nil {

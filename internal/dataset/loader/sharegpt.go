@@ -36,7 +36,7 @@ const (
 // FetchShareGPT returns the path of the ShareGPT file in the Hugging Face
 // hub cache, downloading it there first when it is missing. getenv supplies
 // HF_HOME, HF_HUB_CACHE, HF_HUB_OFFLINE, HF_ENDPOINT and HF_TOKEN (as
-// os.Getenv does); httpClient may be nil for the default.
+// environ.Getenv does); httpClient may be nil for the default.
 func FetchShareGPT(ctx context.Context, getenv func(string) string, httpClient *http.Client) (string, error) {
 	c := hub.FromEnv(getenv, httpClient)
 	f, err := c.DownloadDataset(ctx, ShareGPTRepo, "", ShareGPTFile)

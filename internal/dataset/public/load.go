@@ -5,11 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"os"
 
 	"github.com/aiperf-go/aiperf/internal/dataset"
 	"github.com/aiperf-go/aiperf/internal/dataset/hfdata"
 	"github.com/aiperf-go/aiperf/internal/dataset/loader"
+	"github.com/aiperf-go/aiperf/internal/environ"
 	"github.com/aiperf-go/aiperf/internal/tokenizer"
 	"github.com/aiperf-go/aiperf/internal/tokenizer/hub"
 )
@@ -49,7 +49,7 @@ type Options struct {
 	// Weka shapes the Weka trace reconstruction (weka datasets).
 	Weka loader.WekaOptions
 	// Getenv supplies the HuggingFace environment (HF_HOME, HF_ENDPOINT,
-	// HF_HUB_OFFLINE, HF_TOKEN, ...); nil means os.Getenv.
+	// HF_HUB_OFFLINE, HF_TOKEN, ...); nil means environ.Getenv.
 	Getenv func(string) string
 	// HTTP makes the downloads; nil means a default client.
 	HTTP *http.Client
@@ -70,7 +70,7 @@ func Load(ctx context.Context, name string, o Options) (*loader.Loaded, error) {
 		return nil, fmt.Errorf("public dataset %q does not support --dataset-filter", name)
 	}
 	if o.Getenv == nil {
-		o.Getenv = os.Getenv
+		o.Getenv = environ.Getenv
 	}
 	l := &loading{spec: spec, o: o, ids: loader.NewSessionIDs(o.Seed, o.SeedSet)}
 	var (

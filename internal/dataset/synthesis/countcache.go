@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/aiperf-go/aiperf/internal/environ"
 	"github.com/aiperf-go/aiperf/internal/tokenizer"
 )
 
@@ -48,7 +49,7 @@ var countCache = countCacheFromEnv
 // countCacheFromEnv returns the cache directory, or "" when caching is off
 // or there is no user cache directory.
 func countCacheFromEnv() string {
-	switch dir := os.Getenv(CountCacheEnv); dir {
+	switch dir := environ.Getenv(CountCacheEnv); dir {
 	case "off":
 		return ""
 	case "":

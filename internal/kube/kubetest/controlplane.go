@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aiperf-go/aiperf/internal/environ"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 )
@@ -26,8 +27,8 @@ import (
 // validated and stored, nothing reconciles them and no pod starts.
 func StartControlPlane(t testing.TB) *rest.Config {
 	t.Helper()
-	assets := os.Getenv("KUBEBUILDER_ASSETS")
-	if os.Getenv("AIPERF_ENVTEST") == "" || assets == "" {
+	assets := environ.Getenv("KUBEBUILDER_ASSETS")
+	if environ.Getenv("AIPERF_ENVTEST") == "" || assets == "" {
 		t.Skip("set AIPERF_ENVTEST=1 and KUBEBUILDER_ASSETS=$(scripts/envtest-assets.sh) to run against a real kube-apiserver")
 	}
 	dir := t.TempDir()

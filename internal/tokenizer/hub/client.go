@@ -20,6 +20,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/aiperf-go/aiperf/internal/environ"
 )
 
 // DefaultEndpoint is the hub's address when HF_ENDPOINT is not set.
@@ -59,7 +61,7 @@ type Client struct {
 }
 
 // FromEnv builds a Client from the HuggingFace environment variables, read
-// through getenv (nil means os.Getenv), with huggingface_hub's precedence:
+// through getenv (nil means environ.Getenv), with huggingface_hub's precedence:
 //
 //   - cache: HF_HUB_CACHE, else HUGGINGFACE_HUB_CACHE, else $HF_HOME/hub,
 //     else $XDG_CACHE_HOME/huggingface/hub, else ~/.cache/huggingface/hub
@@ -75,7 +77,7 @@ type Client struct {
 // timeouts.
 func FromEnv(getenv func(string) string, httpClient *http.Client) *Client {
 	if getenv == nil {
-		getenv = os.Getenv
+		getenv = environ.Getenv
 	}
 	if httpClient == nil {
 		httpClient = defaultHTTPClient()

