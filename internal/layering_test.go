@@ -18,8 +18,9 @@ const module = "github.com/aiperf-go/aiperf"
 // (a run's live snapshots and the Observer interface) is a leaf so that the
 // terminal views and the live integrations all read the same snapshots.
 // internal/pyrand (Python's and numpy's generators) serves dataset and
-// timing alike.
-var leaves = []string{"internal/sigv4", "internal/eventstream", "internal/sagemaker", "internal/record", "internal/clock", "internal/tokenizer", "internal/userfile", "internal/sla", "internal/live", "internal/pyrand", "internal/fdlimit"}
+// timing alike. internal/metrics/stats (numpy's percentile, summaries,
+// Finite) is the one copy of the statistics every layer computes.
+var leaves = []string{"internal/sigv4", "internal/eventstream", "internal/sagemaker", "internal/record", "internal/clock", "internal/tokenizer", "internal/userfile", "internal/sla", "internal/live", "internal/pyrand", "internal/fdlimit", "internal/metrics/stats"}
 
 // allowed lists, per package, the internal packages it may import besides the
 // leaves. The data flows config -> dataset -> timing -> worker (endpoint +
@@ -83,7 +84,9 @@ var allowed = map[string][]string{
 	"internal/metrics":               {"internal/metrics/stats", "internal/metrics/sweep"},
 	"internal/export":                {"internal/metrics"},
 	// adaptive is the adaptive-scale controller: windows in, decisions out.
-	"internal/adaptive":  {},
+	"internal/adaptive": {},
+	// live reads snapshots' windows with the statistics leaf only.
+	"internal/live":      {},
 	"internal/timing":    {},
 	"internal/transport": {},
 	// dataset is the model (conversations, turns); its producers sit
@@ -178,7 +181,7 @@ var isolated = []string{
 	"internal/config", "internal/record", "internal/clock", "internal/plugin",
 	// validity judges a run's fidelity from plain figures.
 	"internal/validity",
-	"internal/tokenizer/hf", "internal/tokenizer/hub", "internal/tokenizer/hub/hubtest", "internal/dataset/sound", "internal/tokenizer/testmodels", "internal/chattemplate", "internal/mockserver", "internal/metrics/stats", "internal/userfile", "internal/sla", "internal/live", "internal/pyrand", "internal/metrics/sweep", "internal/fdlimit",
+	"internal/tokenizer/hf", "internal/tokenizer/hub", "internal/tokenizer/hub/hubtest", "internal/dataset/sound", "internal/tokenizer/testmodels", "internal/chattemplate", "internal/mockserver", "internal/metrics/stats", "internal/userfile", "internal/sla", "internal/pyrand", "internal/metrics/sweep", "internal/fdlimit",
 	// results reads finished runs' artifacts back; it knows file shapes only.
 	"internal/results", "internal/cluster/clusterpb",
 	// sigv4 signs AWS requests; sigv4test checks signatures with the AWS

@@ -18,6 +18,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/aiperf-go/aiperf/internal/metrics/stats"
 	"github.com/aiperf-go/aiperf/internal/sla"
 )
 
@@ -70,12 +71,7 @@ func percentile(sorted []float64, p float64) float64 {
 	if len(sorted) == 0 {
 		return math.NaN()
 	}
-	rank := p / 100 * float64(len(sorted)-1)
-	lo, hi := math.Floor(rank), math.Ceil(rank)
-	if lo == hi {
-		return sorted[int(rank)]
-	}
-	return sorted[int(lo)] + (sorted[int(hi)]-sorted[int(lo)])*(rank-lo)
+	return stats.Percentile(sorted, p)
 }
 
 // latencyStat is stat of sorted values: avg, min, max or pN; NaN when it

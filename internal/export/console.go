@@ -11,6 +11,7 @@ import (
 	"github.com/jedib0t/go-pretty/v6/text"
 
 	"github.com/aiperf-go/aiperf/internal/metrics"
+	"github.com/aiperf-go/aiperf/internal/metrics/stats"
 )
 
 // DefaultConsoleWidth is the width AIPerf renders its end-of-run tables at
@@ -236,7 +237,7 @@ func metricTable(title string, rows []metrics.Result, width int) string {
 		} else {
 			st := r.Stats
 			for _, v := range [...]float64{st.Avg, st.Min, st.Max, st.P99, st.P90, st.P50, st.Std} {
-				if finite(v) {
+				if stats.Finite(v) {
 					row = append(row, grouped2(v))
 				} else {
 					row = append(row, "N/A")
@@ -370,7 +371,7 @@ func ConsoleTrailer(w io.Writer, s *metrics.Summary, o ConsoleOptions) error {
 	if o.CLICommand != "" {
 		lines = append(lines, "CLI Command: "+o.CLICommand)
 	}
-	if r, ok := s.Get("benchmark_duration"); ok && r.Stats == nil && finite(r.Value) {
+	if r, ok := s.Get("benchmark_duration"); ok && r.Stats == nil && stats.Finite(r.Value) {
 		l := fmt.Sprintf("Benchmark Duration: %s %s", fixed2(r.Value), unitOf(r.Metric))
 		if o.WasCancelled {
 			l += " (cancelled early)"
@@ -403,12 +404,12 @@ func ConsoleTrailer(w io.Writer, s *metrics.Summary, o ConsoleOptions) error {
 // 1 ms late".
 func scheduleLagLine(s *metrics.Summary) (string, bool) {
 	r, ok := s.Get("schedule_lag")
-	if !ok || r.Stats == nil || !finite(r.Stats.P50) || !finite(r.Stats.P99) {
+	if !ok || r.Stats == nil || !stats.Finite(r.Stats.P50) || !stats.Finite(r.Stats.P99) {
 		return "", false
 	}
 	u := unitOf(r.Metric)
 	l := fmt.Sprintf("Schedule lag: p50 %s %s, p99 %s %s", fixed2(r.Stats.P50), u, fixed2(r.Stats.P99), u)
-	if late, ok := s.Get("late_request_count"); ok && late.Stats == nil && finite(late.Value) {
+	if late, ok := s.Get("late_request_count"); ok && late.Stats == nil && stats.Finite(late.Value) {
 		l += fmt.Sprintf("; %d of %d requests sent more than 1 ms late", int64(late.Value), r.Stats.Count)
 	}
 	return l, true

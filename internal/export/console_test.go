@@ -111,7 +111,7 @@ func TestConsoleSections(t *testing.T) {
 func TestConsoleQuiet(t *testing.T) {
 	t.Parallel()
 	s := &metrics.Summary{Results: []metrics.Result{
-		{Metric: mLatency, Stats: stats(1, 2, 3)},
+		{Metric: mLatency, Stats: statsOf(1, 2, 3)},
 		{Metric: mThroughput, Value: 1234.5},
 		{Metric: mOSLMismatch, Value: 0},
 		{Metric: mRequestCount, Value: 3},

@@ -8,6 +8,7 @@ import (
 	"github.com/go-json-experiment/json"
 
 	"github.com/aiperf-go/aiperf/internal/metrics"
+	"github.com/aiperf-go/aiperf/internal/metrics/stats"
 )
 
 // The console notes below fire under the same conditions as AIPerf's
@@ -29,7 +30,7 @@ func valueOf(s *metrics.Summary, tag string) (float64, bool) {
 	if r.Stats != nil {
 		v = r.Stats.Avg
 	}
-	return v, finite(v)
+	return v, stats.Finite(v)
 }
 
 // validRequests is request_count, the denominator of both warnings.

@@ -1,6 +1,8 @@
 package export
 
-import "math"
+import (
+	"github.com/aiperf-go/aiperf/internal/metrics/stats"
+)
 
 // This file is the export boundary for non-finite numbers: NaN, +Inf and
 // -Inf never reach an artifact. The metrics package already leaves
@@ -21,16 +23,13 @@ import "math"
 // writers are the backstop and never spell NaN or Inf: JSON gets null (a
 // valid document), CSV an empty cell, text "N/A".
 
-// finite reports whether f can be written to an artifact.
-func finite(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }
-
 // notAvailable is what the console shows for a value it does not have.
 const notAvailable = "N/A"
 
 // appendJSONNumber writes f as AIPerf's orjson does ("10.0"), or null when
 // f is not finite.
 func appendJSONNumber(dst []byte, f float64) []byte {
-	if !finite(f) {
+	if !stats.Finite(f) {
 		return append(dst, "null"...)
 	}
 	return appendJSONFloat(dst, f)
@@ -38,7 +37,7 @@ func appendJSONNumber(dst []byte, f float64) []byte {
 
 // csvNumber is a CSV cell: "%.2f", or empty when f is not finite.
 func csvNumber(f float64) string {
-	if !finite(f) {
+	if !stats.Finite(f) {
 		return ""
 	}
 	return fixed2(f)

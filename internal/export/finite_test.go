@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/aiperf-go/aiperf/internal/metrics"
+	"github.com/aiperf-go/aiperf/internal/metrics/stats"
 	"github.com/aiperf-go/aiperf/internal/record"
 )
 
@@ -215,7 +216,7 @@ func TestNumberWritersNeverSpellNonFinite(t *testing.T) {
 		j := string(appendJSONNumber(nil, f))
 		c := csvNumber(f)
 		g := grouped2(f)
-		if finite(f) {
+		if stats.Finite(f) {
 			if !json.Valid([]byte(j)) || j == "null" || c == "" || g == notAvailable {
 				t.Errorf("%v: json %q, csv %q, console %q", f, j, c, g)
 			}

@@ -104,8 +104,8 @@ var (
 		Unit: metrics.UnitPercent, Flags: metrics.FlagNoIndividualRecord, Order: 1080}
 )
 
-// stats builds a distribution whose percentiles step evenly from lo to hi.
-func stats(lo, hi float64, n int) *metrics.Stats {
+// statsOf builds a distribution whose percentiles step evenly from lo to hi.
+func statsOf(lo, hi float64, n int) *metrics.Stats {
 	at := func(q float64) float64 { return lo + (hi-lo)*q }
 	avg := at(0.45)
 	return &metrics.Stats{
@@ -123,25 +123,25 @@ func fixtureSummary() *metrics.Summary {
 	v := func(m *metrics.Metric, x float64) metrics.Result { return metrics.Result{Metric: m, Value: x} }
 	return &metrics.Summary{
 		Results: []metrics.Result{
-			r(mTTFT, stats(20.792098, 50.801236, 8)),
-			r(mTTST, stats(4.317183, 5.45131, 8)),
-			r(mLatency, stats(59.423409, 89.071005, 8)),
-			r(mITL, stats(5.124481714285714, 5.89963, 8)),
-			r(mOTPU, stats(169.5021552199036, 1195.14168568740553, 8)),
-			r(mOSL, stats(8, 8, 8)),
-			r(mISL, stats(50, 50, 8)),
+			r(mTTFT, statsOf(20.792098, 50.801236, 8)),
+			r(mTTST, statsOf(4.317183, 5.45131, 8)),
+			r(mLatency, statsOf(59.423409, 89.071005, 8)),
+			r(mITL, statsOf(5.124481714285714, 5.89963, 8)),
+			r(mOTPU, statsOf(169.5021552199036, 1195.14168568740553, 8)),
+			r(mOSL, statsOf(8, 8, 8)),
+			r(mISL, statsOf(50, 50, 8)),
 			v(mOutTput, 217.75315624693994),
 			v(mThroughput, 27.219144530867492),
-			r(mUsagePrompt, stats(100, 100, 8)),
+			r(mUsagePrompt, statsOf(100, 100, 8)),
 			v(mCompleted, 10),
 			v(mErrorRate, 20),
 			v(mRequestCount, 8),
 			v(mTotalUsagePrompt, 800),
-			r(mCreditDrop, stats(0.1, 0.2, 10)),
-			r(mErrorISL, stats(50, 50, 2)),
-			r(mICL, stats(1.462029, 8.058532, 56)),
-			r(mLag, stats(0.012, 1.6, 10)),
-			r(mOSLDiff, stats(-25, 0, 8)),
+			r(mCreditDrop, statsOf(0.1, 0.2, 10)),
+			r(mErrorISL, statsOf(50, 50, 2)),
+			r(mICL, statsOf(1.462029, 8.058532, 56)),
+			r(mLag, statsOf(0.012, 1.6, 10)),
+			r(mOSLDiff, statsOf(-25, 0, 8)),
 			v(mDuration, 0.35881523200000004),
 			v(mErrorCount, 2),
 			v(mLate, 1),

@@ -1,6 +1,7 @@
 package export
 
 import (
+	"github.com/aiperf-go/aiperf/internal/metrics/stats"
 	"math"
 	"strconv"
 )
@@ -164,7 +165,7 @@ func pyRepr(f float64) string { return string(appendPyFloat(nil, f, -4, 2)) }
 // fixed2 is Python's f"{v:.2f}": correctly rounded, as strconv is. A
 // non-finite v is "N/A" (see finite.go).
 func fixed2(v float64) string {
-	if !finite(v) {
+	if !stats.Finite(v) {
 		return notAvailable
 	}
 	return strconv.FormatFloat(v, 'f', 2, 64)
@@ -173,7 +174,7 @@ func fixed2(v float64) string {
 // grouped2 is Python's f"{v:,.2f}": two decimals with a comma between
 // thousands, as AIPerf's console tables print values.
 func grouped2(v float64) string {
-	if !finite(v) {
+	if !stats.Finite(v) {
 		return notAvailable
 	}
 	s := fixed2(v)

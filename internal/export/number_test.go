@@ -1,6 +1,7 @@
 package export
 
 import (
+	"github.com/aiperf-go/aiperf/internal/metrics/stats"
 	"math"
 	"math/rand/v2"
 	"strconv"
@@ -101,7 +102,7 @@ func FuzzAppendJSONFloat(f *testing.F) {
 		f.Add(x)
 	}
 	f.Fuzz(func(t *testing.T, x float64) {
-		if !finite(x) {
+		if !stats.Finite(x) {
 			return
 		}
 		s := string(appendJSONFloat(nil, x))
@@ -182,7 +183,7 @@ func FuzzAppendPyFloat(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, bits uint64) {
 		x := math.Float64frombits(bits)
-		if finite(x) {
+		if stats.Finite(x) {
 			checkPyFloat(t, x)
 		}
 	})
@@ -210,7 +211,7 @@ func TestAppendPyFloatRandomMatchesSplit(t *testing.T) {
 		if r.IntN(2) == 0 {
 			x = -x
 		}
-		if !finite(x) {
+		if !stats.Finite(x) {
 			continue
 		}
 		style := [2]int{-4, 2}

@@ -12,6 +12,7 @@ import (
 	"slices"
 
 	"github.com/aiperf-go/aiperf/internal/metrics"
+	"github.com/aiperf-go/aiperf/internal/metrics/stats"
 	"github.com/aiperf-go/aiperf/internal/record"
 )
 
@@ -85,7 +86,7 @@ func appendOutputFragment(dst []byte, p *metrics.Processed, o LineOptions) []byt
 	w.open('{')
 	for _, tag := range outputsMetrics {
 		for i := range p.Values {
-			if v := &p.Values[i]; v.Metric.Tag == tag && !v.Metric.List && finite(v.Scalar) {
+			if v := &p.Values[i]; v.Metric.Tag == tag && !v.Metric.List && stats.Finite(v.Scalar) {
 				w.key(tag)
 				w.sep()
 				w.b = appendRecordNumber(w.b, v.Metric, v.Scalar)

@@ -2,6 +2,7 @@ package export
 
 import (
 	"fmt"
+	"github.com/aiperf-go/aiperf/internal/metrics/stats"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -205,7 +206,7 @@ func (s Stimulus) String() string {
 	if s.Concurrency > 0 {
 		parts = append(parts, "concurrency"+strconv.Itoa(s.Concurrency))
 	}
-	if s.RequestRate > 0 && finite(s.RequestRate) {
+	if s.RequestRate > 0 && stats.Finite(s.RequestRate) {
 		parts = append(parts, "request_rate"+pyRepr(s.RequestRate))
 	}
 	return strings.Join(parts, "-")

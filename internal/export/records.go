@@ -8,6 +8,7 @@ import (
 
 	"github.com/aiperf-go/aiperf/internal/clock"
 	"github.com/aiperf-go/aiperf/internal/metrics"
+	"github.com/aiperf-go/aiperf/internal/metrics/stats"
 	"github.com/aiperf-go/aiperf/internal/record"
 )
 
@@ -195,7 +196,7 @@ func writeRecordValue(w *jsonw, v metrics.Value) {
 	if m == nil || m.Hidden() || m.Flags&metrics.FlagNoIndividualRecord != 0 {
 		return
 	}
-	if !m.List && !finite(v.Scalar) {
+	if !m.List && !stats.Finite(v.Scalar) {
 		return
 	}
 	if !m.List {
@@ -215,7 +216,7 @@ func writeRecordValue(w *jsonw, v metrics.Value) {
 	w.rawKey(`"value":`)
 	w.open('[')
 	for _, x := range v.List {
-		if finite(x) {
+		if stats.Finite(x) {
 			w.sep()
 			w.b = appendRecordNumber(w.b, m, x)
 		}

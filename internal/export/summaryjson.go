@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/aiperf-go/aiperf/internal/metrics"
+	"github.com/aiperf-go/aiperf/internal/metrics/stats"
 )
 
 // SchemaVersion is the profile_export_aiperf.json schema AIPerf 0.13 writes.
@@ -119,10 +120,10 @@ func visibleResults(s *metrics.Summary) []metrics.Result {
 		if r.Metric == nil || r.Metric.Hidden() || seen[r.Metric.Tag] {
 			continue
 		}
-		if r.Stats == nil && !finite(r.Value) {
+		if r.Stats == nil && !stats.Finite(r.Value) {
 			continue
 		}
-		if r.Stats != nil && !finite(r.Stats.Avg) {
+		if r.Stats != nil && !stats.Finite(r.Stats.Avg) {
 			continue
 		}
 		seen[r.Metric.Tag] = true
@@ -297,7 +298,7 @@ func writeResultJSON(w *jsonw, r metrics.Result) {
 		{"p75", st.P75}, {"p90", st.P90}, {"p95", st.P95}, {"p99", st.P99},
 		{"min", st.Min}, {"max", st.Max}, {"std", st.Std},
 	} {
-		if finite(kv.v) {
+		if stats.Finite(kv.v) {
 			w.key(kv.k)
 			w.float(kv.v)
 		}
@@ -306,7 +307,7 @@ func writeResultJSON(w *jsonw, r metrics.Result) {
 		w.key("count")
 		w.int(int64(st.Count))
 	}
-	if finite(st.Sum) {
+	if stats.Finite(st.Sum) {
 		w.key("sum")
 		w.float(st.Sum)
 	}

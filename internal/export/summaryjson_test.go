@@ -17,6 +17,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/aiperf-go/aiperf/internal/metrics"
+	"github.com/aiperf-go/aiperf/internal/metrics/stats"
 	"github.com/aiperf-go/aiperf/internal/record"
 )
 
@@ -100,7 +101,7 @@ func TestSummaryJSONRunFields(t *testing.T) {
 		IncompleteReason: "record stall",
 		Warmup: &metrics.Summary{Results: []metrics.Result{
 			{Metric: mThroughput, Value: 3},
-			{Metric: mCreditDrop, Stats: stats(1, 2, 3)},
+			{Metric: mCreditDrop, Stats: statsOf(1, 2, 3)},
 		}},
 	}
 	b, err := SummaryJSON(&metrics.Summary{}, info)
@@ -219,7 +220,7 @@ func checkNumbers(t *testing.T, name string, b []byte) {
 		case 'n':
 			t.Fatalf("%s: null in output\n%s", name, b)
 		case '0':
-			if f, err := tok.Float(); err != nil || !finite(f) {
+			if f, err := tok.Float(); err != nil || !stats.Finite(f) {
 				t.Fatalf("%s: bad number %v (%v)\n%s", name, f, err, b)
 			}
 		}

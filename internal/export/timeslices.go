@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/aiperf-go/aiperf/internal/metrics"
+	"github.com/aiperf-go/aiperf/internal/metrics/stats"
 )
 
 // Timeslice is the summary of the requests sent during one time slice of
@@ -75,7 +76,7 @@ func TimeslicesCSV(slices []Timeslice) []byte {
 		for _, r := range results {
 			head := prefix + csvField(r.Metric.Header) + "," + csvField(unitOf(r.Metric)) + ","
 			row := func(stat string, v float64) {
-				if finite(v) {
+				if stats.Finite(v) {
 					b.WriteString(head + stat + "," + fixed2(v) + "\r\n")
 				}
 			}

@@ -1,6 +1,7 @@
 package live
 
 import (
+	"github.com/aiperf-go/aiperf/internal/metrics/stats"
 	"math"
 	"slices"
 	"time"
@@ -67,14 +68,10 @@ func sortedCopy(v []float64) []float64 {
 // percentile is numpy's linear-interpolation percentile of sorted values;
 // NaN when there are none.
 func percentile(sorted []float64, p float64) float64 {
-	n := len(sorted)
-	if n == 0 {
+	if len(sorted) == 0 {
 		return nan
 	}
-	pos := p / 100 * float64(n-1)
-	lo := int(math.Floor(pos))
-	hi := min(lo+1, n-1)
-	return sorted[lo] + (sorted[hi]-sorted[lo])*(pos-float64(lo))
+	return stats.Percentile(sorted, p)
 }
 
 func mean(v []float64) float64 {

@@ -232,7 +232,7 @@ func (a *Accumulator) Summarize() Summary {
 				continue
 			}
 			v, ok := m.derive(dc)
-			if !ok || !finite(v) || !finite(m.ToDisplay(v)) {
+			if !ok || !stats.Finite(v) || !stats.Finite(m.ToDisplay(v)) {
 				continue
 			}
 			r.Value = m.ToDisplay(v)
@@ -326,7 +326,7 @@ func (s *Stats) finite() bool {
 		vs = []float64{s.Avg, s.Min, s.Max, s.P50, s.P90, s.P95, s.P99, s.Std}
 	}
 	for _, v := range vs {
-		if !finite(v) {
+		if !stats.Finite(v) {
 			return false
 		}
 	}

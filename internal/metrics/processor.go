@@ -5,13 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"math"
 	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/aiperf-go/aiperf/internal/clock"
+	"github.com/aiperf-go/aiperf/internal/metrics/stats"
 	"github.com/aiperf-go/aiperf/internal/record"
 	"github.com/aiperf-go/aiperf/internal/tokenizer"
 )
@@ -306,25 +306,23 @@ func (p *Processor) compute(c *recordContext, m *Metric) (Value, bool) {
 		disp := make([]float64, len(vs))
 		for i, v := range vs {
 			disp[i] = v * f
-			if !finite(disp[i]) {
+			if !stats.Finite(disp[i]) {
 				return Value{}, false
 			}
 		}
 		return Value{Metric: m, List: disp}, true
 	}
 	v, ok := m.record(c)
-	if !ok || !finite(v) {
+	if !ok || !stats.Finite(v) {
 		return Value{}, false
 	}
 	d := v * f
-	if !finite(d) {
+	if !stats.Finite(d) {
 		return Value{}, false
 	}
 	c.vals[m.idx], c.has[m.idx] = v, true
 	return Value{Metric: m, Scalar: d}, true
 }
-
-func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 
 func (p *Processor) wallNanos(offset time.Duration) int64 {
 	if p.opts.Clock == nil {

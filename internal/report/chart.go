@@ -9,6 +9,7 @@ import (
 	"unicode"
 
 	"github.com/aiperf-go/aiperf/internal/metrics"
+	"github.com/aiperf-go/aiperf/internal/metrics/stats"
 )
 
 // Chart is one plot as data, independent of how it is drawn: the PNG and
@@ -88,7 +89,7 @@ func (c *Chart) dropInvisibleLegends() {
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, s := range c.Series {
 		for _, x := range s.X {
-			if finite(x) {
+			if stats.Finite(x) {
 				lo, hi = min(lo, x), max(hi, x)
 			}
 		}
@@ -140,7 +141,7 @@ func (c *Chart) labelBoxes() map[[2]int]labelBox {
 	for _, s := range c.Series {
 		for i := range s.X {
 			for _, y := range []float64{at(s.Y, i), at(s.Lo, i), at(s.Hi, i)} {
-				if finite(s.X[i]) && finite(y) {
+				if stats.Finite(s.X[i]) && stats.Finite(y) {
 					xlo, xhi, ylo, yhi = min(xlo, s.X[i]), max(xhi, s.X[i]), min(ylo, y), max(yhi, y)
 				}
 			}
@@ -154,7 +155,7 @@ func (c *Chart) labelBoxes() map[[2]int]labelBox {
 			continue
 		}
 		for i, l := range s.Labels {
-			if l == "" || !finite(s.X[i]) || !finite(at(s.Y, i)) {
+			if l == "" || !stats.Finite(s.X[i]) || !stats.Finite(at(s.Y, i)) {
 				continue
 			}
 			px := (s.X[i] - xlo) / (xhi - xlo) * labelAreaW
@@ -273,6 +274,3 @@ func largerIsBetter(tag string) bool {
 	}
 	return strings.Contains(tag, "throughput") || strings.Contains(tag, "goodput")
 }
-
-// finite reports whether v is a number to draw.
-func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }

@@ -16,7 +16,7 @@ import (
 func paretoFront(x, y []float64, xUp, yUp bool) []int {
 	idx := make([]int, 0, len(x))
 	for i := range x {
-		if finite(x[i]) && finite(y[i]) {
+		if stats.Finite(x[i]) && stats.Finite(y[i]) {
 			idx = append(idx, i)
 		}
 	}
@@ -136,7 +136,7 @@ func rollingPercentiles(ys []float64, window int, ps ...float64) [][]float64 {
 func histogramBins(values []float64) (lo []float64, width float64, counts []float64) {
 	var v []float64
 	for _, x := range values {
-		if finite(x) {
+		if stats.Finite(x) {
 			v = append(v, x)
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/aiperf-go/aiperf/internal/metrics/stats"
 	"github.com/go-echarts/go-echarts/v2/charts"
 	"github.com/go-echarts/go-echarts/v2/opts"
 )
@@ -149,7 +150,7 @@ func echartOf(c *Chart, id string, t Theme) (snippet, error) {
 
 // jsonNum is v for ECharts, "-" (its missing value) when not finite.
 func jsonNum(v float64) any {
-	if !finite(v) {
+	if !stats.Finite(v) {
 		return "-"
 	}
 	return v
@@ -297,7 +298,7 @@ func summaryTables(p *Page) []table {
 }
 
 func fmtNum(v float64, ok bool) string {
-	if !ok || !finite(v) {
+	if !ok || !stats.Finite(v) {
 		return "–"
 	}
 	if math.Abs(v) >= 1e5 {

@@ -3,6 +3,7 @@ package report
 import (
 	"cmp"
 	"fmt"
+	"github.com/aiperf-go/aiperf/internal/metrics/stats"
 	"regexp"
 	"slices"
 	"strconv"
@@ -30,7 +31,7 @@ func groupedPoints(s Spec, runs []*Run, classified bool) (names []string, groups
 	for _, r := range runs {
 		x, okx := r.Value(s.X.Metric, s.X.Stat)
 		y, oky := r.Value(s.Y.Metric, s.Y.Stat)
-		if !okx || !oky || !finite(x) || !finite(y) {
+		if !okx || !oky || !stats.Finite(x) || !stats.Finite(y) {
 			missing = append(missing, r.Label)
 			continue
 		}
@@ -219,7 +220,7 @@ func uncertaintySeries(c *Chart, s Spec, title string, gi int, pts []point) {
 		xlo, xhi, nx, okx := p.run.Interval(s.X.Metric, cmp.Or(s.X.Stat, "avg"), level)
 		ylo, yhi, ny, oky := p.run.Interval(s.Y.Metric, cmp.Or(s.Y.Stat, "avg"), level)
 		n := min(nx, ny)
-		if !okx || !oky || !finite(xlo+xhi+ylo+yhi) || n < minRunsForEllipse {
+		if !okx || !oky || !stats.Finite(xlo+xhi+ylo+yhi) || n < minRunsForEllipse {
 			runs := max(n, 1)
 			if !okx || !oky {
 				runs = 1 // no interval: a single run

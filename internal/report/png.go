@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/aiperf-go/aiperf/internal/metrics/stats"
 	"github.com/go-analyze/charts"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -182,7 +183,7 @@ func buildPlot(c *Chart, t Theme) (*plot.Plot, error) {
 func xys(x, y []float64) plotter.XYs {
 	out := make(plotter.XYs, 0, len(x))
 	for i := range x {
-		if finite(x[i]) && finite(y[i]) {
+		if stats.Finite(x[i]) && stats.Finite(y[i]) {
 			out = append(out, plotter.XY{X: x[i], Y: y[i]})
 		}
 	}
@@ -272,7 +273,7 @@ func addLine(p *plot.Plot, s *Series, t Theme, col color.Color, legend func(plot
 func addBars(p *plot.Plot, s *Series, col color.Color, legend func(plot.Thumbnailer), nBars int, bar *int) error {
 	vals := make(plotter.Values, len(s.Y))
 	for i, v := range s.Y {
-		if finite(v) {
+		if stats.Finite(v) {
 			vals[i] = v
 		}
 	}
@@ -335,12 +336,12 @@ func addSegments(p *plot.Plot, s *Series, col color.Color, legend func(plot.Thum
 func addBand(p *plot.Plot, s *Series, col color.Color, legend func(plot.Thumbnailer)) error {
 	var ring plotter.XYs
 	for i := range s.X {
-		if finite(s.Lo[i]) && finite(s.Hi[i]) {
+		if stats.Finite(s.Lo[i]) && stats.Finite(s.Hi[i]) {
 			ring = append(ring, plotter.XY{X: s.X[i], Y: s.Hi[i]})
 		}
 	}
 	for i := len(s.X) - 1; i >= 0; i-- {
-		if finite(s.Lo[i]) && finite(s.Hi[i]) {
+		if stats.Finite(s.Lo[i]) && stats.Finite(s.Hi[i]) {
 			ring = append(ring, plotter.XY{X: s.X[i], Y: s.Lo[i]})
 		}
 	}
@@ -368,7 +369,7 @@ func addLabels(p *plot.Plot, s *Series, t Theme) error {
 	}
 	var d plotter.XYLabels
 	for i := range s.X {
-		if finite(s.X[i]) && finite(s.Y[i]) && s.Labels[i] != "" {
+		if stats.Finite(s.X[i]) && stats.Finite(s.Y[i]) && s.Labels[i] != "" {
 			d.XYs = append(d.XYs, plotter.XY{X: s.X[i], Y: s.Y[i]})
 			d.Labels = append(d.Labels, s.Labels[i])
 		}
@@ -458,7 +459,7 @@ func dualAxisGrid(c *Chart) (grid []float64, labels []string, count int) {
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, s := range c.Series {
 		for _, x := range s.X {
-			if finite(x) {
+			if stats.Finite(x) {
 				lo, hi = min(lo, x), max(hi, x)
 			}
 		}
@@ -534,7 +535,7 @@ func sampleStep(x, y, grid []float64) []float64 {
 	j, cur := 0, 0.0
 	for i, g := range grid {
 		for j < len(x) && x[j] <= g {
-			if finite(y[j]) {
+			if stats.Finite(y[j]) {
 				cur = y[j]
 			}
 			j++

@@ -126,7 +126,7 @@ func scatterChart(c *Chart, s Spec, run *Run) error {
 	xs, ys := rr.column(s.X.Metric), rr.column(s.Y.Metric)
 	var px, py []float64
 	for i := range xs {
-		if finite(xs[i]) && finite(ys[i]) {
+		if stats.Finite(xs[i]) && stats.Finite(ys[i]) {
 			px, py = append(px, xs[i]), append(py, ys[i])
 		}
 	}
@@ -167,11 +167,11 @@ func throughputEvents(rr *requestRows) (t, rate, active []float64) {
 	for _, q := range rr.reqs {
 		ttft := q.Metric("time_to_first_token")
 		gen := q.StartNs
-		if finite(ttft) && ttft > 0 {
+		if stats.Finite(ttft) && ttft > 0 {
 			gen += int64(ttft * 1e6)
 		}
 		osl := q.Metric("output_sequence_length")
-		if d := q.EndNs - gen; d > 0 && finite(osl) && osl > 0 {
+		if d := q.EndNs - gen; d > 0 && stats.Finite(osl) && osl > 0 {
 			r := osl / (float64(d) / 1e9)
 			evs = append(evs, event{gen, r, 1}, event{q.EndNs, -r, -1})
 		}
@@ -249,7 +249,7 @@ func separateAxes(c *Chart, left, right Series) {
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, s := range []Series{left, right} {
 		for _, x := range s.X {
-			if finite(x) {
+			if stats.Finite(x) {
 				lo, hi = min(lo, x), max(hi, x)
 			}
 		}
@@ -297,7 +297,7 @@ func gpuSeries(run *Run, metric string, t0 int64) (xs, ys []float64) {
 	var times []int64
 	for _, g := range run.GPU {
 		v, ok := g.Metrics[metric]
-		if !ok || !finite(v) {
+		if !ok || !stats.Finite(v) {
 			continue
 		}
 		a := byTime[g.TimestampNs]
@@ -325,7 +325,7 @@ func timelineChart(c *Chart, s Spec, run *Run) error {
 	genS := Series{Name: "Generation", Kind: Segments, Group: 0}
 	for _, q := range rr.reqs {
 		y, ttft := q.Metric(s.Y.Metric), q.Metric("time_to_first_token")
-		if !finite(y) || !finite(ttft) {
+		if !stats.Finite(y) || !stats.Finite(ttft) {
 			continue
 		}
 		start, end := float64(q.StartNs-rr.t0)/1e9, float64(q.EndNs-rr.t0)/1e9
@@ -392,7 +392,7 @@ func bandsChart(c *Chart, s Spec, run *Run) error {
 	for w := 0; float64(w)*width <= span; w++ {
 		var vals []float64
 		for i, t := range starts {
-			if int(t/width) == w && finite(ys[i]) {
+			if int(t/width) == w && stats.Finite(ys[i]) {
 				vals = append(vals, ys[i])
 			}
 		}

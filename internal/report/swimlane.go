@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg/draw"
 
+	"github.com/aiperf-go/aiperf/internal/metrics/stats"
 	"github.com/aiperf-go/aiperf/internal/results"
 )
 
@@ -161,7 +162,7 @@ func swimLaneCharts(reqs []Request, o SwimLaneOptions) (lanes, inflight *Chart, 
 			continue
 		}
 		first := start
-		if ttft := q.Metric("time_to_first_token"); finite(ttft) {
+		if ttft := q.Metric("time_to_first_token"); stats.Finite(ttft) {
 			first = min(start+ttft/1000, end)
 		}
 		if first > start {

@@ -3,6 +3,7 @@ package timing
 import (
 	"container/heap"
 	"errors"
+	"github.com/aiperf-go/aiperf/internal/metrics/stats"
 	"math"
 	"time"
 )
@@ -310,7 +311,7 @@ func (r *AgenticReplay) StartWarmup(now time.Duration) []AgenticSend {
 				continue
 			}
 			lead := math.NaN()
-			if at := turnAt(&r.tree.convs[st.Conv], st.Next-1); finite(at) {
+			if at := turnAt(&r.tree.convs[st.Conv], st.Next-1); stats.Finite(at) {
 				lead = tr.TStar - at
 				if r.o.HasTraceIdleCap {
 					lead = min(lead, toMs(r.o.TraceIdleCap))
@@ -512,7 +513,7 @@ func (r *AgenticReplay) spawn(now time.Duration, id, turn int, out []AgenticSend
 			child := r.newStream(c, lane, id, 0)
 			r.register(child, g.b.JoinTurn)
 			off := time.Duration(0)
-			if at := turnAt(&r.tree.convs[c], 0); finite(g.b.Start) && finite(at) && !r.accelerated {
+			if at := turnAt(&r.tree.convs[c], 0); stats.Finite(g.b.Start) && stats.Finite(at) && !r.accelerated {
 				off = dur(max(0, at-g.b.Start))
 			}
 			if off > 0 {

@@ -8,6 +8,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/aiperf-go/aiperf/internal/metrics/stats"
 	"github.com/aiperf-go/aiperf/internal/pyrand"
 )
 
@@ -246,7 +247,7 @@ func (t *traceTree) bounds(root int) (lo, hi float64, ok bool) {
 		}
 		seen[c] = true
 		for _, turn := range t.convs[c].Turns {
-			if finite(turn.At) {
+			if stats.Finite(turn.At) {
 				lo, hi, ok = min(lo, turn.At), max(hi, turn.At), true
 			}
 		}
@@ -255,12 +256,10 @@ func (t *traceTree) bounds(root int) (lo, hi float64, ok bool) {
 	return lo, hi, ok
 }
 
-func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
-
 // nextAt is the first turn of c recorded at or after at; -1 when none.
 func nextAt(c *AgenticConversation, at float64) int {
 	for i, turn := range c.Turns {
-		if finite(turn.At) && turn.At >= at {
+		if stats.Finite(turn.At) && turn.At >= at {
 			return i
 		}
 	}
@@ -278,7 +277,7 @@ func turnAt(c *AgenticConversation, i int) float64 {
 // offsetMs is AIPerf's _offset_ms: how long after tStar at lies (0 when
 // unrecorded or before).
 func offsetMs(at, tStar float64) float64 {
-	if !finite(at) {
+	if !stats.Finite(at) {
 		return 0
 	}
 	return max(0, at-tStar)
@@ -307,10 +306,10 @@ func (t *traceTree) branches(parent int) []branchGroup {
 		out[i].children = append(out[i].children, c)
 	}
 	for i := range out {
-		if !finite(out[i].b.Start) {
+		if !stats.Finite(out[i].b.Start) {
 			start := math.NaN()
 			for _, c := range out[i].children {
-				if at := turnAt(&t.convs[c], 0); finite(at) && (!finite(start) || at < start) {
+				if at := turnAt(&t.convs[c], 0); stats.Finite(at) && (!stats.Finite(start) || at < start) {
 					start = at
 				}
 			}
@@ -332,10 +331,10 @@ func (t *traceTree) snapshot(root int, tStar float64) ([]SnapshotStream, bool) {
 	var kids []SnapshotStream
 	joins := map[int]bool{}
 	for _, g := range t.branches(root) {
-		if finite(g.b.Start) && tStar < g.b.Start {
+		if stats.Finite(g.b.Start) && tStar < g.b.Start {
 			spawn := g.b.SpawnTurn
 			spawnAt := turnAt(rc, spawn)
-			if spawn < 0 || !finite(spawnAt) || tStar < spawnAt || (rootNext >= 0 && rootNext <= spawn) {
+			if spawn < 0 || !stats.Finite(spawnAt) || tStar < spawnAt || (rootNext >= 0 && rootNext <= spawn) {
 				continue // spawned later, by the replay itself
 			}
 		}
@@ -346,8 +345,8 @@ func (t *traceTree) snapshot(root int, tStar float64) ([]SnapshotStream, bool) {
 			if n < 0 {
 				continue
 			}
-			if !finite(g.b.Start) {
-				if first := turnAt(cc, 0); finite(first) && tStar < first {
+			if !stats.Finite(g.b.Start) {
+				if first := turnAt(cc, 0); stats.Finite(first) && tStar < first {
 					continue
 				}
 			}

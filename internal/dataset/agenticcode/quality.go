@@ -1,6 +1,7 @@
 package agenticcode
 
 import (
+	"github.com/aiperf-go/aiperf/internal/metrics/stats"
 	"math"
 	"slices"
 )
@@ -32,8 +33,8 @@ func statsOf(values []float64, digits int) Stats {
 	}
 	s := Stats{
 		Count: n, Mean: mean, Std: math.Sqrt(pairwiseSum(dev) / float64(n)), Median: median(sorted),
-		P05: percentile(sorted, 5), P25: percentile(sorted, 25), P75: percentile(sorted, 75),
-		P95: percentile(sorted, 95), P99: percentile(sorted, 99),
+		P05: stats.Percentile(sorted, 5), P25: stats.Percentile(sorted, 25), P75: stats.Percentile(sorted, 75),
+		P95: stats.Percentile(sorted, 95), P99: stats.Percentile(sorted, 99),
 	}
 	if digits >= 0 {
 		for _, p := range []*float64{&s.Mean, &s.Std, &s.Median, &s.P05, &s.P25, &s.P75, &s.P95, &s.P99} {
@@ -50,28 +51,6 @@ func median(sorted []float64) float64 {
 		return sorted[n/2]
 	}
 	return (sorted[n/2-1] + sorted[n/2]) / 2
-}
-
-// percentile is numpy's default (linear) percentile, with its virtual
-// index and its two-sided interpolation, so that ties round as numpy's.
-func percentile(sorted []float64, q float64) float64 {
-	n := len(sorted)
-	quant := q / 100
-	virtual := float64(n)*quant + (1 + quant*(1-1-1)) - 1
-	switch {
-	case virtual >= float64(n-1):
-		return sorted[n-1]
-	case virtual < 0:
-		return sorted[0]
-	}
-	prev := math.Floor(virtual)
-	a, b := sorted[int(prev)], sorted[int(prev)+1]
-	gamma := virtual - prev
-	diff := b - a
-	if gamma >= 0.5 {
-		return b - diff*(1-gamma)
-	}
-	return a + diff*gamma
 }
 
 func (s Stats) json() obj {

@@ -105,3 +105,7 @@ func neumaier(s, c, v float64) (float64, float64) {
 	}
 	return t, c
 }
+
+// Finite reports whether v is a number an artifact, a chart or a decision
+// may use: neither NaN nor ±Inf.
+func Finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }

@@ -20,6 +20,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/aiperf-go/aiperf/internal/metrics/stats"
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
@@ -221,7 +222,7 @@ func series(t Type, m *dto.Metric, les map[uint64]string) (Series, bool) {
 		if s.Count == 0 {
 			s.Count = float64(h.GetSampleCount())
 		}
-		if !finite(s.Sum) || !finite(s.Count) {
+		if !stats.Finite(s.Sum) || !stats.Finite(s.Count) {
 			return Series{}, false
 		}
 		for _, b := range h.GetBucket() {
@@ -230,7 +231,7 @@ func series(t Type, m *dto.Metric, les map[uint64]string) (Series, bool) {
 				c = float64(b.GetCumulativeCount())
 			}
 			bound := b.GetUpperBound()
-			if !finite(c) || math.IsNaN(bound) {
+			if !stats.Finite(c) || math.IsNaN(bound) {
 				return Series{}, false
 			}
 			s.Buckets = append(s.Buckets, Bucket{LE: boundString(bound, les), Bound: bound, Count: c})
@@ -238,7 +239,7 @@ func series(t Type, m *dto.Metric, les map[uint64]string) (Series, bool) {
 		slices.SortStableFunc(s.Buckets, func(a, b Bucket) int { return cmp.Compare(a.Bound, b.Bound) })
 		return s, len(s.Buckets) > 0 || h.SampleSum != nil || h.SampleCount != nil || h.SampleCountFloat != nil
 	}
-	return s, finite(s.Value)
+	return s, stats.Finite(s.Value)
 }
 
 func labels(pairs []*dto.LabelPair) []Label {
@@ -268,8 +269,6 @@ func labelKey(ls []Label) string {
 // LabelKey returns a stable identity of a label set (sorted labels), for
 // keying series across scrapes.
 func LabelKey(ls []Label) string { return labelKey(ls) }
-
-func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 
 // rawBounds maps each le bound written on the page to its spelling, so a
 // bucket keeps the key the server gave it ("1.0" from Python servers, "1"

@@ -5,6 +5,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/aiperf-go/aiperf/internal/metrics/stats"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -185,7 +186,7 @@ func FuzzParse(f *testing.F) {
 				t.Fatalf("family %q has no series", f.Name)
 			}
 			for _, s := range f.Series {
-				if f.Type != Histogram && !finite(s.Value) {
+				if f.Type != Histogram && !stats.Finite(s.Value) {
 					t.Fatalf("non-finite value in %q", f.Name)
 				}
 				for j := 1; j < len(s.Buckets); j++ {
