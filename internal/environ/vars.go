@@ -10,7 +10,7 @@ var Vars = []Var{
 	{Name: "AIPERF_HTTP_SSL_VERIFY", Default: "true", Meaning: "false skips TLS certificate verification (as --tls-skip-verify)", Users: "config"},
 	{Name: "AIPERF_HTTP_TRUST_ENV", Default: "false", Meaning: "true sends requests through the proxy variables (as --trust-env)", Users: "config, benchmark"},
 	{Name: "AIPERF_HTTP_CONNECTION_LIMIT", Default: "2500", Meaning: "most connections open at once, 1-65000; request-rate phases without --concurrency are held to it", Users: "benchmark"},
-	{Name: "AIPERF_HTTP_MAX_RESPONSE_HEADER_BYTES", Default: "the transport's default", Meaning: "largest response header block accepted before the request fails", Users: "transport"},
+	{Name: "AIPERF_HTTP_MAX_RESPONSE_HEADER_BYTES", Default: "10485760 (10 MiB)", Meaning: "largest response head (status line and headers) accepted before the request fails, as --http-max-response-header-bytes", Users: "config"},
 	{Name: "AIPERF_HTTP_VIDEO_POLL_INTERVAL", Default: "0.1", Meaning: "seconds between status polls of a video generation job, 0.001 to 10", Users: "benchmark"},
 	{Name: "AIPERF_HTTP_X_SESSION_ID_FROM_CORRELATION_ID", Default: "false", Meaning: "true sends X-Session-ID with the conversation's correlation id", Users: "benchmark"},
 	{Name: "AIPERF_HTTP_X_SESSION_AFFINITY_FROM_CORRELATION_ID", Default: "true", Meaning: "sends X-Session-Affinity with the conversation's correlation id", Users: "benchmark"},
