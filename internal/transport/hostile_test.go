@@ -783,3 +783,32 @@ func everyOther(raw string) func(s *hostile, conn net.Conn, req *http.Request, i
 		return true
 	}
 }
+
+// TestBufferedStatus: the status a bad answer carries is read only from a
+// whole, well-formed status line, as http.ReadResponse reads it.
+func TestBufferedStatus(t *testing.T) {
+	for raw, want := range map[string]int{
+		"HTTP/1.1 200 OK\r\n":      200,
+		"HTTP/1.0 404\r\n":         404,
+		"HTTP/1.1   503 Busy\r\n":  503,
+		"HTTP/1.1 2OO OK\r\n":      0,
+		"HTTP/1.1 200":             0, // not whole
+		"garbage\r\n":              0,
+		"HTTP/1.1 0999 x\r\n":      0,
+		"HTTP/1.1 099 x\r\n":       0,
+		"HTTP/11 200 OK\r\n":       0,
+		"HTTP/2.0 200 OK\r\n\r\n":  200,
+		"HTTP/1.1 2000 OK\r\n\r\n": 0,
+	} {
+		br := bufio.NewReader(strings.NewReader(raw))
+		br.Peek(1)
+		if got := bufferedStatus(br); got != want {
+			t.Errorf("%q: %d; want %d", raw, got, want)
+		}
+	}
+	br := bufio.NewReader(strings.NewReader("HTTP/1.1 200 OK\r\n"))
+	br.Peek(1)
+	if n := testing.AllocsPerRun(100, func() { bufferedStatus(br) }); n != 0 {
+		t.Errorf("%v allocations; want none", n)
+	}
+}

@@ -197,26 +197,29 @@ func (e *badAnswer) Unwrap() error { return e.err }
 const maxStatusLine = 1 << 10
 
 // bufferedStatus is the status code of the response head that starts
-// br's buffer ("HTTP/1.x NNN", as http.ReadResponse accepts it), or 0
+// br's buffer ("HTTP/x.y NNN", as http.ReadResponse accepts it), or 0
 // when the buffer holds no whole status line, or a malformed one. It
-// reads nothing from the connection.
+// reads nothing from the connection and allocates nothing: it runs before
+// every head that readPlainHead does not take (every streamed response).
 func bufferedStatus(br *bufio.Reader) int {
 	buf, _ := br.Peek(min(br.Buffered(), maxStatusLine))
 	end := bytes.IndexByte(buf, '\n')
 	if end < 0 {
 		return 0
 	}
-	line := strings.TrimSuffix(string(buf[:end]), "\r")
-	proto, status, ok := strings.Cut(line, " ")
-	if !ok || len(proto) != len("HTTP/1.1") || !strings.HasPrefix(proto, "HTTP/") {
+	line := bytes.TrimSuffix(buf[:end], []byte("\r"))
+	if len(line) < len("HTTP/1.1 ") || string(line[:5]) != "HTTP/" || !isDigit(line[5]) || line[6] != '.' || !isDigit(line[7]) || line[8] != ' ' {
 		return 0
 	}
-	if _, _, ok := http.ParseHTTPVersion(proto); !ok {
+	status := bytes.TrimLeft(line[9:], " ")
+	if len(status) < 3 || (len(status) > 3 && status[3] != ' ') || !isDigit(status[0]) || !isDigit(status[1]) || !isDigit(status[2]) {
 		return 0
 	}
-	code, ok := statusCode(strings.TrimLeft(status, " "))
-	if !ok {
+	code := int(status[0]-'0')*100 + int(status[1]-'0')*10 + int(status[2]-'0')
+	if code < 100 {
 		return 0
 	}
 	return code
 }
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
