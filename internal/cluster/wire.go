@@ -48,6 +48,7 @@ func RecordToWire(r *record.Record) *clusterpb.Record {
 		CacheBustMarker:   r.CacheBustMarker,
 		CacheBustTarget:   r.CacheBustTarget,
 		Trace:             traceToWire(&r.Trace),
+		Server:            serverToWire(r.Server),
 	}
 	if len(r.Chunks) > 0 {
 		w.Chunks = make([]*clusterpb.Chunk, len(r.Chunks))
@@ -100,6 +101,7 @@ func RecordFromWire(w *clusterpb.Record) *record.Record {
 		CacheBustMarker:   w.CacheBustMarker,
 		CacheBustTarget:   w.CacheBustTarget,
 		Trace:             traceFromWire(w.Trace),
+		Server:            serverFromWire(w.Server),
 	}
 	if len(w.Chunks) > 0 {
 		r.Chunks = make([]record.Chunk, len(w.Chunks))
@@ -112,4 +114,30 @@ func RecordFromWire(w *clusterpb.Record) *record.Record {
 	}
 	r.RequestHeader = headersFromWire(w.RequestHeader)
 	return r
+}
+
+// serverToWire converts the server's account; nil when it gave none.
+func serverToWire(s record.ServerTiming) *clusterpb.ServerTiming {
+	if s == (record.ServerTiming{}) {
+		return nil
+	}
+	return &clusterpb.ServerTiming{
+		Source: int32(s.Source), Has: uint32(s.Has),
+		QueueNs: int64(s.Queue), ValidationNs: int64(s.Validation), PrefillNs: int64(s.Prefill),
+		DecodeNs: int64(s.Decode), InferenceNs: int64(s.Inference),
+		PromptTokens: int32(s.PromptTokens), DecodedTokens: int32(s.DecodedTokens),
+	}
+}
+
+// serverFromWire is the inverse of serverToWire.
+func serverFromWire(w *clusterpb.ServerTiming) record.ServerTiming {
+	if w == nil {
+		return record.ServerTiming{}
+	}
+	return record.ServerTiming{
+		Source: record.ServerSource(w.Source), Has: record.ServerParts(w.Has),
+		Queue: time.Duration(w.QueueNs), Validation: time.Duration(w.ValidationNs), Prefill: time.Duration(w.PrefillNs),
+		Decode: time.Duration(w.DecodeNs), Inference: time.Duration(w.InferenceNs),
+		PromptTokens: int(w.PromptTokens), DecodedTokens: int(w.DecodedTokens),
+	}
 }

@@ -1372,7 +1372,8 @@ type Record struct {
 	AudioSeconds      float64                `protobuf:"fixed64,35,opt,name=audio_seconds,json=audioSeconds,proto3" json:"audio_seconds,omitempty"`
 	CacheBustMarker   string                 `protobuf:"bytes,36,opt,name=cache_bust_marker,json=cacheBustMarker,proto3" json:"cache_bust_marker,omitempty"`
 	CacheBustTarget   string                 `protobuf:"bytes,37,opt,name=cache_bust_target,json=cacheBustTarget,proto3" json:"cache_bust_target,omitempty"`
-	Trace             *HTTPTrace             `protobuf:"bytes,38,opt,name=trace,proto3" json:"trace,omitempty"` // the transport's timeline (record.HTTPTrace)
+	Trace             *HTTPTrace             `protobuf:"bytes,38,opt,name=trace,proto3" json:"trace,omitempty"`   // the transport's timeline (record.HTTPTrace)
+	Server            *ServerTiming          `protobuf:"bytes,39,opt,name=server,proto3" json:"server,omitempty"` // the server's own account (record.ServerTiming)
 	unknownFields     protoimpl.UnknownFields
 	sizeCache         protoimpl.SizeCache
 }
@@ -1673,6 +1674,123 @@ func (x *Record) GetTrace() *HTTPTrace {
 	return nil
 }
 
+func (x *Record) GetServer() *ServerTiming {
+	if x != nil {
+		return x.Server
+	}
+	return nil
+}
+
+// ServerTiming is record.ServerTiming: durations in ns; the token counts
+// are -1 when the server did not report them.
+type ServerTiming struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Source        int32                  `protobuf:"varint,1,opt,name=source,proto3" json:"source,omitempty"`
+	Has           uint32                 `protobuf:"varint,2,opt,name=has,proto3" json:"has,omitempty"`
+	QueueNs       int64                  `protobuf:"varint,3,opt,name=queue_ns,json=queueNs,proto3" json:"queue_ns,omitempty"`
+	ValidationNs  int64                  `protobuf:"varint,4,opt,name=validation_ns,json=validationNs,proto3" json:"validation_ns,omitempty"`
+	PrefillNs     int64                  `protobuf:"varint,5,opt,name=prefill_ns,json=prefillNs,proto3" json:"prefill_ns,omitempty"`
+	DecodeNs      int64                  `protobuf:"varint,6,opt,name=decode_ns,json=decodeNs,proto3" json:"decode_ns,omitempty"`
+	InferenceNs   int64                  `protobuf:"varint,7,opt,name=inference_ns,json=inferenceNs,proto3" json:"inference_ns,omitempty"`
+	PromptTokens  int32                  `protobuf:"varint,8,opt,name=prompt_tokens,json=promptTokens,proto3" json:"prompt_tokens,omitempty"`
+	DecodedTokens int32                  `protobuf:"varint,9,opt,name=decoded_tokens,json=decodedTokens,proto3" json:"decoded_tokens,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ServerTiming) Reset() {
+	*x = ServerTiming{}
+	mi := &file_cluster_proto_msgTypes[18]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ServerTiming) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ServerTiming) ProtoMessage() {}
+
+func (x *ServerTiming) ProtoReflect() protoreflect.Message {
+	mi := &file_cluster_proto_msgTypes[18]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ServerTiming.ProtoReflect.Descriptor instead.
+func (*ServerTiming) Descriptor() ([]byte, []int) {
+	return file_cluster_proto_rawDescGZIP(), []int{18}
+}
+
+func (x *ServerTiming) GetSource() int32 {
+	if x != nil {
+		return x.Source
+	}
+	return 0
+}
+
+func (x *ServerTiming) GetHas() uint32 {
+	if x != nil {
+		return x.Has
+	}
+	return 0
+}
+
+func (x *ServerTiming) GetQueueNs() int64 {
+	if x != nil {
+		return x.QueueNs
+	}
+	return 0
+}
+
+func (x *ServerTiming) GetValidationNs() int64 {
+	if x != nil {
+		return x.ValidationNs
+	}
+	return 0
+}
+
+func (x *ServerTiming) GetPrefillNs() int64 {
+	if x != nil {
+		return x.PrefillNs
+	}
+	return 0
+}
+
+func (x *ServerTiming) GetDecodeNs() int64 {
+	if x != nil {
+		return x.DecodeNs
+	}
+	return 0
+}
+
+func (x *ServerTiming) GetInferenceNs() int64 {
+	if x != nil {
+		return x.InferenceNs
+	}
+	return 0
+}
+
+func (x *ServerTiming) GetPromptTokens() int32 {
+	if x != nil {
+		return x.PromptTokens
+	}
+	return 0
+}
+
+func (x *ServerTiming) GetDecodedTokens() int32 {
+	if x != nil {
+		return x.DecodedTokens
+	}
+	return 0
+}
+
 // HTTPTrace is record.HTTPTrace: run-clock offsets in ns, 0 = not stamped.
 type HTTPTrace struct {
 	state          protoimpl.MessageState `protogen:"open.v1"`
@@ -1702,7 +1820,7 @@ type HTTPTrace struct {
 
 func (x *HTTPTrace) Reset() {
 	*x = HTTPTrace{}
-	mi := &file_cluster_proto_msgTypes[18]
+	mi := &file_cluster_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1714,7 +1832,7 @@ func (x *HTTPTrace) String() string {
 func (*HTTPTrace) ProtoMessage() {}
 
 func (x *HTTPTrace) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_proto_msgTypes[18]
+	mi := &file_cluster_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1727,7 +1845,7 @@ func (x *HTTPTrace) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HTTPTrace.ProtoReflect.Descriptor instead.
 func (*HTTPTrace) Descriptor() ([]byte, []int) {
-	return file_cluster_proto_rawDescGZIP(), []int{18}
+	return file_cluster_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *HTTPTrace) GetGetConnNs() int64 {
@@ -1886,7 +2004,7 @@ type TraceDetail struct {
 
 func (x *TraceDetail) Reset() {
 	*x = TraceDetail{}
-	mi := &file_cluster_proto_msgTypes[19]
+	mi := &file_cluster_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1898,7 +2016,7 @@ func (x *TraceDetail) String() string {
 func (*TraceDetail) ProtoMessage() {}
 
 func (x *TraceDetail) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_proto_msgTypes[19]
+	mi := &file_cluster_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1911,7 +2029,7 @@ func (x *TraceDetail) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TraceDetail.ProtoReflect.Descriptor instead.
 func (*TraceDetail) Descriptor() ([]byte, []int) {
-	return file_cluster_proto_rawDescGZIP(), []int{19}
+	return file_cluster_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *TraceDetail) GetRequestChunks() []*TraceChunk {
@@ -1973,7 +2091,7 @@ type TraceChunk struct {
 
 func (x *TraceChunk) Reset() {
 	*x = TraceChunk{}
-	mi := &file_cluster_proto_msgTypes[20]
+	mi := &file_cluster_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1985,7 +2103,7 @@ func (x *TraceChunk) String() string {
 func (*TraceChunk) ProtoMessage() {}
 
 func (x *TraceChunk) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_proto_msgTypes[20]
+	mi := &file_cluster_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1998,7 +2116,7 @@ func (x *TraceChunk) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TraceChunk.ProtoReflect.Descriptor instead.
 func (*TraceChunk) Descriptor() ([]byte, []int) {
-	return file_cluster_proto_rawDescGZIP(), []int{20}
+	return file_cluster_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *TraceChunk) GetAtNs() int64 {
@@ -2026,7 +2144,7 @@ type Chunk struct {
 
 func (x *Chunk) Reset() {
 	*x = Chunk{}
-	mi := &file_cluster_proto_msgTypes[21]
+	mi := &file_cluster_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2038,7 +2156,7 @@ func (x *Chunk) String() string {
 func (*Chunk) ProtoMessage() {}
 
 func (x *Chunk) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_proto_msgTypes[21]
+	mi := &file_cluster_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2051,7 +2169,7 @@ func (x *Chunk) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Chunk.ProtoReflect.Descriptor instead.
 func (*Chunk) Descriptor() ([]byte, []int) {
-	return file_cluster_proto_rawDescGZIP(), []int{21}
+	return file_cluster_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *Chunk) GetAtNs() int64 {
@@ -2086,7 +2204,7 @@ type ErrorDetails struct {
 
 func (x *ErrorDetails) Reset() {
 	*x = ErrorDetails{}
-	mi := &file_cluster_proto_msgTypes[22]
+	mi := &file_cluster_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2098,7 +2216,7 @@ func (x *ErrorDetails) String() string {
 func (*ErrorDetails) ProtoMessage() {}
 
 func (x *ErrorDetails) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_proto_msgTypes[22]
+	mi := &file_cluster_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2111,7 +2229,7 @@ func (x *ErrorDetails) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ErrorDetails.ProtoReflect.Descriptor instead.
 func (*ErrorDetails) Descriptor() ([]byte, []int) {
-	return file_cluster_proto_rawDescGZIP(), []int{22}
+	return file_cluster_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *ErrorDetails) GetCode() int32 {
@@ -2145,7 +2263,7 @@ type Header struct {
 
 func (x *Header) Reset() {
 	*x = Header{}
-	mi := &file_cluster_proto_msgTypes[23]
+	mi := &file_cluster_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2157,7 +2275,7 @@ func (x *Header) String() string {
 func (*Header) ProtoMessage() {}
 
 func (x *Header) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_proto_msgTypes[23]
+	mi := &file_cluster_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2170,7 +2288,7 @@ func (x *Header) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Header.ProtoReflect.Descriptor instead.
 func (*Header) Descriptor() ([]byte, []int) {
-	return file_cluster_proto_rawDescGZIP(), []int{23}
+	return file_cluster_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *Header) GetName() string {
@@ -2285,7 +2403,7 @@ const file_cluster_proto_rawDesc = "" +
 	"\x06CANCEL\x10\x02\x12\a\n" +
 	"\x03END\x10\x03\x12\x11\n" +
 	"\rPREFILL_LIMIT\x10\x04\x12\f\n" +
-	"\bSHUTDOWN\x10\x05\"\xc0\n" +
+	"\bSHUTDOWN\x10\x05\"\xf9\n" +
 	"\n" +
 	"\x06Record\x12\x10\n" +
 	"\x03seq\x18\x01 \x01(\x04R\x03seq\x12\x14\n" +
@@ -2331,7 +2449,19 @@ const file_cluster_proto_rawDesc = "" +
 	"\raudio_seconds\x18# \x01(\x01R\faudioSeconds\x12*\n" +
 	"\x11cache_bust_marker\x18$ \x01(\tR\x0fcacheBustMarker\x12*\n" +
 	"\x11cache_bust_target\x18% \x01(\tR\x0fcacheBustTarget\x122\n" +
-	"\x05trace\x18& \x01(\v2\x1c.aiperf.cluster.v1.HTTPTraceR\x05trace\"\xd4\x05\n" +
+	"\x05trace\x18& \x01(\v2\x1c.aiperf.cluster.v1.HTTPTraceR\x05trace\x127\n" +
+	"\x06server\x18' \x01(\v2\x1f.aiperf.cluster.v1.ServerTimingR\x06server\"\xa3\x02\n" +
+	"\fServerTiming\x12\x16\n" +
+	"\x06source\x18\x01 \x01(\x05R\x06source\x12\x10\n" +
+	"\x03has\x18\x02 \x01(\rR\x03has\x12\x19\n" +
+	"\bqueue_ns\x18\x03 \x01(\x03R\aqueueNs\x12#\n" +
+	"\rvalidation_ns\x18\x04 \x01(\x03R\fvalidationNs\x12\x1d\n" +
+	"\n" +
+	"prefill_ns\x18\x05 \x01(\x03R\tprefillNs\x12\x1b\n" +
+	"\tdecode_ns\x18\x06 \x01(\x03R\bdecodeNs\x12!\n" +
+	"\finference_ns\x18\a \x01(\x03R\vinferenceNs\x12#\n" +
+	"\rprompt_tokens\x18\b \x01(\x05R\fpromptTokens\x12%\n" +
+	"\x0edecoded_tokens\x18\t \x01(\x05R\rdecodedTokens\"\xd4\x05\n" +
 	"\tHTTPTrace\x12\x1e\n" +
 	"\vget_conn_ns\x18\x01 \x01(\x03R\tgetConnNs\x12 \n" +
 	"\fdns_start_ns\x18\x02 \x01(\x03R\n" +
@@ -2400,7 +2530,7 @@ func file_cluster_proto_rawDescGZIP() []byte {
 }
 
 var file_cluster_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_cluster_proto_msgTypes = make([]protoimpl.MessageInfo, 24)
+var file_cluster_proto_msgTypes = make([]protoimpl.MessageInfo, 25)
 var file_cluster_proto_goTypes = []any{
 	(PhaseControl_Action)(0),  // 0: aiperf.cluster.v1.PhaseControl.Action
 	(*ClockRequest)(nil),      // 1: aiperf.cluster.v1.ClockRequest
@@ -2421,12 +2551,13 @@ var file_cluster_proto_goTypes = []any{
 	(*Credit)(nil),            // 16: aiperf.cluster.v1.Credit
 	(*PhaseControl)(nil),      // 17: aiperf.cluster.v1.PhaseControl
 	(*Record)(nil),            // 18: aiperf.cluster.v1.Record
-	(*HTTPTrace)(nil),         // 19: aiperf.cluster.v1.HTTPTrace
-	(*TraceDetail)(nil),       // 20: aiperf.cluster.v1.TraceDetail
-	(*TraceChunk)(nil),        // 21: aiperf.cluster.v1.TraceChunk
-	(*Chunk)(nil),             // 22: aiperf.cluster.v1.Chunk
-	(*ErrorDetails)(nil),      // 23: aiperf.cluster.v1.ErrorDetails
-	(*Header)(nil),            // 24: aiperf.cluster.v1.Header
+	(*ServerTiming)(nil),      // 19: aiperf.cluster.v1.ServerTiming
+	(*HTTPTrace)(nil),         // 20: aiperf.cluster.v1.HTTPTrace
+	(*TraceDetail)(nil),       // 21: aiperf.cluster.v1.TraceDetail
+	(*TraceChunk)(nil),        // 22: aiperf.cluster.v1.TraceChunk
+	(*Chunk)(nil),             // 23: aiperf.cluster.v1.Chunk
+	(*ErrorDetails)(nil),      // 24: aiperf.cluster.v1.ErrorDetails
+	(*Header)(nil),            // 25: aiperf.cluster.v1.Header
 }
 var file_cluster_proto_depIdxs = []int32{
 	5,  // 0: aiperf.cluster.v1.WorkerMessage.hello:type_name -> aiperf.cluster.v1.Hello
@@ -2445,24 +2576,25 @@ var file_cluster_proto_depIdxs = []int32{
 	17, // 13: aiperf.cluster.v1.ControllerMessage.control:type_name -> aiperf.cluster.v1.PhaseControl
 	16, // 14: aiperf.cluster.v1.Credits.credits:type_name -> aiperf.cluster.v1.Credit
 	0,  // 15: aiperf.cluster.v1.PhaseControl.action:type_name -> aiperf.cluster.v1.PhaseControl.Action
-	22, // 16: aiperf.cluster.v1.Record.chunks:type_name -> aiperf.cluster.v1.Chunk
-	23, // 17: aiperf.cluster.v1.Record.error:type_name -> aiperf.cluster.v1.ErrorDetails
-	24, // 18: aiperf.cluster.v1.Record.request_header:type_name -> aiperf.cluster.v1.Header
-	19, // 19: aiperf.cluster.v1.Record.trace:type_name -> aiperf.cluster.v1.HTTPTrace
-	20, // 20: aiperf.cluster.v1.HTTPTrace.detail:type_name -> aiperf.cluster.v1.TraceDetail
-	21, // 21: aiperf.cluster.v1.TraceDetail.request_chunks:type_name -> aiperf.cluster.v1.TraceChunk
-	21, // 22: aiperf.cluster.v1.TraceDetail.response_chunks:type_name -> aiperf.cluster.v1.TraceChunk
-	24, // 23: aiperf.cluster.v1.TraceDetail.request_header:type_name -> aiperf.cluster.v1.Header
-	24, // 24: aiperf.cluster.v1.TraceDetail.response_header:type_name -> aiperf.cluster.v1.Header
-	1,  // 25: aiperf.cluster.v1.Controller.Clock:input_type -> aiperf.cluster.v1.ClockRequest
-	4,  // 26: aiperf.cluster.v1.Controller.Work:input_type -> aiperf.cluster.v1.WorkerMessage
-	2,  // 27: aiperf.cluster.v1.Controller.Clock:output_type -> aiperf.cluster.v1.ClockReply
-	11, // 28: aiperf.cluster.v1.Controller.Work:output_type -> aiperf.cluster.v1.ControllerMessage
-	27, // [27:29] is the sub-list for method output_type
-	25, // [25:27] is the sub-list for method input_type
-	25, // [25:25] is the sub-list for extension type_name
-	25, // [25:25] is the sub-list for extension extendee
-	0,  // [0:25] is the sub-list for field type_name
+	23, // 16: aiperf.cluster.v1.Record.chunks:type_name -> aiperf.cluster.v1.Chunk
+	24, // 17: aiperf.cluster.v1.Record.error:type_name -> aiperf.cluster.v1.ErrorDetails
+	25, // 18: aiperf.cluster.v1.Record.request_header:type_name -> aiperf.cluster.v1.Header
+	20, // 19: aiperf.cluster.v1.Record.trace:type_name -> aiperf.cluster.v1.HTTPTrace
+	19, // 20: aiperf.cluster.v1.Record.server:type_name -> aiperf.cluster.v1.ServerTiming
+	21, // 21: aiperf.cluster.v1.HTTPTrace.detail:type_name -> aiperf.cluster.v1.TraceDetail
+	22, // 22: aiperf.cluster.v1.TraceDetail.request_chunks:type_name -> aiperf.cluster.v1.TraceChunk
+	22, // 23: aiperf.cluster.v1.TraceDetail.response_chunks:type_name -> aiperf.cluster.v1.TraceChunk
+	25, // 24: aiperf.cluster.v1.TraceDetail.request_header:type_name -> aiperf.cluster.v1.Header
+	25, // 25: aiperf.cluster.v1.TraceDetail.response_header:type_name -> aiperf.cluster.v1.Header
+	1,  // 26: aiperf.cluster.v1.Controller.Clock:input_type -> aiperf.cluster.v1.ClockRequest
+	4,  // 27: aiperf.cluster.v1.Controller.Work:input_type -> aiperf.cluster.v1.WorkerMessage
+	2,  // 28: aiperf.cluster.v1.Controller.Clock:output_type -> aiperf.cluster.v1.ClockReply
+	11, // 29: aiperf.cluster.v1.Controller.Work:output_type -> aiperf.cluster.v1.ControllerMessage
+	28, // [28:30] is the sub-list for method output_type
+	26, // [26:28] is the sub-list for method input_type
+	26, // [26:26] is the sub-list for extension type_name
+	26, // [26:26] is the sub-list for extension extendee
+	0,  // [0:26] is the sub-list for field type_name
 }
 
 func init() { file_cluster_proto_init() }
@@ -2494,7 +2626,7 @@ func file_cluster_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_cluster_proto_rawDesc), len(file_cluster_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   24,
+			NumMessages:   25,
 			NumExtensions: 0,
 			NumServices:   1,
 		},
