@@ -62,8 +62,6 @@ func fields() []field {
 		{path: "benchmark.phases.profiling.name"},
 		{path: "benchmark.phases.profiling.kind"},
 		{path: "benchmark.phases.profiling.exclude_from_results", conv: &mustBeFalseConv},
-		{path: "benchmark.phases.profiling.type", flag: "arrival-pattern,fixed-schedule", bind: func(t target) any { return t.cfg }, conv: &phaseTypeConv,
-			doc: "concurrency (a fixed number in flight), poisson, gamma or constant (request-rate arrivals), or fixed_schedule (the dataset's timestamps)."},
 		{path: "benchmark.phases.profiling.sla", bind: func(t target) any { return &t.cfg.Shape.SLA }, conv: &slaConv,
 			doc: "SLA filters for adaptive_scale: {metric: {stat: {op: threshold}}}."},
 		{path: "benchmark.phases.profiling.timing_mode", bind: func(t target) any { return &t.cfg.Shape.TimingMode }, conv: &choiceConv,

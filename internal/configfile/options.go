@@ -2,32 +2,36 @@ package configfile
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/aiperf-go/aiperf/internal/option"
 )
 
 // convs maps the option table's decoder names to the decoders.
 var convs = map[option.Conv]*conv{
-	option.ConvAccuracyName: &accuracyNameConv,
-	option.ConvArtifactDir:  &artifactDirConv,
-	option.ConvChoice:       &choiceConv,
-	option.ConvDuration:     &durationConv,
-	option.ConvEnabled:      &enabledConv,
-	option.ConvExtra:        &extraConv,
-	option.ConvGPUMode:      &gpuModeConv,
-	option.ConvHeaders:      &headersConv,
-	option.ConvMetricsURLs:  &metricsURLsConv,
-	option.ConvModels:       &modelsConv,
-	option.ConvOTelURL:      &otelURLConv,
-	option.ConvPairs:        &pairsConv,
-	option.ConvRamp:         &rampConv,
-	option.ConvRangeRatio:   &rangeRatioConv,
-	option.ConvRateSeries:   &rateSeriesConv,
-	option.ConvRaw:          &rawConv,
-	option.ConvRecords:      &recordsConv,
-	option.ConvSeqDist:      &seqDistConv,
-	option.ConvURLs:         &urlsConv,
-	option.ConvWarmupType:   &warmupTypeConv,
+	option.ConvAccuracyName:   &accuracyNameConv,
+	option.ConvArtifactDir:    &artifactDirConv,
+	option.ConvChoice:         &choiceConv,
+	option.ConvDuration:       &durationConv,
+	option.ConvEnabled:        &enabledConv,
+	option.ConvExtra:          &extraConv,
+	option.ConvGPUMode:        &gpuModeConv,
+	option.ConvHeaders:        &headersConv,
+	option.ConvMetricsURLs:    &metricsURLsConv,
+	option.ConvModels:         &modelsConv,
+	option.ConvOTelURL:        &otelURLConv,
+	option.ConvPairs:          &pairsConv,
+	option.ConvPhaseType:      &phaseTypeConv,
+	option.ConvRamp:           &rampConv,
+	option.ConvRangeRatio:     &rangeRatioConv,
+	option.ConvRateSeries:     &rateSeriesConv,
+	option.ConvRaw:            &rawConv,
+	option.ConvRecords:        &recordsConv,
+	option.ConvResetKVCache:   &resetKVCacheConv,
+	option.ConvSeqDist:        &seqDistConv,
+	option.ConvServerProfiler: &serverProfilerConv,
+	option.ConvURLs:           &urlsConv,
+	option.ConvWarmupType:     &warmupTypeConv,
 }
 
 // optionFields derives a row from every config-file key of the option
@@ -43,7 +47,7 @@ func optionFields() []field {
 			if bind == nil {
 				panic(fmt.Sprintf("option --%s: key %s binds no field", o.Name, k.Path))
 			}
-			r := field{path: k.Path, flag: o.Name, bind: func(t target) any { return bind(t.cfg) }, ignored: k.Ignored, doc: k.Doc}
+			r := field{path: k.Path, flag: strings.Join(append([]string{o.Name}, k.Also...), ","), bind: func(t target) any { return bind(t.cfg) }, ignored: k.Ignored, doc: k.Doc}
 			if k.Conv != "" {
 				c, ok := convs[k.Conv]
 				if !ok {

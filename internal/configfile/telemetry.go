@@ -14,13 +14,6 @@ import (
 
 func telemetryFields() []field {
 	return []field{
-		{path: "benchmark.endpoint.reset_kv_cache", flag: "reset-kv-cache,reset-kv-cache-timeout-seconds,reset-kv-cache-path",
-			bind: func(t target) any { return &t.cfg.Telemetry.ResetKVCache }, conv: &resetKVCacheConv,
-			doc: "POST the server's KV-cache reset once before the run: false, true, or {path, timeout_seconds, max_retry_seconds}."},
-		{path: "benchmark.endpoint.server_profiler", flag: "server-profiler,server-profiler-timeout-seconds,server-profiler-start-path,server-profiler-stop-path",
-			bind: func(t target) any { return &t.cfg.Telemetry.ServerProfiler }, conv: &serverProfilerConv,
-			doc: "Start and stop the server profiler around the profiling phase: false, true, or {start_path, stop_path, timeout_seconds}."},
-
 		{path: "benchmark.server_metrics.discovery", ignored: true, conv: &anyMappingConv,
 			doc: "Kubernetes discovery of metrics endpoints is not implemented; the endpoint URLs and server_metrics.urls are scraped."},
 	}

@@ -98,6 +98,9 @@ type Key struct {
 	// Conv names the decoder when the field's type alone does not say how
 	// to read the key.
 	Conv Conv
+	// Also are the other flags whose explicit value rewrites the key, for
+	// a key several flags set (a control hook and its detail flags).
+	Also []string
 	// Ignored marks a key accepted for AIPerf compatibility that has no
 	// effect here; Doc says why.
 	Ignored bool
@@ -143,26 +146,29 @@ type Conv string
 
 // The config-file decoders the table uses.
 const (
-	ConvAccuracyName Conv = "accuracyName"
-	ConvArtifactDir  Conv = "artifactDir"
-	ConvChoice       Conv = "choice"
-	ConvDuration     Conv = "duration"
-	ConvEnabled      Conv = "enabled"
-	ConvExtra        Conv = "extra"
-	ConvGPUMode      Conv = "gpuMode"
-	ConvHeaders      Conv = "headers"
-	ConvMetricsURLs  Conv = "metricsURLs"
-	ConvModels       Conv = "models"
-	ConvOTelURL      Conv = "otelURL"
-	ConvPairs        Conv = "pairs"
-	ConvRamp         Conv = "ramp"
-	ConvRangeRatio   Conv = "rangeRatio"
-	ConvRateSeries   Conv = "rateSeries"
-	ConvRaw          Conv = "raw"
-	ConvRecords      Conv = "records"
-	ConvSeqDist      Conv = "seqDist"
-	ConvURLs         Conv = "urls"
-	ConvWarmupType   Conv = "warmupType"
+	ConvAccuracyName   Conv = "accuracyName"
+	ConvArtifactDir    Conv = "artifactDir"
+	ConvChoice         Conv = "choice"
+	ConvDuration       Conv = "duration"
+	ConvEnabled        Conv = "enabled"
+	ConvExtra          Conv = "extra"
+	ConvGPUMode        Conv = "gpuMode"
+	ConvHeaders        Conv = "headers"
+	ConvMetricsURLs    Conv = "metricsURLs"
+	ConvModels         Conv = "models"
+	ConvOTelURL        Conv = "otelURL"
+	ConvPairs          Conv = "pairs"
+	ConvPhaseType      Conv = "phaseType"
+	ConvRamp           Conv = "ramp"
+	ConvRangeRatio     Conv = "rangeRatio"
+	ConvRateSeries     Conv = "rateSeries"
+	ConvRaw            Conv = "raw"
+	ConvRecords        Conv = "records"
+	ConvResetKVCache   Conv = "resetKVCache"
+	ConvSeqDist        Conv = "seqDist"
+	ConvServerProfiler Conv = "serverProfiler"
+	ConvURLs           Conv = "urls"
+	ConvWarmupType     Conv = "warmupType"
 )
 
 // All returns every option of `aiperf profile`, in registration order.
