@@ -69,16 +69,9 @@ func (o RankingsOptions) Validate() error {
 // stream. So with the same seed, corpus and tokenizer the dataset is
 // AIPerf's.
 func SyntheticRankings(o RankingsOptions, tok tokenizer.Tokenizer) (*dataset.Dataset, error) {
-	err := o.Validate()
-	if tok == nil {
-		err = errors.Join(err, errors.New("synthetic rankings need a tokenizer"))
-	}
+	seed, err := runSeed("synthetic rankings", o.Validate(), tok, o.Seed, o.SeedSet)
 	if err != nil {
 		return nil, err
-	}
-	seed := o.Seed
-	if !o.SeedSet {
-		seed = rand.Uint64()
 	}
 	c, err := newCorpus(tok)
 	if err != nil {

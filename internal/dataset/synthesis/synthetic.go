@@ -132,6 +132,22 @@ func (o SyntheticOptions) Validate() error {
 	return errors.Join(errs...)
 }
 
+// runSeed checks a synthetic dataset's options (invalid, their Validate
+// error) and tokenizer, and returns the seed its draws derive from: seed
+// when seeded, else a random one.
+func runSeed(what string, invalid error, tok tokenizer.Tokenizer, seed uint64, seeded bool) (uint64, error) {
+	if tok == nil {
+		invalid = errors.Join(invalid, errors.New(what+" need a tokenizer"))
+	}
+	if invalid != nil {
+		return 0, invalid
+	}
+	if !seeded {
+		seed = rand.Uint64()
+	}
+	return seed, nil
+}
+
 // Synthetic builds o.Entries conversations of synthetic prompts, as AIPerf's
 // synthetic composer does with its default corpus.
 //
@@ -161,16 +177,9 @@ func (o SyntheticOptions) Validate() error {
 // are therefore built one after another: where a window starts depends on
 // how many fix-up draws the texts before it took.
 func Synthetic(o SyntheticOptions, tok tokenizer.Tokenizer) (*dataset.Dataset, error) {
-	err := o.Validate()
-	if tok == nil {
-		err = errors.Join(err, errors.New("synthetic prompts need a tokenizer"))
-	}
+	seed, err := runSeed("synthetic prompts", o.Validate(), tok, o.Seed, o.SeedSet)
 	if err != nil {
 		return nil, err
-	}
-	seed := o.Seed
-	if !o.SeedSet {
-		seed = rand.Uint64()
 	}
 	// Let the tokenizer load its vocabulary (if it loads lazily) while the
 	// corpus decompresses.
