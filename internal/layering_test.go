@@ -20,7 +20,7 @@ const module = "github.com/aiperf-go/aiperf"
 // internal/pyrand (Python's and numpy's generators) serves dataset and
 // timing alike. internal/metrics/stats (numpy's percentile, summaries,
 // Finite) is the one copy of the statistics every layer computes.
-var leaves = []string{"internal/sigv4", "internal/eventstream", "internal/sagemaker", "internal/record", "internal/clock", "internal/tokenizer", "internal/userfile", "internal/sla", "internal/live", "internal/pyrand", "internal/fdlimit", "internal/metrics/stats"}
+var leaves = []string{"internal/sigv4", "internal/eventstream", "internal/sagemaker", "internal/record", "internal/clock", "internal/tokenizer", "internal/userfile", "internal/sla", "internal/live", "internal/pyrand", "internal/fdlimit", "internal/metrics/stats", "internal/saturation"}
 
 // allowed lists, per package, the internal packages it may import besides the
 // leaves. The data flows config -> dataset -> timing -> worker (endpoint +
@@ -181,6 +181,8 @@ var isolated = []string{
 	"internal/config", "internal/record", "internal/clock", "internal/plugin",
 	// validity judges a run's fidelity from plain figures.
 	"internal/validity",
+	// saturation detects a server past its capacity from plain points.
+	"internal/saturation",
 	"internal/tokenizer/hf", "internal/tokenizer/hub", "internal/tokenizer/hub/hubtest", "internal/dataset/sound", "internal/tokenizer/testmodels", "internal/chattemplate", "internal/mockserver", "internal/metrics/stats", "internal/userfile", "internal/sla", "internal/pyrand", "internal/metrics/sweep", "internal/fdlimit",
 	// results reads finished runs' artifacts back; it knows file shapes only.
 	"internal/results", "internal/cluster/clusterpb",
