@@ -46,9 +46,11 @@ type inputEndpoint struct {
 	UseServerTokenCount bool                   `json:"use_server_token_count,omitzero"`
 	ResetKVCache        *config.ResetKVCache   `json:"reset_kv_cache,omitzero"`
 	ServerProfiler      *config.ServerProfiler `json:"server_profiler,omitzero"`
-	// Not AIPerf's: how the servers were reached (TLS, proxies).
-	TLS      inputTLS `json:"tls,omitzero"`
-	TrustEnv bool     `json:"trust_env,omitzero"`
+	// Not AIPerf's: how the servers were reached (TLS, proxies, the
+	// response head cap; 0 is the transport's default).
+	TLS                        inputTLS `json:"tls,omitzero"`
+	TrustEnv                   bool     `json:"trust_env,omitzero"`
+	HTTPMaxResponseHeaderBytes int      `json:"http_max_response_header_bytes,omitzero"`
 }
 
 // inputTLS is the run's TLS settings (--tls-*, AIPERF_HTTP_SSL_VERIFY).
@@ -170,6 +172,8 @@ func inputConfig(p *Plan, ui config.UIType) inputConfigDoc {
 			ServerProfiler:      cfg.Telemetry.ServerProfiler,
 			TLS:                 inputTLS{cfg.Network.TLSCAFile, cfg.Network.TLSCertFile, cfg.Network.TLSKeyFile, cfg.Network.TLSSkipVerify},
 			TrustEnv:            cfg.Network.TrustEnv,
+
+			HTTPMaxResponseHeaderBytes: cfg.Network.MaxResponseHeaderBytes,
 		},
 		GPU:       gpuTelemetryDoc(&cfg.Telemetry.GPU),
 		Server:    serverMetricsDoc(&cfg.Telemetry.ServerMetrics),

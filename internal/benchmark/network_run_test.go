@@ -3,6 +3,7 @@ package benchmark
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -222,5 +223,41 @@ func TestAIPerfHTTPEnv(t *testing.T) {
 				t.Errorf("%s is neither honoured nor named as ignored", name)
 			}
 		})
+	}
+}
+
+// TestNetworkSettingsInInputConfig: the network settings a run was given
+// (TLS, proxies, the response head cap) are written to input_config under
+// their config-file keys.
+func TestNetworkSettingsInInputConfig(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(mockserver.New(mockConfig(t, nil)))
+	defer srv.Close()
+	cfg := baseConfig(t, srv.URL)
+	cfg.Load.RequestCount = ptr(2)
+	cfg.Network.TLSSkipVerify, cfg.Network.TrustEnv, cfg.Network.MaxResponseHeaderBytes = true, true, 65536
+	if out, err := run(t, context.Background(), cfg); err != nil {
+		t.Fatalf("Run: %v\n%s", err, out)
+	}
+	b, err := os.ReadFile(filepath.Join(cfg.Output.ArtifactDir, "profile_export_aiperf.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		InputConfig struct {
+			Endpoint struct {
+				TLS struct {
+					SkipVerify bool `json:"skip_verify"`
+				} `json:"tls"`
+				TrustEnv    bool `json:"trust_env"`
+				HeaderLimit int  `json:"http_max_response_header_bytes"`
+			} `json:"endpoint"`
+		} `json:"input_config"`
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	if e := doc.InputConfig.Endpoint; !e.TLS.SkipVerify || !e.TrustEnv || e.HeaderLimit != 65536 {
+		t.Errorf("input_config endpoint: %+v; want skip_verify, trust_env and http_max_response_header_bytes 65536", e)
 	}
 }
