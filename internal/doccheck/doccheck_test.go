@@ -18,8 +18,8 @@
 // binary as `aiperf` and `./aiperf`, by bash with -e and -o pipefail in a
 // temporary directory (the repository's top-level entries linked in, HOME
 // pointed there), in a network namespace of its own where the machine
-// allows one, so that nothing outside is reached and the documented ports
-// are free; it must exit 0. A server a block starts in the background
+// allows one, so that nothing outside is reached, the documented ports
+// are free and several blocks can run at once; it must exit 0. A server a block starts in the background
 // (`aiperf mock-server ... &`) is waited for until it accepts connections,
 // as a reader would, and killed with the block.
 package doccheck
