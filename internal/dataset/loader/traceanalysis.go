@@ -3,6 +3,7 @@ package loader
 import (
 	"errors"
 	"github.com/aiperf-go/aiperf/internal/dataset"
+	"github.com/aiperf-go/aiperf/internal/metrics/stats"
 	"math"
 	"slices"
 	"strconv"
@@ -201,12 +202,7 @@ func dist(v []float64) *Dist {
 	for _, x := range s {
 		ss += (x - mean) * (x - mean)
 	}
-	pct := func(q float64) float64 {
-		pos := q / 100 * float64(len(s)-1)
-		lo := int(math.Floor(pos))
-		hi := min(lo+1, len(s)-1)
-		return s[lo] + (s[hi]-s[lo])*(pos-float64(lo))
-	}
+	pct := func(q float64) float64 { return stats.Percentile(s, q) }
 	return &Dist{Mean: mean, Stddev: math.Sqrt(ss / float64(len(s))), Min: s[0],
 		P25: pct(25), Median: pct(50), P75: pct(75), Max: s[len(s)-1]}
 }
