@@ -45,7 +45,8 @@ var allowed = map[string][]string{
 		"internal/controlhook", "internal/telemetry/servermetrics", "internal/telemetry/gpu", "internal/telemetry/dcgm", "internal/telemetry/nvml", "internal/telemetry/energy", "internal/telemetry/netlatency",
 		"internal/cluster", // --workers: the controller-worker protocol
 		"internal/clienthealth", "internal/cancellation", "internal/readiness", "internal/connbudget",
-		"internal/servertrace", "internal/validity"},
+		"internal/servertrace", "internal/validity",
+		"internal/remote", "internal/tokenizer/hub"}, // remote --input-file
 	// kube/operator: the AIPerfJob reconciler (controller-runtime lives
 	// only here) builds its objects with kube's builders.
 	"internal/kube/operator": {"internal/kube", "internal/kube/api/v1alpha1"},
@@ -165,6 +166,8 @@ var allowed = map[string][]string{
 	// records back; a remote agent drives the same worker pool as a local
 	// run. clusterpb is its generated wire schema.
 	"internal/cluster": {"internal/cluster/clusterpb", "internal/timing", "internal/worker"},
+	// remote fetches hf://, s3:// and https:// inputs into a cache.
+	"internal/remote": {"internal/tokenizer/hub"},
 	// sagemakertest: a SageMaker Runtime-shaped server for tests.
 	"internal/sagemaker/sagemakertest": {"internal/sigv4/sigv4test"},
 }

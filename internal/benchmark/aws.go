@@ -1,15 +1,21 @@
 package benchmark
 
 import (
+	"context"
 	"fmt"
+	"log/slog"
 	"net/http"
+	"os"
+	"path/filepath"
 	"slices"
 	"sync"
 
 	"github.com/aiperf-go/aiperf/internal/config"
 	"github.com/aiperf-go/aiperf/internal/environ"
+	"github.com/aiperf-go/aiperf/internal/remote"
 	"github.com/aiperf-go/aiperf/internal/sagemaker"
 	"github.com/aiperf-go/aiperf/internal/sigv4"
+	"github.com/aiperf-go/aiperf/internal/tokenizer/hub"
 	"github.com/aiperf-go/aiperf/internal/transport"
 )
 
@@ -95,4 +101,34 @@ func sageMakerOptions(cfg *config.Config) sagemaker.Options {
 	e := &cfg.Endpoint
 	return sagemaker.Options{EndpointName: e.SageMakerEndpointName, TargetModel: e.SageMakerTargetModel,
 		InferenceComponentName: e.SageMakerInferenceComponentName, TargetVariant: e.SageMakerTargetVariant}
+}
+
+// localInput is the --input-file the loaders read and its format: a
+// remote one (hf://, s3://, https://) is fetched into the cache first,
+// and its manifest's format is used when --custom-dataset-type is not
+// given. The configuration keeps the reference as given.
+func (p *Plan) localInput() (path, format string, err error) {
+	d := &p.Config.Dataset
+	if !remote.IsRemote(d.InputFile) {
+		return d.InputFile, string(d.CustomType), nil
+	}
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		cache = os.TempDir()
+	}
+	f, err := remote.Fetch(context.Background(), d.InputFile, remote.Options{
+		CacheDir:   filepath.Join(cache, "aiperf", "remote"),
+		Hub:        hub.FromEnv(environ.Getenv, nil),
+		Getenv:     environ.Getenv,
+		AWSProfile: p.Config.Endpoint.AWSProfile,
+	})
+	if err != nil {
+		return "", "", err
+	}
+	format = string(d.CustomType)
+	if format == "" {
+		format = f.Format()
+	}
+	slog.Info("remote input fetched", "input_file", d.InputFile, "pinned", f.Pinned, "local", f.Path, "format", format)
+	return f.Path, format, nil
 }

@@ -27,12 +27,16 @@ func (p *Plan) loadFileDataset() error {
 	if err != nil {
 		return err
 	}
+	inputFile, customType, err := p.localInput()
+	if err != nil {
+		return usageError(err)
+	}
 	pub := d.ResolvedPublic()
 	switch {
-	case pub == config.PublicShareGPT && d.InputFile != "":
+	case pub == config.PublicShareGPT && inputFile != "":
 		// A local copy of ShareGPT.
 		loaded, err = loader.LoadShareGPT(loader.ShareGPTOptions{
-			Path:    d.InputFile,
+			Path:    inputFile,
 			OSLSet:  p.Config.Input.OutputTokens.Mean != nil,
 			Models:  p.Models,
 			Seed:    p.Seed,
@@ -49,11 +53,11 @@ func (p *Plan) loadFileDataset() error {
 		}
 		defer done()
 		if path == "" {
-			path = d.InputFile
+			path = inputFile
 		}
 		o := loader.LoadOptions{
 			Path:    path,
-			Type:    string(d.CustomType),
+			Type:    customType,
 			Seed:    p.Seed,
 			SeedSet: p.SeedSet,
 			Weka:    p.wekaOptions(),

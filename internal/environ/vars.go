@@ -87,6 +87,10 @@ var Vars = []Var{
 	{Name: "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI", Meaning: "container credentials path on the ECS endpoint", Users: "sigv4"},
 	{Name: "AWS_CONTAINER_AUTHORIZATION_TOKEN", Meaning: "token sent to the container credentials endpoint", Users: "sigv4", Secret: true},
 	{Name: "AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE", Meaning: "file holding that token", Users: "sigv4"},
+	{Name: "AWS_REGION", Default: "us-east-1", Meaning: "region of s3:// inputs (AWS_DEFAULT_REGION when unset)", Users: "remote"},
+	{Name: "AWS_DEFAULT_REGION", Default: "us-east-1", Meaning: "region of s3:// inputs when AWS_REGION is unset", Users: "remote"},
+	{Name: "AWS_ENDPOINT_URL_S3", Meaning: "S3-compatible endpoint of s3:// inputs, addressed path-style (MinIO, ...)", Users: "remote"},
+	{Name: "AWS_ENDPOINT_URL", Meaning: "endpoint of s3:// inputs when AWS_ENDPOINT_URL_S3 is unset", Users: "remote"},
 
 	// Integrations.
 	{Name: "AIPERF_API_SERVER_LINGER_SECONDS", Default: "0", Meaning: "seconds the --api-port server stays up after the run", Users: "cli, kube"},
