@@ -167,7 +167,7 @@ func newProber(p *Plan, client *http.Client, log *slog.Logger) *readiness.Prober
 	o := readiness.Options{
 		Targets: p.URLs, Models: p.Models, Mode: e.WaitForModelMode, Kind: e.Type,
 		Timeout: clock.Seconds(e.WaitForModelTimeout), Interval: clock.Seconds(e.WaitForModelInterval),
-		Header: p.Header, Client: client, Log: log,
+		Header: p.Header, Client: client, Log: log, Signed: p.Config.Signs(),
 	}
 	for _, u := range e.URLs {
 		o.Bases = append(o.Bases, config.NormalizeURL(u))

@@ -63,6 +63,11 @@ type Options struct {
 	Header            http.Header
 	Client            *http.Client
 	Log               *slog.Logger
+	// Signed says the probes are SigV4-signed (Client signs them): a
+	// 401 or 403 then means the signature, the IAM policy or the path
+	// is wrong, which no retry fixes, so it stops the wait at once
+	// instead of passing as "the server is up".
+	Signed bool
 }
 
 // Prober probes every URL until each check passes or its deadline passes.
@@ -77,6 +82,10 @@ type Prober struct {
 	header            http.Header
 	client            *http.Client
 	log               *slog.Logger
+	signed            bool
+	// refused is set by a probe whose signed request was refused
+	// (Signed): the wait stops with it.
+	refused string
 
 	// Now and Sleep are the clock the waits run on; tests replace them.
 	Now   func() time.Time
@@ -87,7 +96,7 @@ type Prober struct {
 func New(o Options) *Prober {
 	pr := &Prober{
 		bases: o.Bases, targets: o.Targets, models: o.Models, mode: o.Mode, kind: o.Kind,
-		timeout: o.Timeout, interval: o.Interval, header: o.Header, client: o.Client, log: o.Log,
+		timeout: o.Timeout, interval: o.Interval, header: o.Header, client: o.Client, log: o.Log, signed: o.Signed,
 		Now: time.Now, Sleep: clock.Sleep,
 	}
 	if pr.mode == "" {
@@ -170,6 +179,9 @@ func (pr *Prober) run(ctx context.Context, c check) error {
 		var ready bool
 		ready, why = c.probe(reqCtx)
 		cancel()
+		if pr.refused != "" {
+			return &config.ExitError{Code: config.ExitFailure, Err: fmt.Errorf("endpoint not ready: the %s probe of %s: %s", c.name, c.url, pr.refused)}
+		}
 		if ready {
 			pr.log.Info("endpoint ready", "probe", c.name, "url", c.url, "model", c.model, "attempts", attempt,
 				"waited", pr.Now().Sub(start).Round(time.Millisecond))
@@ -207,6 +219,8 @@ func (pr *Prober) probeModels(ctx context.Context, base, model string) (bool, st
 			return true, ""
 		}
 		return false, fmt.Sprintf("/v1/models: HTTP 404; base URL: HTTP %d", st)
+	case pr.authRefused(status, body):
+		return false, pr.refused
 	case status != http.StatusOK:
 		return false, httpFailure(status, body)
 	}
@@ -231,6 +245,8 @@ func (pr *Prober) probeInference(ctx context.Context, target, model string) (boo
 		return false, err.Error()
 	case status >= 500:
 		return false, httpFailure(status, body)
+	case pr.authRefused(status, body):
+		return false, pr.refused
 	case status >= 400:
 		pr.log.Warn("the readiness request was rejected; the server is up, but benchmark requests may fail the same way",
 			"url", config.RedactURL(target), "status", status, "body", snippet(body))
@@ -331,4 +347,20 @@ func snippet(b []byte) string {
 		s = strings.ToValidUTF8(s[:n], "") + "..."
 	}
 	return s
+}
+
+// authRefused reports a 401 or 403 to a signed probe, noting on pr why
+// the wait stops: API Gateway's "Missing Authentication Token" names an
+// unrouted path (check the URL), anything else the signature or the
+// policy.
+func (pr *Prober) authRefused(status int, body []byte) bool {
+	if !pr.signed || (status != http.StatusUnauthorized && status != http.StatusForbidden) {
+		return false
+	}
+	cause := "check --aws-region and --aws-service against the endpoint, the credentials, the IAM policy and the clock (AWS refuses a signature more than 5 minutes off)"
+	if strings.Contains(string(body), "Missing Authentication Token") {
+		cause = "API Gateway answers an unrouted path with 403 Missing Authentication Token, on a valid signature too: check the URL and --endpoint path rather than the credentials"
+	}
+	pr.refused = fmt.Sprintf("the signed request was refused (%s); %s; not retried", httpFailure(status, body), cause)
+	return true
 }
