@@ -7,12 +7,11 @@
 // They are injected after aggregation, as AIPerf's EnergyEfficiencyAnalyzer
 // does: the inputs live in two places (the GPU telemetry store and the
 // metrics summary), so no per-record derivation could compute them.
-// Energy is the energy counter's increase over the profiling window with
-// its end widened by the GPU final-scrape grace (666 ms), so the scrape
-// that closes the phase counts; without an energy counter it is the fleet's
-// average power times the window. Average power is energy over the
-// (unwidened) window, total power the sum of each GPU's average power
-// over it.
+// Energy is the integral of the sampled power over exactly the profiling
+// window (gpu.Store.EnergyOver: the energy counter interpolated at the
+// window's bounds, or the power samples held between scrapes without a
+// counter), for any run length. Average power is energy over the window,
+// total power the sum of each GPU's average power sample in it.
 package energy
 
 import (
@@ -131,25 +130,16 @@ func Compute(store *gpu.Store, w Window, in Inputs) []metrics.Result {
 func computeVendor(store *gpu.Store, w Window, in Inputs, platform string, defs []*metrics.Metric) []metrics.Result {
 	var out []metrics.Result
 	emit := func(r role, v float64) { out = append(out, metrics.Result{Metric: defs[r], Value: v}) }
-	grace := int64(gpu.FinalScrapeGrace)
-	energyJ, energyGPUs := store.TotalEnergy(gpu.Bounded(w.Start, w.End+grace), platform)
 	powerW, powerGPUs := store.TotalPower(gpu.Bounded(w.Start, w.End), platform)
-	duration := float64(w.End-w.Start) / 1e9
-	if duration <= 0 {
+	if w.End <= w.Start {
 		if first, last, ok := store.Span(); ok && last > first {
-			duration = float64(last-first) / 1e9
+			w = Window{first, last}
 		}
 	}
+	energyJ, _ := store.EnergyOver(w.Start, w.End, platform)
 	var avgPower float64
-	switch {
-	case energyGPUs > 0 && energyJ > 0:
-		if duration > 0 {
-			avgPower = energyJ / duration
-		}
-	case powerGPUs > 0 && powerW > 0 && duration > 0:
-		energyJ, avgPower = powerW*duration, powerW
-	default:
-		energyJ = 0
+	if duration := float64(w.End-w.Start) / 1e9; energyJ > 0 && duration > 0 {
+		avgPower = energyJ / duration
 	}
 	if powerGPUs > 0 {
 		emit(totalPower, powerW)

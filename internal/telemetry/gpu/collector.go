@@ -18,8 +18,9 @@ const (
 	DefaultInterval     = 333 * time.Millisecond
 	DefaultReachTimeout = 5 * time.Second
 	// FinalScrapeGrace widens the profiling window's end for the GPU
-	// statistics and the energy counter, so the scrape that closes the
-	// phase (often a few hundred ms after the last response) counts.
+	// statistics (not the energy, which is integrated over exactly the
+	// window), so the scrape that closes the phase (often a few hundred
+	// ms after the last response) counts.
 	FinalScrapeGrace = 666 * time.Millisecond
 	collectTimeout   = 30 * time.Second
 )

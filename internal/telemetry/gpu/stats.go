@@ -128,24 +128,6 @@ func (s *Store) TotalPower(w Window, platform string) (float64, int) {
 	return total, n
 }
 
-// TotalEnergy sums every GPU of platform's energy-counter increase over w,
-// in joules, and counts the GPUs that had an energy counter.
-func (s *Store) TotalEnergy(w Window, platform string) (float64, int) {
-	f := Field{Name: EnergyField(platform), Counter: true}
-	if f.Name == "" {
-		return 0, 0
-	}
-	var total float64
-	n := 0
-	s.each(platform, func(g *series) {
-		if st, ok := g.fieldStats(f, w); ok {
-			total += st.Avg * MJ
-			n++
-		}
-	})
-	return total, n
-}
-
 func (s *Store) each(platform string, fn func(*series)) {
 	for _, u := range s.order {
 		for _, g := range s.sources[u].order {

@@ -87,13 +87,13 @@ func TestFleetPowerAndEnergy(t *testing.T) {
 	if n != 2 {
 		t.Errorf("%d GPUs with power", n)
 	}
-	e, n := s.TotalEnergy(Bounded(0, 2*sec), PlatformNVIDIA)
+	e, n := s.EnergyOver(0, 2*sec, PlatformNVIDIA)
 	near(t, "total energy (J)", e, 200+100)
 	if n != 2 {
 		t.Errorf("%d GPUs with energy", n)
 	}
-	if e, n := s.TotalEnergy(Bounded(0, 2*sec), PlatformAMD); e != 0 || n != 0 {
-		t.Errorf("AMD energy %v from %d GPUs without a counter", e, n)
+	if e, n := s.EnergyOver(0, 2*sec, PlatformAMD); e != 7*2 || n != 1 {
+		t.Errorf("AMD energy %v from %d GPUs without a counter, want its 7 W held for 2 s", e, n)
 	}
 	if got := strings.Join(s.Platforms(), ","); got != "amd,nvidia" {
 		t.Errorf("platforms %q", got)
