@@ -9,8 +9,8 @@ import (
 // zmq ends the help of the ZMQ options.
 const zmq = " Accepted for compatibility; no effect here: this implementation runs in one process, with no internal message bus."
 
-// exportOutputsJsonOptions lists the options from --export-outputs-json on, in help order.
-func exportOutputsJsonOptions() []Option {
+// exportOutputsJSONOptions lists the options from --export-outputs-json on, in help order.
+func exportOutputsJSONOptions() []Option {
 	return []Option{
 		{Name: "export-outputs-json",
 			Group: GroupOutput,

@@ -4,8 +4,8 @@ import (
 	"github.com/aiperf-go/aiperf/internal/config"
 )
 
-// otelUrlOptions lists the options from --otel-url on, in help order.
-func otelUrlOptions() []Option {
+// otelURLOptions lists the options from --otel-url on, in help order.
+func otelURLOptions() []Option {
 	return []Option{
 		{Name: "otel-url",
 			Redact: SecretURL,

@@ -200,11 +200,11 @@ var table = sync.OnceValue(func() []Option {
 		useCaseOptions(),
 		warmupRequestCountOptions(),
 		sliceDurationOptions(),
-		resetKvCacheOptions(),
-		otelUrlOptions(),
+		resetKVCacheOptions(),
+		otelURLOptions(),
 		workersOptions(),
 		uiTypeOptions(),
-		exportOutputsJsonOptions(),
+		exportOutputsJSONOptions(),
 	)
 })
 

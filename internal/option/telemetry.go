@@ -11,8 +11,8 @@ import (
 	"github.com/aiperf-go/aiperf/internal/config"
 )
 
-// resetKvCacheOptions lists the options from --reset-kv-cache on, in help order.
-func resetKvCacheOptions() []Option {
+// resetKVCacheOptions lists the options from --reset-kv-cache on, in help order.
+func resetKVCacheOptions() []Option {
 	return []Option{
 		{Name: "reset-kv-cache",
 			Group:       GroupEndpoint,
