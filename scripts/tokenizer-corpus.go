@@ -139,7 +139,7 @@ func lineEnd(r *rand.Rand) string {
 }
 
 func readShakespeare() []string {
-	f, err := os.Open("internal/dataset/corpus/shakespeare.txt.gz")
+	f, err := os.Open("internal/dataset/synthesis/corpus/shakespeare.txt.gz")
 	if err != nil {
 		log.Fatal(err)
 	}
