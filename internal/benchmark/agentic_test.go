@@ -16,6 +16,7 @@ import (
 	"github.com/aiperf-go/aiperf/internal/config"
 	"github.com/aiperf-go/aiperf/internal/dataset"
 	"github.com/aiperf-go/aiperf/internal/mockserver"
+	"github.com/aiperf-go/aiperf/internal/record"
 )
 
 // agenticTrace writes a Weka trace: main requests every 0.4 s (50 ms of
@@ -241,8 +242,8 @@ func TestContextOverflow(t *testing.T) {
 		"HTTP 500: internal error": false,
 		"connection reset by peer": false,
 	} {
-		if got := contextOverflow(msg); got != want {
-			t.Errorf("contextOverflow(%q) = %v, want %v", msg, got, want)
+		if got := record.ContextOverflow(msg); got != want {
+			t.Errorf("ContextOverflow(%q) = %v, want %v", msg, got, want)
 		}
 	}
 }

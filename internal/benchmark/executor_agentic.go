@@ -31,22 +31,6 @@ type agenticReturn struct {
 	res  worker.TurnResult
 }
 
-// contextOverflowNeedles are AIPerf's default substrings (case-insensitive)
-// that mark an error as the context being too long.
-var contextOverflowNeedles = []string{"context length", "maximum context", "context_length_exceeded", "prompt is too long"}
-
-// contextOverflow reports that an error message says the context was too
-// long: the trajectory ends there, as its later turns would only grow.
-func contextOverflow(msg string) bool {
-	m := strings.ToLower(msg)
-	for _, n := range contextOverflowNeedles {
-		if strings.Contains(m, n) {
-			return true
-		}
-	}
-	return false
-}
-
 // agenticPhase is one phase of the replay while it runs; only the
 // goroutine running it touches it.
 type agenticPhase struct {
@@ -216,7 +200,7 @@ func (ph *agenticPhase) step(wakeC <-chan time.Time) {
 // its last turn (or a context overflow), and sends what follows.
 func (ph *agenticPhase) returned(ret agenticReturn) {
 	ph.inFlight--
-	overflow := ret.res.Failed && contextOverflow(ret.res.Error)
+	overflow := ret.res.Failed && record.ContextOverflow(ret.res.Error)
 	next := ph.a.replay.Returned(ph.r.clk.Now(), ret.send, timing.AgenticOutcome{
 		Failed: ret.res.Failed, Cancelled: ret.res.Cancelled, Overflow: overflow})
 	if c := &ph.a.convs[ret.send.Conv]; ret.send.Turn == len(c.Turns)-1 || overflow {

@@ -82,7 +82,7 @@ func TestEndToEnd(t *testing.T) {
 
 	// Benchmark duration: first valid send (0) to last content (10 + 60 = 70 ms).
 	values := map[string]float64{
-		tagRequestCount: 3, tagErrorRequestCount: 1, "completed_request_count": 4, "request_error_rate": 25,
+		tagRequestCount: 3, tagErrorRequestCount: 1, tagContextOverflowCount: 0, "completed_request_count": 4, "request_error_rate": 25,
 		tagBenchmarkDuration: 0.07, tagRequestThroughput: 3 / 0.07,
 		tagTotalOSL: 18, tagTotalOutputTokens: 18, tagTotalISL: 30, "total_error_isl": 10,
 		"output_token_throughput": 18 / 0.07, "input_token_throughput": 30 / 0.07,

@@ -1,6 +1,10 @@
 package metrics
 
-import "math"
+import (
+	"math"
+
+	"github.com/aiperf-go/aiperf/internal/record"
+)
 
 // runMetrics are AIPerf's run-level counts, timestamps, throughputs and
 // goodput. Throughputs divide by the observation window when the accumulator
@@ -19,6 +23,19 @@ func runMetrics() []*Metric {
 			Kind: KindAggregate, Agg: AggSum, Unit: UnitRequests, Integer: true,
 			Flags:  FlagErrorOnly | FlagNoIndividualRecord,
 			record: one,
+		},
+		{
+			// Failed requests whose error says the context was too long;
+			// present (possibly 0) whenever a request failed, as AIPerf's.
+			Tag: tagContextOverflowCount, Header: "Context Overflow Count", ShortHeader: "Ctx Overflow",
+			Kind: KindAggregate, Agg: AggSum, Unit: UnitRequests, Integer: true,
+			Flags: FlagErrorOnly | FlagNoIndividualRecord,
+			record: func(c *recordContext) (float64, bool) {
+				if c.rec.Error != nil && record.ContextOverflow(c.rec.Error.Message) {
+					return 1, true
+				}
+				return 0, true
+			},
 		},
 		{
 			// Wall-clock Unix ns of the earliest valid request's start.

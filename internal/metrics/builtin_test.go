@@ -177,7 +177,7 @@ func TestSelectReferenceRun(t *testing.T) {
 		"usage_completion_tokens_diff_pct", "usage_discrepancy_count", "usage_prompt_cache_read_tokens",
 		"usage_prompt_tokens", "usage_prompt_tokens_diff_pct", "usage_reasoning_tokens",
 		"usage_reasoning_tokens_diff_pct", "usage_total_tokens",
-		"benchmark_duration", "stream_incomplete_count",
+		"benchmark_duration", "stream_incomplete_count", "context_overflow_count",
 		// AIPerf 0.13's additions (builtin_compat.go).
 		"credit_to_start_latency", "usage_accepted_prediction_tokens", "usage_rejected_prediction_tokens",
 		"total_usage_accepted_prediction_tokens", "total_usage_rejected_prediction_tokens",

@@ -9,12 +9,16 @@ import (
 	"github.com/aiperf-go/aiperf/internal/record"
 )
 
+// failureBase is a record sent at 10 ms and ended at 50 ms with the given
+// chunks, for the failure cases to break.
+func failureBase(chunks ...record.Chunk) *record.Record {
+	return &record.Record{Due: msDur(8), Sent: msDur(10), End: msDur(50), InputTokens: -1,
+		InputTexts: []string{"a b", "c"}, Chunks: chunks}
+}
+
 func TestProcessFailures(t *testing.T) {
 	t.Parallel()
-	base := func(chunks ...record.Chunk) *record.Record {
-		return &record.Record{Due: msDur(8), Sent: msDur(10), End: msDur(50), InputTokens: -1,
-			InputTexts: []string{"a b", "c"}, Chunks: chunks}
-	}
+	base := failureBase
 	preErr := base(chunk(20, " w"))
 	preErr.Error = record.HTTPError(500, "Internal Server Error", "boom")
 	sseErr := base(chunk(20, " w"), record.Chunk{At: msDur(30), Event: "error", Data: []byte("overloaded")})
@@ -50,7 +54,7 @@ func TestProcessFailures(t *testing.T) {
 			for _, v := range p.Values {
 				got = append(got, v.Metric.Tag)
 			}
-			want := []string{tagErrorISL, tagErrorRequestCount, tagScheduleLag, "late_request_count", tagEffectiveLatency, tagCreditToStart}
+			want := []string{tagErrorISL, tagErrorRequestCount, tagContextOverflowCount, tagScheduleLag, "late_request_count", tagEffectiveLatency, tagCreditToStart}
 			slices.Sort(got)
 			slices.Sort(want)
 			if !slices.Equal(got, want) {
@@ -58,6 +62,9 @@ func TestProcessFailures(t *testing.T) {
 			}
 			if v, _ := valueOf(p, tagErrorISL); v.Scalar != 3 { // " ".join(["a b", "c"]) is 3 words
 				t.Errorf("error_isl = %v; want 3", v.Scalar)
+			}
+			if v, ok := valueOf(p, tagContextOverflowCount); !ok || v.Scalar != 0 {
+				t.Errorf("context_overflow_count = %v (present %v); want 0: the error is not about the context", v.Scalar, ok)
 			}
 			if v, _ := valueOf(p, tagScheduleLag); v.Scalar != 2 {
 				t.Errorf("schedule_lag = %v ms; want 2", v.Scalar)
@@ -231,5 +238,21 @@ func TestNewProcessorErrors(t *testing.T) {
 		if !strings.Contains(err.Error(), w) {
 			t.Errorf("NewProcessor error = %q; want it to contain %q", err, w)
 		}
+	}
+}
+
+// A failed request whose error says the context was too long counts in
+// context_overflow_count, from the server's body (OpenAI's shape) as
+// AIPerf classifies it.
+func TestContextOverflowCount(t *testing.T) {
+	t.Parallel()
+	base := failureBase
+	rec := base(chunk(20, " w"))
+	rec.Error = record.HTTPError(400, "Bad Request", `{"error":{"message":"This model's Maximum Context length is 8192 tokens"}}`)
+	if v, ok := valueOf(processOne(t, rec), tagContextOverflowCount); !ok || v.Scalar != 1 {
+		t.Errorf("context_overflow_count = %v (present %v); want 1", v.Scalar, ok)
+	}
+	if _, ok := valueOf(processOne(t, base(chunk(20, " w"), chunk(30, "[DONE]"))), tagContextOverflowCount); ok {
+		t.Error("context_overflow_count on a valid record")
 	}
 }

@@ -2,6 +2,7 @@ package record
 
 import (
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -46,4 +47,21 @@ func CancelledError(after time.Duration) *ErrorDetails {
 		Type:    TypeCancelled,
 		Message: fmt.Sprintf("Request was cancelled after %.3f seconds", after.Seconds()),
 	}
+}
+
+// contextOverflowNeedles are AIPerf's default substrings (case-insensitive)
+// that mark an error as the context being too long.
+var contextOverflowNeedles = []string{"context length", "maximum context", "context_length_exceeded", "prompt is too long"}
+
+// ContextOverflow reports that an error message says the request's context
+// was too long for the model (the message holds the server's body, so an
+// OpenAI-style {"error":{"message":...}} is matched too).
+func ContextOverflow(msg string) bool {
+	m := strings.ToLower(msg)
+	for _, n := range contextOverflowNeedles {
+		if strings.Contains(m, n) {
+			return true
+		}
+	}
+	return false
 }
