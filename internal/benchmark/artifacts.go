@@ -137,6 +137,9 @@ func newArtifactRun(p *Plan, res *result, rio IO) *artifactRun {
 	if res.Decomposition != nil {
 		info.TimeDecomposition = res.Decomposition
 	}
+	if res.Saturation != nil {
+		info.OverSaturation = res.Saturation
+	}
 	rep := verdicts(p, &res.Summary)
 	if rep != nil {
 		info.Verdicts = rep
@@ -159,6 +162,9 @@ func newArtifactRun(p *Plan, res *result, rio IO) *artifactRun {
 	}
 	if res.Decomposition != nil {
 		a.opts.Footer = res.Decomposition.console()
+	}
+	if res.Saturation != nil {
+		a.opts.Footer += res.Saturation.console()
 	}
 	if res.Health != nil {
 		a.opts.Footer += clienthealth.Console(*res.Health)

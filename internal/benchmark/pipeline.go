@@ -40,12 +40,14 @@ type pipeline struct {
 	// adaptive, while a phase runs an adaptive-scale controller, is fed
 	// every finished profiling record.
 	adaptive atomic.Pointer[adaptiveRun]
-	counts   *[2]counters       // by record.Phase
-	guard    *failureGuard      // --failed-request-threshold; nil when not set
-	sends    clienthealth.Sends // profiling sends, for client health
-	sources  serverSources      // profiling records by their server timing's source
-	live     *liveMeters        // the live view's meters
-	slices   *timeslicer        // --slice-duration; nil when not set
+	counts   *[2]counters  // by record.Phase
+	guard    *failureGuard // --failed-request-threshold; nil when not set
+	// saturation is --over-saturation's detector; nil when off.
+	saturation *saturationGuard
+	sends      clienthealth.Sends // profiling sends, for client health
+	sources    serverSources      // profiling records by their server timing's source
+	live       *liveMeters        // the live view's meters
+	slices     *timeslicer        // --slice-duration; nil when not set
 	// accuracy is --accuracy-benchmark's tally, set when its sink is
 	// finished; nil when off.
 	accuracy *accuracy.Summary
@@ -103,17 +105,18 @@ func (c *counters) noteSend(sent time.Duration) {
 // With a trace receiver (recv, nil without --otlp-traces-receiver) the raw
 // records pass through its join before the processors, so each carries
 // its server span when one arrives in time.
-func startPipeline(p *Plan, clk *clock.Clock, log *slog.Logger, guard *failureGuard, observers []live.RecordObserver, recv *servertrace.Receiver) (*pipeline, error) {
+func startPipeline(p *Plan, clk *clock.Clock, log *slog.Logger, guard *failureGuard, sat *saturationGuard, observers []live.RecordObserver, recv *servertrace.Receiver) (*pipeline, error) {
 	pl := &pipeline{
-		raw:       make(chan *record.Record, 4096),
-		processed: make(chan metrics.Processed, 4096),
-		acc:       metrics.NewAccumulator(p.Registry, p.Metrics, p.SLOs),
-		counts:    new([2]counters),
-		log:       log,
-		guard:     guard,
-		secrets:   secretsOf(p.Config),
-		live:      newLiveMeters(p.Registry),
-		clk:       clk,
+		raw:        make(chan *record.Record, 4096),
+		processed:  make(chan metrics.Processed, 4096),
+		acc:        metrics.NewAccumulator(p.Registry, p.Metrics, p.SLOs),
+		counts:     new([2]counters),
+		log:        log,
+		guard:      guard,
+		saturation: sat,
+		secrets:    secretsOf(p.Config),
+		live:       newLiveMeters(p.Registry),
+		clk:        clk,
 	}
 	lineOpts := export.LineOptions{Clock: clk, WarmupFirst: p.Warmup != nil && len(p.Phases) == 2, SensitiveHeader: config.IsSensitiveHeader, Scrub: scrubber(p.Config)}
 	files, err := pl.openRecordFiles(p, lineOpts)
@@ -122,6 +125,9 @@ func startPipeline(p *Plan, clk *clock.Clock, log *slog.Logger, guard *failureGu
 	}
 	pl.acc.SetListSketch(envListSketch(log))
 	pl.slices = newTimeslicer(p, &pl.counts[record.Profiling], pl.acc)
+	if sat != nil {
+		sat.counts = &pl.counts[record.Profiling]
+	}
 	if p.Warmup != nil {
 		pl.warm = metrics.NewAccumulator(p.Registry, p.Metrics, p.SLOs)
 		pl.warm.SetPhase(record.Warmup)

@@ -199,6 +199,8 @@ type result struct {
 	// Decomposition is where the requests' time went, when the server
 	// gave its own account; nil otherwise.
 	Decomposition *timeDecomposition
+	// Saturation is --over-saturation's result; nil when off.
+	Saturation *saturationResult
 	// FailOnInvalid: an INVALID verdict (Health.Validity) fails the run.
 	FailOnInvalid bool
 }
@@ -226,7 +228,8 @@ func execute(ctx context.Context, plan *Plan, rio IO, log *slog.Logger, board *l
 	if recv != nil {
 		defer recv.Close()
 	}
-	pl, err := startPipeline(plan, clk, log, guard, rio.Records, recv)
+	stop, requests, sat := newSaturationGuard(stop, requests, plan, log)
+	pl, err := startPipeline(plan, clk, log, guard, sat, rio.Records, recv)
 	if err != nil {
 		return nil, err
 	}
@@ -264,6 +267,12 @@ func execute(ctx context.Context, plan *Plan, rio IO, log *slog.Logger, board *l
 	w.stop(ctx, pl, res)
 	if reason := guard.Reason(); reason != "" {
 		res.Stopped, res.Aborted, res.AbortCode = true, reason, guard.ExitCode()
+	}
+	res.Saturation = sat.summary()
+	if res.Saturation != nil && res.Saturation.Stopped && ctx.Err() == nil && res.Aborted == "" {
+		// --over-saturation enforce ended the phase: the stop condition
+		// the user chose, not an interruption (over_saturation says so).
+		res.Stopped = false
 	}
 	res.WriteErr = pl.close()
 	res.Accuracy = pl.accuracy

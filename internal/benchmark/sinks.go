@@ -65,6 +65,9 @@ func (pl *pipeline) runSinks(files []sink, observers []live.RecordObserver) []si
 	if pl.guard != nil {
 		sinks = append(sinks, fold(profilingRecords, func(p *metrics.Processed) { pl.guard.observeRecord(p.Record) }))
 	}
+	if pl.saturation != nil {
+		sinks = append(sinks, fold(profilingRecords, pl.saturation.observe))
+	}
 	sinks = append(sinks,
 		fold(profilingRecords, pl.observeAdaptive),
 		fold(profilingRecords, func(p *metrics.Processed) { pl.sends.Observe(p.Record) }),

@@ -46,7 +46,22 @@ type Fidelity struct {
 	// FailOnInvalid (--fail-on-invalid) makes an INVALID validity
 	// verdict exit with ExitInvalidRun instead of ExitOK.
 	FailOnInvalid bool `json:"fail_on_invalid,omitempty"`
+	// OverSaturation (--over-saturation) watches the profiling phase for
+	// a server past its capacity (GuideLLM's detector): "monitor" reports
+	// it, "enforce" also stops the phase when it is detected; "" is off.
+	OverSaturation string `json:"over_saturation,omitempty"`
+	// OverSaturationMinSeconds and OverSaturationMinTTFT override the
+	// detector's 30 s before a judgement and its 2.5 s TTFT floor; nil =
+	// the defaults.
+	OverSaturationMinSeconds *float64 `json:"over_saturation_min_seconds,omitempty"`
+	OverSaturationMinTTFT    *float64 `json:"over_saturation_min_ttft,omitempty"`
 }
+
+// The --over-saturation modes.
+const (
+	OverSaturationMonitor = "monitor"
+	OverSaturationEnforce = "enforce"
+)
 
 // DefaultPingInterval is AIPerf's default pause between network latency
 // probes, in seconds.
@@ -113,6 +128,23 @@ func (c *Config) PreConnections() int {
 
 func (c *Config) validateFidelity(p *problems) {
 	f := &c.Fidelity
+	switch f.OverSaturation {
+	case "", OverSaturationMonitor, OverSaturationEnforce:
+	default:
+		p.add("--over-saturation", "want monitor or enforce, got %q", f.OverSaturation)
+	}
+	for _, o := range []struct {
+		flag string
+		v    *float64
+	}{{"--over-saturation-min-seconds", f.OverSaturationMinSeconds}, {"--over-saturation-min-ttft", f.OverSaturationMinTTFT}} {
+		switch {
+		case o.v == nil:
+		case !(*o.v >= 0) || math.IsInf(*o.v, 0):
+			p.add(o.flag, "must be a finite number of seconds >= 0, got %v", *o.v)
+		case f.OverSaturation == "":
+			p.add(o.flag, "only applies with --over-saturation monitor or enforce")
+		}
+	}
 	if f.NetworkLatencyAutomatic && f.NetworkLatencyMeanMS != nil {
 		p.add("--network-latency-mean", "cannot be used with --network-latency-automatic: automatic measures the round trip, mean sets it")
 	}

@@ -67,6 +67,11 @@ type RunInfo struct {
 	// "time_decomposition" before client_health: where the requests' time
 	// went, joined with the server's own account (not an AIPerf key).
 	TimeDecomposition any
+
+	// OverSaturation, when non-nil, is marshalled as "over_saturation"
+	// after time_decomposition: --over-saturation's verdict with its
+	// slopes and margins (not an AIPerf key).
+	OverSaturation any
 }
 
 // leadingTags are the metrics AIPerf's JSON model declares as fields (kept
@@ -241,6 +246,11 @@ func SummaryJSON(s *metrics.Summary, info RunInfo) ([]byte, error) {
 	}
 	if info.TimeDecomposition != nil {
 		if err := w.member("time_decomposition", info.TimeDecomposition); err != nil {
+			return nil, err
+		}
+	}
+	if info.OverSaturation != nil {
+		if err := w.member("over_saturation", info.OverSaturation); err != nil {
 			return nil, err
 		}
 	}

@@ -13,7 +13,10 @@
 // clock, so it is table-tested with fixed series.
 package saturation
 
-import "math"
+import (
+	"fmt"
+	"math"
+)
 
 // Config holds the detector's thresholds. Defaults returns GuideLLM's.
 type Config struct {
@@ -222,4 +225,10 @@ func TQuantile(p, dof float64) float64 {
 	g1 := (z2*z + z) / 4
 	g2 := (5*z2*z2*z + 16*z2*z + 3*z) / 96
 	return z + g1/dof + g2/(dof*dof)
+}
+
+// String states the verdict's figures in one line.
+func (v Verdict) String() string {
+	return fmt.Sprintf("at %.1f s, in-flight slope %.3g/s (margin of error %.3g, %d points), TTFT slope %.3g s/s (margin of error %.3g, %d points, %d over the floor)",
+		v.Seconds, v.ConcurrentSlope, v.ConcurrentMOE, v.ConcurrentN, v.TTFTSlope, v.TTFTMOE, v.TTFTN, v.TTFTViolations)
 }
