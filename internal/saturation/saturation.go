@@ -56,6 +56,10 @@ func Defaults() Config {
 // figures it was made from, for the results.
 type Verdict struct {
 	OverSaturated bool `json:"is_over_saturated"`
+	// Judged is false while a gate holds the judgement back (too early,
+	// too few points, too few TTFTs over the floor): the slopes were not
+	// fitted at this time.
+	Judged bool `json:"judged"`
 	// ConcurrentSlope is the in-flight count's rise per second;
 	// ConcurrentMOE its relative margin of error; ConcurrentN the points
 	// in its window. NaN slopes (not fitted yet) are written as null.
@@ -181,25 +185,26 @@ func (d *Detector) Check(now float64) Verdict {
 	})
 	d.conc.trim(d.started, c.MaxWindowRatio, c.MaxWindowSeconds, now, nil)
 	v := Verdict{Seconds: now, ConcurrentN: len(d.conc.pts), TTFTN: len(d.ttft.pts), TTFTViolations: d.violations}
-	v.OverSaturated = d.judge(now)
+	v.OverSaturated, v.Judged = d.judge(now)
 	v.ConcurrentSlope, v.ConcurrentMOE = d.conc.slope, d.conc.moe
 	v.TTFTSlope, v.TTFTMOE = d.ttft.slope, d.ttft.moe
 	return v
 }
 
-func (d *Detector) judge(now float64) bool {
+// judge returns the decision and whether the slopes were fitted for it.
+func (d *Detector) judge(now float64) (bool, bool) {
 	c := d.c
 	concN := math.Min(now, float64(len(d.conc.pts)))
 	ttftN := math.Min(now, float64(len(d.ttft.pts)))
 	if now < c.MinSeconds || now < c.MinTTFT || len(d.ttft.pts) > 2*d.violations || concN < float64(c.MinWindowSize) {
-		return false
+		return false, false
 	}
 	conc := d.conc.rising(concN, c.MOEThreshold, c.Confidence)
 	if ttftN < float64(c.MinWindowSize) {
-		return conc
+		return conc, true
 	}
 	ttft := d.ttft.rising(ttftN, c.MOEThreshold, c.Confidence)
-	return conc && ttft
+	return conc && ttft, true
 }
 
 // TQuantile approximates the p quantile of Student's t distribution with
@@ -229,6 +234,9 @@ func TQuantile(p, dof float64) float64 {
 
 // String states the verdict's figures in one line.
 func (v Verdict) String() string {
+	if !v.Judged {
+		return fmt.Sprintf("not judged at %.1f s (%d in-flight points, %d TTFTs, %d over the floor)", v.Seconds, v.ConcurrentN, v.TTFTN, v.TTFTViolations)
+	}
 	return fmt.Sprintf("at %.1f s, in-flight slope %.3g/s (margin of error %.3g, %d points), TTFT slope %.3g s/s (margin of error %.3g, %d points, %d over the floor)",
 		v.Seconds, v.ConcurrentSlope, v.ConcurrentMOE, v.ConcurrentN, v.TTFTSlope, v.TTFTMOE, v.TTFTN, v.TTFTViolations)
 }

@@ -60,9 +60,10 @@ func TestDetector(t *testing.T) {
 		ttft      func(float64) float64
 		want      bool
 		notBefore float64
+		unjudged  bool
 	}{
 		{name: "growing queue", end: 120, conc: queue, ttft: queueTTFT, want: true, notBefore: 30},
-		{name: "growing queue before min seconds", end: 29, conc: queue, ttft: queueTTFT},
+		{name: "growing queue before min seconds", end: 29, conc: queue, ttft: queueTTFT, unjudged: true},
 		{name: "steady slow server", end: 200, conc: flat, ttft: flatTTFT},
 		{name: "queue grows but TTFT fast", end: 200, conc: queue, ttft: fast},
 		{name: "queue steady, TTFT grows", end: 200, conc: flat, ttft: queueTTFT},
@@ -77,6 +78,12 @@ func TestDetector(t *testing.T) {
 			v, first := series(New(cfg), 0.25, c.end, c.conc, c.ttft)
 			if v.OverSaturated != c.want {
 				t.Fatalf("over-saturated at %v s = %v, want %v (%+v)", c.end, v.OverSaturated, c.want, v)
+			}
+			if v.OverSaturated && !v.Judged {
+				t.Errorf("flagged without being judged: %+v", v)
+			}
+			if c.unjudged && v.Judged {
+				t.Errorf("judged before its gates opened: %+v", v)
 			}
 			if c.want && first < c.notBefore {
 				t.Errorf("flagged at %v s, before %v s", first, c.notBefore)
