@@ -145,15 +145,33 @@ type Verdict struct {
 
 // Judge applies every check to f.
 func Judge(f Figures) Verdict {
-	v := Verdict{Reasons: []Reason{}}
-	add := func(check string, l Level, format string, args ...any) {
-		v.Reasons = append(v.Reasons, Reason{check, l, fmt.Sprintf(format, args...)})
-		v.Verdict = max(v.Verdict, l)
-	}
-	held := len(f.HeldBy) > 0
-	heldNote := "held by " + strings.Join(f.HeldBy, " and ") + ", a limit you chose: not judged"
-	ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+	j := judge{v: Verdict{Reasons: []Reason{}}, held: len(f.HeldBy) > 0}
+	j.heldNote = "held by " + strings.Join(f.HeldBy, " and ") + ", a limit you chose: not judged"
+	j.offeredLoad(f)
+	j.clientHost(f)
+	return j.v
+}
 
+// judge collects a verdict's reasons; the worst level is the verdict.
+type judge struct {
+	v        Verdict
+	held     bool   // a limit the user chose held the load back
+	heldNote string // says so, for the reasons not judged because of it
+}
+
+func (j *judge) add(check string, l Level, format string, args ...any) {
+	j.v.Reasons = append(j.v.Reasons, Reason{check, l, fmt.Sprintf(format, args...)})
+	j.v.Verdict = max(j.v.Verdict, l)
+}
+
+// ms is d in milliseconds, for messages.
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// offeredLoad judges whether the client offered the load it was asked to:
+// send lag, unsent requests, its own queues, the achieved rate. A limit
+// the user chose is not judged (held).
+func (j *judge) offeredLoad(f Figures) {
+	add, held, heldNote := j.add, j.held, j.heldNote
 	if f.LagKnown && f.LagLimit > 0 && f.LagP99 > f.LagLimit {
 		switch {
 		case held:
@@ -185,6 +203,13 @@ func Judge(f Figures) Verdict {
 			add(CheckRate, Degraded, "achieved %.4g of the scheduled %.4g requests/s (%.1f%%, under %.0f%%)", f.Achieved, f.Scheduled, 100*share, 100*RateDegraded)
 		}
 	}
+}
+
+// clientHost judges the machine and process the client ran on: CPU, lost
+// workers, the frequency governor, descriptors, ports, clocks, and the
+// share of latency nobody accounts for.
+func (j *judge) clientHost(f Figures) {
+	add := j.add
 	if f.CPUKnown && f.CPU > CPUDegraded {
 		add(CheckCPU, Degraded, "the client used %.1f%% of the CPU it can use (over %.0f%%): it may be the bottleneck", 100*f.CPU, 100*CPUDegraded)
 	}
@@ -216,7 +241,6 @@ func Judge(f Figures) Verdict {
 	if f.UnexplainedKnown && f.QueueReported && f.UnexplainedShare > UnexplainedDegraded {
 		add(CheckUnexplained, Degraded, "%.1f%% of the mean latency is neither the server's (by its own account) nor the client's send path (over %.0f%%): network or client time", 100*f.UnexplainedShare, 100*UnexplainedDegraded)
 	}
-	return v
 }
 
 // Console is the verdict's console text: one line, then a line per
