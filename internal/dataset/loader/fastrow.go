@@ -54,59 +54,8 @@ func scanFastRow(line []byte, r *fastRow) bool {
 		if !ok || !s.ws() || !s.byte(':') || !s.ws() {
 			return false
 		}
-		k := -1
-		switch string(key) { // compared without a copy
-		case "timestamp":
-			k = 0
-			v, ok := s.number()
-			if !ok {
-				return false
-			}
-			x, err := strconv.ParseFloat(v, 64)
-			if err != nil || checkMs(x) != nil {
-				return false
-			}
-			r.ts, r.hasTS = x, true
-		case "input_length":
-			k = 1
-			if r.length, ok = s.count(); !ok || r.length < 1 {
-				return false
-			}
-		case "output_length":
-			k = 2
-			if r.maxTokens, ok = s.count(); !ok {
-				return false
-			}
-		case "hash_ids":
-			k = 3
-			if !s.byte('[') || !s.ws() {
-				return false
-			}
-			for {
-				neg := s.peek() == '-'
-				if neg {
-					s.i++
-				}
-				n, ok := s.count()
-				if !ok {
-					return false
-				}
-				if neg {
-					n = -n
-				}
-				r.hashIDs = append(r.hashIDs, n)
-				if !s.ws() {
-					return false
-				}
-				if s.peek() == ']' {
-					s.i++
-					break
-				}
-				if !s.byte(',') || !s.ws() {
-					return false
-				}
-			}
-		default:
+		k, ok := s.field(key, r)
+		if !ok {
 			return false
 		}
 		if seen[k] {
@@ -115,6 +64,66 @@ func scanFastRow(line []byte, r *fastRow) bool {
 		seen[k] = true
 	}
 	return s.ws() && s.i == len(s.b) && seen[1] && seen[3]
+}
+
+// field reads the value of key into r and returns the key's index in
+// scanFastRow's seen list; false for another key or a value the fast
+// path does not take.
+func (s *fastScanner) field(key []byte, r *fastRow) (int, bool) {
+	var ok bool
+	switch string(key) { // compared without a copy
+	case "timestamp":
+		v, ok := s.number()
+		if !ok {
+			return 0, false
+		}
+		x, err := strconv.ParseFloat(v, 64)
+		if err != nil || checkMs(x) != nil {
+			return 0, false
+		}
+		r.ts, r.hasTS = x, true
+		return 0, true
+	case "input_length":
+		r.length, ok = s.count()
+		return 1, ok && r.length >= 1
+	case "output_length":
+		r.maxTokens, ok = s.count()
+		return 2, ok
+	case "hash_ids":
+		return 3, s.hashIDs(r)
+	}
+	return 0, false
+}
+
+// hashIDs reads a non-empty array of integers onto r.hashIDs.
+func (s *fastScanner) hashIDs(r *fastRow) bool {
+	if !s.byte('[') || !s.ws() {
+		return false
+	}
+	for {
+		neg := s.peek() == '-'
+		if neg {
+			s.i++
+		}
+		n, ok := s.count()
+		if !ok {
+			return false
+		}
+		if neg {
+			n = -n
+		}
+		r.hashIDs = append(r.hashIDs, n)
+		if !s.ws() {
+			return false
+		}
+		if s.peek() == ']' {
+			s.i++
+			return true
+		}
+		if !s.byte(',') || !s.ws() {
+			return false
+		}
+	}
 }
 
 // fastScanner walks a line for scanFastRow.
