@@ -222,45 +222,47 @@ func SummaryJSON(s *metrics.Summary, info RunInfo) ([]byte, error) {
 		writeResultJSON(&w, r)
 	}
 	if a := info.Accuracy; a != nil {
-		for _, m := range a.Metrics {
-			w.key(m.Tag)
-			w.open('{')
-			w.key("unit")
-			w.str("ratio")
-			w.key("avg")
-			w.float(m.Avg)
-			w.key("count")
-			w.int(int64(m.Count))
-			w.key("sum")
-			w.int(int64(m.Sum))
-			w.close('}')
-		}
-		if err := w.member("accuracy", a.Summary); err != nil {
+		if err := writeAccuracyJSON(&w, a); err != nil {
 			return nil, err
 		}
 	}
-	if info.Verdicts != nil {
-		if err := w.member("verdicts", info.Verdicts); err != nil {
-			return nil, err
+	for _, m := range []struct {
+		key string
+		v   any // left out when nil
+	}{
+		{"verdicts", info.Verdicts},
+		{"time_decomposition", info.TimeDecomposition},
+		{"over_saturation", info.OverSaturation},
+		{"client_health", info.ClientHealth},
+	} {
+		if m.v == nil {
+			continue
 		}
-	}
-	if info.TimeDecomposition != nil {
-		if err := w.member("time_decomposition", info.TimeDecomposition); err != nil {
-			return nil, err
-		}
-	}
-	if info.OverSaturation != nil {
-		if err := w.member("over_saturation", info.OverSaturation); err != nil {
-			return nil, err
-		}
-	}
-	if info.ClientHealth != nil {
-		if err := w.member("client_health", info.ClientHealth); err != nil {
+		if err := w.member(m.key, m.v); err != nil {
 			return nil, err
 		}
 	}
 	w.close('}')
 	return w.indented("summary json")
+}
+
+// writeAccuracyJSON writes accuracy mode's metrics and its "accuracy"
+// member.
+func writeAccuracyJSON(w *jsonw, a *AccuracyJSON) error {
+	for _, m := range a.Metrics {
+		w.key(m.Tag)
+		w.open('{')
+		w.key("unit")
+		w.str("ratio")
+		w.key("avg")
+		w.float(m.Avg)
+		w.key("count")
+		w.int(int64(m.Count))
+		w.key("sum")
+		w.int(int64(m.Sum))
+		w.close('}')
+	}
+	return w.member("accuracy", a.Summary)
 }
 
 // AccuracyJSON is accuracy mode's part of the summary JSON.
