@@ -155,10 +155,12 @@ func (d *timeDecomposition) console() string {
 	return b.String()
 }
 
-// judgeValidity gathers the run's fidelity figures and judges them.
-func judgeValidity(plan *Plan, h *clienthealth.Report, d *timeDecomposition, workers []cluster.WorkerInfo) validity.Verdict {
+// judgeValidity gathers the run's fidelity figures (sent: the profiling
+// requests sent) and judges them.
+func judgeValidity(plan *Plan, h *clienthealth.Report, d *timeDecomposition, workers []cluster.WorkerInfo, sent int) validity.Verdict {
 	f := validity.Figures{
 		HeldBy:         h.HeldBy,
+		Sent:           uint64(sent),
 		Unsent:         h.UnsentRequests,
 		Backlogged:     h.BackloggedRequests,
 		ConnLimitWaits: h.ConnectionLimitWaits,

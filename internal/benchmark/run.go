@@ -287,7 +287,7 @@ func execute(ctx context.Context, plan *Plan, rio IO, log *slog.Logger, board *l
 		if runner.cluster != nil {
 			workers = runner.cluster.ctl.Workers()
 		}
-		v := judgeValidity(plan, res.Health, res.Decomposition, workers)
+		v := judgeValidity(plan, res.Health, res.Decomposition, workers, pl.sends.Records())
 		res.Health.Validity = &v
 		res.FailOnInvalid = plan.Config.Fidelity.FailOnInvalid
 		log.Info("run validity: "+v.Verdict.String(), "reasons", len(v.Reasons))

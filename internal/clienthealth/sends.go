@@ -18,6 +18,9 @@ type Sends struct {
 	good, unstreamed int
 }
 
+// Records is how many profiling records were observed: the requests sent.
+func (s *Sends) Records() int { return s.span.n }
+
 // Observe counts one finished profiling record.
 func (s *Sends) Observe(r *record.Record) {
 	s.span.observe(r)

@@ -68,6 +68,10 @@ const (
 	// (clienthealth's: 1 ms, 5% of the mean gap at a request rate, 10 ms
 	// in a closed loop) means the offered load was reshaped.
 	LagInvalidFactor = 10
+	// UnsentInvalid: more than this share of the requests due never sent
+	// is INVALID; fewer (a few due in the last instant of a
+	// duration-bound phase) is DEGRADED.
+	UnsentInvalid = 0.01
 	// RateDegraded and RateInvalid are the shares of the scheduled
 	// request rate the client must achieve.
 	RateDegraded = 0.99
@@ -102,10 +106,11 @@ type Figures struct {
 	LagKnown         bool
 	LagP99, LagLimit time.Duration
 
-	// Unsent requests were due before a duration-bound phase ended and
-	// never sent; Backlogged waited for the client's own queue;
-	// ConnLimitWaits for its connection limit.
-	Unsent, Backlogged, ConnLimitWaits uint64
+	// Sent is how many requests the phase sent (0: unknown). Unsent
+	// requests were due before a duration-bound phase ended and never
+	// sent; Backlogged waited for the client's own queue; ConnLimitWaits
+	// for its connection limit.
+	Sent, Unsent, Backlogged, ConnLimitWaits uint64
 
 	RateKnown           bool
 	Scheduled, Achieved float64 // requests/s
@@ -185,8 +190,10 @@ func (j *judge) offeredLoad(f Figures) {
 	if f.Unsent > 0 {
 		if held {
 			add(CheckUnsent, Valid, "%d requests due before the end were never sent, %s", f.Unsent, heldNote)
+		} else if share := float64(f.Unsent) / float64(f.Sent+f.Unsent); share > UnsentInvalid {
+			add(CheckUnsent, Invalid, "%d requests due before the end were never sent (%.2g%% of those due, over %.0f%%): the client could not offer the scheduled load", f.Unsent, 100*share, 100*UnsentInvalid)
 		} else {
-			add(CheckUnsent, Invalid, "%d requests due before the end were never sent: the client could not offer the scheduled load", f.Unsent)
+			add(CheckUnsent, Degraded, "%d requests due before the end were never sent (%.2g%% of those due)", f.Unsent, 100*share)
 		}
 	}
 	if f.Backlogged > 0 || f.ConnLimitWaits > 0 {
