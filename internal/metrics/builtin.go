@@ -62,6 +62,7 @@ func BuiltinMetrics() []*Metric {
 	all = append(all, httpTraceMetrics()...)
 	all = append(all, networkMetrics()...)
 	all = append(all, serverMetrics()...)
+	all = append(all, interactivityMetrics()...)
 	return all
 }
 

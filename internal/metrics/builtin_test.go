@@ -199,6 +199,8 @@ func TestSelectReferenceRun(t *testing.T) {
 		// for records whose server reported its own times.
 		"server_queue_time", "server_validation_time", "server_prefill_time", "server_decode_time",
 		"server_inference_time", "unexplained_time",
+		// AIPerf 0.14's E2E normalized interactivity (builtin_interactivity.go).
+		"e2e_normalized_interactivity_p75", "e2e_normalized_interactivity_p90",
 	}
 	slices.Sort(want)
 	if !slices.Equal(got, want) {
