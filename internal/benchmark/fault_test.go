@@ -22,9 +22,16 @@ import (
 // {code, type}, counted in error_request_count and error_summary and in no
 // latency statistic, and the run completes.
 
-// faultRequestTimeout bounds each request in these runs, so that a stalled
-// stream ends as a timeout error quickly.
-const faultRequestTimeout = 0.5
+// stallTimeout bounds each request of a run whose mock stalls, so that a
+// stalled stream ends as a timeout error quickly.
+const stallTimeout = 0.5
+
+// faultRequestTimeout bounds each request of the other fault runs. It only
+// guards against a hung test: a good or fast-failing request must never
+// reach it, even on a loaded shared machine. At 0.5 s a truncated
+// non-streaming answer once timed out on the client at a load average of
+// 25, so the mock had not yet counted its fault when the run returned.
+const faultRequestTimeout = 30
 
 // faultMock serves a mock whose configuration edit sets the faults. It
 // calls onAttempt when each inference request arrives, with its
@@ -195,6 +202,9 @@ func TestRunEachFault(t *testing.T) {
 					c.Faults = []mockserver.FaultRate{{Fault: f, Rate: 1}}
 				}, nil)
 				cfg := faultConfig(t, url, streaming, n)
+				if f == mockserver.FaultStall {
+					cfg.Endpoint.TimeoutSeconds = stallTimeout
+				}
 				want := outcome(f, streaming)
 				out, err := run(t, context.Background(), cfg)
 				if want.valid && err != nil {
