@@ -221,9 +221,17 @@ func count(v *float64) int {
 // Unexplained is what neither the client's trace nor the server's account
 // covers: the network both ways, the server's HTTP and streaming layers,
 // the client's own reading, and any server part the source does not report
-// (llama.cpp reports no queue time: there, a queue wait is in it). It can
-// come out negative only when the server's clock and the client's disagree
-// (the server's account exceeds what the client saw).
+// (llama.cpp reports no queue time: there, a queue wait is in it).
+//
+// The server works only between the request's first byte arriving and the
+// answer's last byte leaving, so its account fits inside End - GotConn.
+// The client's WroteRequest stamp is taken after the write returns, and a
+// client goroutine descheduled there (a busy client machine) stamps it
+// late, after the server has started: that stretch is the server's, not
+// the send's. Send is therefore capped at what the server's account
+// leaves of End - GotConn, and Unexplained is never negative unless the
+// server reports more than the whole window the client saw (a server whose
+// clock runs fast, or a wrong account).
 type Decomposition struct {
 	Dispatch    time.Duration // Sent - Due: the client's lateness (schedule lag)
 	Connect     time.Duration // waiting for a connection, DNS, TCP and TLS (GetConn to GotConn)
@@ -242,7 +250,7 @@ func (r *Record) Decompose() (Decomposition, bool) {
 	d := Decomposition{Dispatch: r.Sent - r.Due, Server: r.Server}
 	d.Connect = max(t.GotConn-t.GetConn, 0)
 	if t.WroteRequest > t.GotConn {
-		d.Send = t.WroteRequest - t.GotConn
+		d.Send = min(t.WroteRequest-t.GotConn, max(r.End-t.GotConn-r.Server.Total(), 0))
 	}
 	d.Unexplained = r.End - r.Sent - d.Connect - d.Send - r.Server.Total()
 	return d, true

@@ -108,6 +108,25 @@ func TestDecompose(t *testing.T) {
 	if sum := d.Connect + d.Send + d.Server.Total() + d.Unexplained; sum != rec.Latency() {
 		t.Errorf("parts sum to %v, latency %v", sum, rec.Latency())
 	}
+	// A send stamped late (the client descheduled after its write, while
+	// the server already worked): the overlap is the server's, so Send
+	// shrinks to what the server's account leaves and nothing is negative.
+	late := *rec
+	late.Trace.WroteRequest = 25 * ms // 10 ms after GotConn; the server's 91 ms leave 6
+	d, _ = late.Decompose()
+	want = Decomposition{Dispatch: 2 * ms, Connect: 3 * ms, Send: 6 * ms, Server: rec.Server, Unexplained: 0}
+	if d != want {
+		t.Errorf("late send stamp: got %+v, want %+v", d, want)
+	}
+	// A server reporting more than the whole window the client saw keeps
+	// the excess visible as a negative rest.
+	over := *rec
+	over.Server.Inference = 100 * ms // 121 ms of server time in 97 ms
+	d, _ = over.Decompose()
+	want = Decomposition{Dispatch: 2 * ms, Connect: 3 * ms, Send: 0, Server: over.Server, Unexplained: -24 * ms}
+	if d != want {
+		t.Errorf("over-reporting server: got %+v, want %+v", d, want)
+	}
 	for name, r := range map[string]*Record{
 		"no server timing": {Sent: ms, End: 2 * ms, Trace: rec.Trace},
 		"no trace":         {Sent: ms, End: 2 * ms, Server: rec.Server},
