@@ -179,6 +179,9 @@ func judgeValidity(plan *Plan, h *clienthealth.Report, d *timeDecomposition, wor
 	if c := h.CPUUtilizationPct; c != nil {
 		f.CPUKnown, f.CPU = true, *c/100
 	}
+	if w := h.CPUWaitPct; w != nil {
+		f.CPUWaitKnown, f.CPUWait = true, *w/100
+	}
 	if n := plan.Profiling.Concurrency; n > 0 {
 		if l, ok := fdlimit.Current(); ok && l.Soft > 0 && l.Soft < math.MaxInt32 {
 			// Each connection is a descriptor; the process keeps a few of its

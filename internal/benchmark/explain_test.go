@@ -2,6 +2,7 @@ package benchmark
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -9,9 +10,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/aiperf-go/aiperf/internal/clienthealth"
 	"github.com/aiperf-go/aiperf/internal/config"
 	"github.com/aiperf-go/aiperf/internal/mockserver"
 	"github.com/aiperf-go/aiperf/internal/validity"
@@ -214,17 +217,80 @@ func TestRunInvalidVerdict(t *testing.T) {
 	}
 }
 
-// TestRunQuietVerdict: a quiet closed-loop run against the mock is not
-// INVALID and --fail-on-invalid exits 0. It is VALID unless this machine's
-// own load stretched the send lag or the CPU share (the only checks a
-// busy shared machine can trip here; the rules themselves are
-// table-tested in package validity).
+// schedStats returns a reader of the client's thread times that, on
+// each call, adds run to the threads' time on a CPU and wait to their
+// wait for one: the CPU wait a run reports is wait / (run + wait), set
+// by the test and not by this machine's load.
+func schedStats(run, wait time.Duration) func() (clienthealth.SchedStat, bool) {
+	var s clienthealth.SchedStat
+	var mu sync.Mutex
+	return func() (clienthealth.SchedStat, bool) {
+		mu.Lock()
+		defer mu.Unlock()
+		s.Run += run
+		s.Wait += wait
+		return s, true
+	}
+}
+
+// quietCPU is a client whose threads never waited for a CPU.
+func quietCPU() func() (clienthealth.SchedStat, bool) { return schedStats(time.Millisecond, 0) }
+
+// runSched is run with the client's thread times read from sched.
+func runSched(t *testing.T, cfg *config.Config, sched func() (clienthealth.SchedStat, bool)) (string, error) {
+	t.Helper()
+	if err := cfg.Validate(); err != nil {
+		t.Fatalf("test config invalid: %v", err)
+	}
+	var out, errOut bytes.Buffer
+	err := Run(context.Background(), cfg, IO{Stdout: &out, Stderr: &errOut, CLICommand: "aiperf profile (test)", Version: "test", SchedStat: sched})
+	return out.String() + errOut.String(), err
+}
+
+// TestRunCPUStarvedVerdict: a client whose threads waited for a CPU as
+// long as they ran (what a busy loop pinned to its core causes: the
+// scheduler shares the core evenly) is INVALID for its CPU wait, and
+// --fail-on-invalid exits with ExitInvalidRun. The wait is injected: this
+// machine's own load must not decide the verdict (docs/explain.md has the
+// busy-loop run measured end to end).
+func TestRunCPUStarvedVerdict(t *testing.T) {
+	url, _ := mock(t, nil)
+	cfg := baseConfig(t, url)
+	cfg.Load.Concurrency = ptr(1)
+	cfg.Fidelity.FailOnInvalid = true
+	out, err := runSched(t, cfg, schedStats(time.Millisecond, time.Millisecond))
+	var ee *config.ExitError
+	if !errors.As(err, &ee) || ee.Code != config.ExitInvalidRun {
+		t.Fatalf("Run = %v, want exit code %d\n%s", err, config.ExitInvalidRun, out)
+	}
+	v, reasons := verdictOf(t, cfg.Output.ArtifactDir)
+	if v != "INVALID" {
+		t.Fatalf("verdict %s (%v), want INVALID", v, reasons)
+	}
+	found := false
+	for _, r := range reasons {
+		found = found || (r.Check == validity.CheckCPUWait && strings.HasPrefix(r.Message, "INVALID") && strings.Contains(r.Message, "50.0%"))
+	}
+	if !found {
+		t.Errorf("reasons %v lack an INVALID %s at 50.0%%", reasons, validity.CheckCPUWait)
+	}
+	if !strings.Contains(out, "INVALID client_cpu_wait") {
+		t.Errorf("console lacks the reason:\n%s", out)
+	}
+}
+
+// TestRunQuietVerdict: a quiet closed-loop run against the mock, its
+// client's threads never kept from a CPU, is not INVALID and
+// --fail-on-invalid exits 0. It is VALID unless this machine's own load
+// stretched the send lag or the CPU share (the only checks a busy shared
+// machine can trip here; the rules themselves are table-tested in
+// package validity).
 func TestRunQuietVerdict(t *testing.T) {
 	url, _ := mock(t, nil)
 	cfg := baseConfig(t, url)
 	cfg.Load.Concurrency = ptr(1)
 	cfg.Fidelity.FailOnInvalid = true
-	out, err := run(t, context.Background(), cfg)
+	out, err := runSched(t, cfg, quietCPU())
 	if err != nil {
 		t.Fatalf("Run: %v\n%s", err, out)
 	}
@@ -261,7 +327,7 @@ func TestRunHeldVerdict(t *testing.T) {
 	cfg.Load.BenchmarkGracePeriod = &grace
 	cfg.Input.OutputTokens.Mean = ptr(2)
 	cfg.Fidelity.FailOnInvalid = true
-	out, err := run(t, context.Background(), cfg)
+	out, err := runSched(t, cfg, quietCPU())
 	if err != nil {
 		t.Fatalf("Run: %v, want exit 0 (the limit was the user's)\n%s", err, out)
 	}

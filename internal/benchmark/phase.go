@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/aiperf-go/aiperf/internal/clienthealth"
 	"github.com/aiperf-go/aiperf/internal/clock"
 	"github.com/aiperf-go/aiperf/internal/dataset"
 	"github.com/aiperf-go/aiperf/internal/environ"
@@ -39,8 +40,10 @@ type phaseRunner struct {
 	// would otherwise wait for every response.
 	interruptGrace time.Duration
 	// abort, closed by a second interrupt, cuts any drain short.
-	abort   <-chan struct{}
-	onStart func(spec *PhaseSpec, start time.Duration)
+	abort <-chan struct{}
+	// schedStat is IO.SchedStat, for the profiling phases' CPU monitor.
+	schedStat func() (clienthealth.SchedStat, bool)
+	onStart   func(spec *PhaseSpec, start time.Duration)
 	// runID is the benchmark id, stamped on adaptive-scale events.
 	runID string
 	// requests is the parent of every request's context; cancelling it

@@ -61,6 +61,10 @@ type IO struct {
 	// integrations set it so that what they send before the run ends
 	// carries the ID the artifacts will have.
 	BenchmarkID string
+	// SchedStat reads how long the process's threads ran and waited for a
+	// CPU (client_health's cpu_wait_pct, the client_cpu_wait check); nil
+	// reads this process's from the kernel.
+	SchedStat func() (clienthealth.SchedStat, bool)
 }
 
 // Run executes one benchmark and writes its artifacts. Cancelling ctx (the
@@ -247,6 +251,7 @@ func execute(ctx context.Context, plan *Plan, rio IO, log *slog.Logger, board *l
 		plan: plan, clk: clk, client: client, sampler: sampler, pl: pl, log: log,
 		interruptGrace: grace(plan.Config.GracePeriod()),
 		abort:          rio.Abort,
+		schedStat:      rio.SchedStat,
 		onStart:        w.phaseStarted,
 		requests:       requests,
 		runID:          res.BenchmarkID,
@@ -414,7 +419,7 @@ func runPhases(ctx, stop context.Context, r *phaseRunner, tel *telemetryRun, res
 			l.profiler = true
 		}
 		if spec.Phase == record.Profiling && l.cpu == nil {
-			l.cpu = clienthealth.StartMonitor()
+			l.cpu = clienthealth.StartMonitor(r.schedStat)
 		}
 		pr, err := r.run(stop, spec, phaseSeed(r.plan, spec))
 		l.err = err

@@ -50,6 +50,10 @@ const (
 	// MinRate is the fraction of the scheduled request rate the
 	// client must achieve in request-rate mode.
 	MinRate = 0.99
+	// MaxCPUWait is the share of the time the client's threads were
+	// runnable that they may spend waiting for a CPU (SchedStat): past it
+	// another process on the client's cores is in its timings.
+	MaxCPUWait = validity.CPUWaitDegraded
 )
 
 // Report is the client's self-assessment of a profiling phase,
@@ -73,6 +77,13 @@ type Report struct {
 	// CPUCapacityCores is what the process can use: GOMAXPROCS, or the
 	// cgroup CPU quota when that is lower.
 	CPUCapacityCores *float64 `json:"cpu_capacity_cores,omitzero"`
+	// CPUWaitPct is the share of the time the client's threads were
+	// runnable in the phase that they waited for a CPU (the kernel's run
+	// delay over run time plus run delay), in percent; CPUWaitSeconds the
+	// wait itself, summed over the threads. Absent where the kernel does
+	// not report it.
+	CPUWaitPct     *float64 `json:"cpu_wait_pct,omitzero"`
+	CPUWaitSeconds *float64 `json:"cpu_wait_seconds,omitzero"`
 	// ScheduleLagP99Ms is schedule_lag's p99 (Sent - Due) in ms.
 	ScheduleLagP99Ms *float64 `json:"schedule_lag_p99_ms,omitzero"`
 	// TargetRequestRate is --request-rate (rate mode only).
@@ -152,6 +163,7 @@ type Report struct {
 // need this source to interpret the warnings.
 type Thresholds struct {
 	CPUUtilizationPct   float64 `json:"max_cpu_utilization_pct"`
+	CPUWaitPct          float64 `json:"max_cpu_wait_pct"`
 	ScheduleLagP99Ms    float64 `json:"max_schedule_lag_p99_ms"`
 	AchievedRateOfPlanP float64 `json:"min_achieved_rate_pct"`
 }
@@ -162,6 +174,8 @@ type healthFigures struct {
 	cpuSeconds, wallSeconds, capacity float64
 	cpuOK                             bool
 	cpuPeak                           float64 // fraction; < 0 when not sampled
+	sched                             SchedStat
+	schedOK                           bool
 
 	lagP99 time.Duration
 	lagOK  bool
@@ -183,6 +197,7 @@ func assessHealth(f healthFigures) Report {
 		HeldBy:   f.heldBy,
 		Thresholds: Thresholds{
 			CPUUtilizationPct:   100 * MaxCPU,
+			CPUWaitPct:          100 * MaxCPUWait,
 			ScheduleLagP99Ms:    ms(lagLimit),
 			AchievedRateOfPlanP: 100 * MinRate,
 		},
@@ -199,6 +214,15 @@ func assessHealth(f healthFigures) Report {
 			h.Warnings = append(h.Warnings, fmt.Sprintf(
 				"client CPU at %.1f%% of the %.2f cores it can use (over %.0f%%): the load generator may be the bottleneck",
 				100*util, f.capacity, 100*MaxCPU))
+		}
+	}
+	if share, ok := f.sched.WaitShare(); f.schedOK && ok {
+		h.CPUWaitPct = finitePtr(100 * share)
+		h.CPUWaitSeconds = finitePtr(f.sched.Wait.Seconds())
+		if share > MaxCPUWait {
+			h.Warnings = append(h.Warnings, fmt.Sprintf(
+				"the client's threads waited for a CPU %.1f%% of the time they were ready to run (over %.0f%%): another process shares its cores, and its timings include the wait",
+				100*share, 100*MaxCPUWait))
 		}
 	}
 	if f.lagOK {
@@ -288,12 +312,17 @@ func (s *sendSpan) rates() (scheduled, achieved float64, ok bool) {
 }
 
 // Monitor samples the process CPU time while a phase runs: the total
-// from start to stop, and the busiest one-second sample.
+// from start to stop, and the busiest one-second sample; and the time
+// its threads ran and waited for a CPU from start to stop.
 type Monitor struct {
 	capacity  float64
 	startCPU  time.Duration
 	startWall time.Time
 	ok        bool
+
+	readSched            func() (SchedStat, bool)
+	startSched, schedSum SchedStat
+	schedOK              bool
 
 	stopOnce sync.Once
 	quit     chan struct{}
@@ -306,9 +335,15 @@ type Monitor struct {
 // cpuSampleEvery is the CPU sampling period for the peak figure.
 const cpuSampleEvery = time.Second
 
-// StartMonitor starts sampling; stop it with Stop.
-func StartMonitor() *Monitor {
-	m := &Monitor{capacity: CPUCapacity(), quit: make(chan struct{}), done: make(chan struct{}), peak: -1}
+// StartMonitor starts sampling; stop it with Stop. sched reads the
+// threads' run and wait times; nil reads this process's
+// (ProcessSchedStat).
+func StartMonitor(sched func() (SchedStat, bool)) *Monitor {
+	if sched == nil {
+		sched = ProcessSchedStat
+	}
+	m := &Monitor{capacity: CPUCapacity(), quit: make(chan struct{}), done: make(chan struct{}), peak: -1, readSched: sched}
+	m.startSched, m.schedOK = sched()
 	m.startCPU, m.ok = ProcessCPU()
 	m.startWall = time.Now()
 	if !m.ok {
@@ -350,6 +385,9 @@ func (m *Monitor) Stop() {
 		m.ok = m.ok && ok
 		m.cpu = (end - m.startCPU).Seconds()
 		m.wall = time.Since(m.startWall).Seconds()
+		end2, ok2 := m.readSched()
+		m.schedOK = m.schedOK && ok2
+		m.schedSum = end2.Sub(m.startSched)
 	})
 }
 
@@ -363,6 +401,7 @@ func Judge(m *Monitor, s *metrics.Summary, sends *Sends, rate float64, heldBy []
 	m.Stop()
 	f := healthFigures{
 		cpuSeconds: m.cpu, wallSeconds: m.wall, capacity: m.capacity, cpuOK: m.ok, cpuPeak: m.peak,
+		sched: m.schedSum, schedOK: m.schedOK,
 		rateMode: rate > 0, target: rate, heldBy: heldBy,
 	}
 	if r, ok := s.Get("schedule_lag"); ok && r.Stats != nil {

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aiperf-go/aiperf/internal/metrics"
 	"github.com/aiperf-go/aiperf/internal/record"
 	"github.com/aiperf-go/aiperf/internal/transport"
 )
@@ -178,7 +179,7 @@ func FuzzParseCPUMax(f *testing.F) {
 
 func TestCPUMonitor(t *testing.T) {
 	t.Parallel()
-	m := StartMonitor()
+	m := StartMonitor(nil)
 	m.Stop()
 	m.Stop() // idempotent
 	if _, ok := ProcessCPU(); ok && (!m.ok || m.cpu < 0 || m.wall <= 0) {
@@ -207,5 +208,53 @@ func TestHealthConsoleConnections(t *testing.T) {
 	}
 	if n := strings.Count(got, "\n"); n != 3 {
 		t.Errorf("%d lines; want 3:\n%s", n, got)
+	}
+}
+
+// TestCPUWait: the threads' wait for a CPU between the monitor's start
+// and stop, from an injected reader, is reported as a share of their
+// runnable time and warned past MaxCPUWait; without a reading it is
+// absent.
+func TestCPUWait(t *testing.T) {
+	t.Parallel()
+	ms := time.Millisecond
+	cases := []struct {
+		name      string
+		from, to  SchedStat
+		ok        bool
+		wantPct   float64 // < 0: absent
+		wantWarns int
+	}{
+		{"quiet", SchedStat{Run: 100 * ms, Wait: 5 * ms}, SchedStat{Run: 300 * ms, Wait: 15 * ms}, true, 100 * 10.0 / 210, 0},
+		{"at the limit", SchedStat{}, SchedStat{Run: 90 * ms, Wait: 10 * ms}, true, 10, 0},
+		{"busy loop beside it", SchedStat{}, SchedStat{Run: 200 * ms, Wait: 200 * ms}, true, 50, 1},
+		{"no schedstat", SchedStat{}, SchedStat{}, false, -1, 0},
+		{"idle", SchedStat{Run: ms}, SchedStat{Run: ms}, true, -1, 0},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			readings := []SchedStat{c.from, c.to}
+			m := StartMonitor(func() (SchedStat, bool) {
+				s := readings[0]
+				readings = readings[1:]
+				return s, c.ok
+			})
+			h := Judge(m, &metrics.Summary{}, &Sends{}, 0, nil)
+			switch {
+			case c.wantPct < 0 && h.CPUWaitPct != nil:
+				t.Errorf("cpu_wait_pct %v, want absent", *h.CPUWaitPct)
+			case c.wantPct >= 0 && (h.CPUWaitPct == nil || math.Abs(*h.CPUWaitPct-c.wantPct) > 1e-9):
+				t.Errorf("cpu_wait_pct %v, want %v", h.CPUWaitPct, c.wantPct)
+			}
+			n := 0
+			for _, w := range h.Warnings {
+				if strings.Contains(w, "waited for a CPU") {
+					n++
+				}
+			}
+			if n != c.wantWarns {
+				t.Errorf("warnings %q, want %d about the CPU wait", h.Warnings, c.wantWarns)
+			}
+		})
 	}
 }

@@ -53,6 +53,7 @@ const (
 	CheckBacklog     = "client_queue"
 	CheckRate        = "achieved_rate"
 	CheckCPU         = "client_cpu"
+	CheckCPUWait     = "client_cpu_wait"
 	CheckWorkers     = "lost_workers"
 	CheckGovernor    = "cpu_governor"
 	CheckFD          = "fd_headroom"
@@ -79,6 +80,13 @@ const (
 	// CPUDegraded is the client CPU share (of the cores it can use) above
 	// which it may be the bottleneck.
 	CPUDegraded = 0.85
+	// CPUWaitDegraded and CPUWaitInvalid bound the share of the time the
+	// client's threads were ready to run that they waited for a CPU: the
+	// timings stamp that wait as the server's. A busy loop pinned to the
+	// client's core takes about half of it (the scheduler shares the core
+	// evenly between them).
+	CPUWaitDegraded = 0.10
+	CPUWaitInvalid  = 0.30
 	// FDDegraded is the share of the open-file limit the connections the
 	// run needs may use.
 	FDDegraded = 0.8
@@ -117,6 +125,9 @@ type Figures struct {
 
 	CPUKnown bool
 	CPU      float64 // fraction of the cores the process can use
+
+	CPUWaitKnown bool
+	CPUWait      float64 // fraction of the threads' runnable time spent waiting for a CPU
 
 	Workers, LostWorkers int // load workers (0 without --workers)
 
@@ -219,6 +230,14 @@ func (j *judge) clientHost(f Figures) {
 	add := j.add
 	if f.CPUKnown && f.CPU > CPUDegraded {
 		add(CheckCPU, Degraded, "the client used %.1f%% of the CPU it can use (over %.0f%%): it may be the bottleneck", 100*f.CPU, 100*CPUDegraded)
+	}
+	if f.CPUWaitKnown {
+		switch w := f.CPUWait; {
+		case w > CPUWaitInvalid:
+			add(CheckCPUWait, Invalid, "the client's threads waited for a CPU %.1f%% of the time they were ready to run (over %.0f%%): another process took the client's cores, and its timings carry the wait as the server's", 100*w, 100*CPUWaitInvalid)
+		case w > CPUWaitDegraded:
+			add(CheckCPUWait, Degraded, "the client's threads waited for a CPU %.1f%% of the time they were ready to run (over %.0f%%): another process shares the client's cores", 100*w, 100*CPUWaitDegraded)
+		}
 	}
 	if f.LostWorkers > 0 {
 		add(CheckWorkers, Invalid, "%d of %d load workers were lost: the load they carried stopped", f.LostWorkers, f.Workers)

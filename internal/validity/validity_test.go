@@ -39,6 +39,11 @@ func TestJudge(t *testing.T) {
 		{"rate under 90% held", held(rate(10)), Valid, CheckRate},
 		{"cpu at 85%", Figures{CPUKnown: true, CPU: 0.85}, Valid, ""},
 		{"cpu over 85%", Figures{CPUKnown: true, CPU: 0.851}, Degraded, CheckCPU},
+		{"cpu wait at 10%", Figures{CPUWaitKnown: true, CPUWait: 0.10}, Valid, ""},
+		{"cpu wait over 10%", Figures{CPUWaitKnown: true, CPUWait: 0.101}, Degraded, CheckCPUWait},
+		{"cpu wait at 30%", Figures{CPUWaitKnown: true, CPUWait: 0.30}, Degraded, CheckCPUWait},
+		// A busy loop sharing the client's core: about half.
+		{"cpu wait over 30%", Figures{CPUWaitKnown: true, CPUWait: 0.5}, Invalid, CheckCPUWait},
 		{"workers all there", Figures{Workers: 4}, Valid, ""},
 		{"a worker lost", Figures{Workers: 4, LostWorkers: 1}, Invalid, CheckWorkers},
 		{"governor performance", Figures{Governor: "performance"}, Valid, ""},
