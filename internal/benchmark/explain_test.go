@@ -197,6 +197,14 @@ func TestRunInvalidVerdict(t *testing.T) {
 	cfg.Input.OutputTokens.Mean = ptr(2)
 	cfg.Fidelity.FailOnInvalid = true
 	out, err := run(t, context.Background(), cfg)
+	wantInvalid(t, cfg, out, err, validity.CheckUnsent, "")
+}
+
+// wantInvalid checks that a --fail-on-invalid run exited with
+// ExitInvalidRun, its summary's verdict is INVALID with an INVALID
+// reason for check whose message holds text, and the console says so.
+func wantInvalid(t *testing.T, cfg *config.Config, out string, err error, check, text string) {
+	t.Helper()
 	var ee *config.ExitError
 	if !errors.As(err, &ee) || ee.Code != config.ExitInvalidRun {
 		t.Fatalf("Run = %v, want exit code %d\n%s", err, config.ExitInvalidRun, out)
@@ -207,13 +215,13 @@ func TestRunInvalidVerdict(t *testing.T) {
 	}
 	found := false
 	for _, r := range reasons {
-		found = found || (r.Check == validity.CheckUnsent && strings.HasPrefix(r.Message, "INVALID"))
+		found = found || (r.Check == check && strings.HasPrefix(r.Message, "INVALID") && strings.Contains(r.Message, text))
 	}
 	if !found {
-		t.Errorf("reasons %v lack an INVALID %s", reasons, validity.CheckUnsent)
+		t.Errorf("reasons %v lack an INVALID %s saying %q", reasons, check, text)
 	}
-	if !strings.Contains(out, "Run validity: INVALID") {
-		t.Errorf("console lacks the verdict:\n%s", out)
+	if !strings.Contains(out, "Run validity: INVALID") || !strings.Contains(out, "INVALID "+check) {
+		t.Errorf("console lacks the verdict or its reason:\n%s", out)
 	}
 }
 
@@ -259,24 +267,7 @@ func TestRunCPUStarvedVerdict(t *testing.T) {
 	cfg.Load.Concurrency = ptr(1)
 	cfg.Fidelity.FailOnInvalid = true
 	out, err := runSched(t, cfg, schedStats(time.Millisecond, time.Millisecond))
-	var ee *config.ExitError
-	if !errors.As(err, &ee) || ee.Code != config.ExitInvalidRun {
-		t.Fatalf("Run = %v, want exit code %d\n%s", err, config.ExitInvalidRun, out)
-	}
-	v, reasons := verdictOf(t, cfg.Output.ArtifactDir)
-	if v != "INVALID" {
-		t.Fatalf("verdict %s (%v), want INVALID", v, reasons)
-	}
-	found := false
-	for _, r := range reasons {
-		found = found || (r.Check == validity.CheckCPUWait && strings.HasPrefix(r.Message, "INVALID") && strings.Contains(r.Message, "50.0%"))
-	}
-	if !found {
-		t.Errorf("reasons %v lack an INVALID %s at 50.0%%", reasons, validity.CheckCPUWait)
-	}
-	if !strings.Contains(out, "INVALID client_cpu_wait") {
-		t.Errorf("console lacks the reason:\n%s", out)
-	}
+	wantInvalid(t, cfg, out, err, validity.CheckCPUWait, "50.0%")
 }
 
 // TestRunQuietVerdict: a quiet closed-loop run against the mock, its
