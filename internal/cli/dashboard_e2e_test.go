@@ -2,15 +2,20 @@ package cli
 
 import (
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/aiperf-go/aiperf/internal/mockserver"
 	"github.com/aiperf-go/aiperf/internal/testenv"
 )
 
@@ -144,14 +149,35 @@ func TestDashboardUnderTmux(t *testing.T) {
 		t.Skip("end-to-end run")
 	}
 	t.Parallel()
-	srv := startInProcessMock(t, 15*time.Millisecond, 2*time.Millisecond)
+	// The last requests wait at the server until the test has seen the
+	// live dashboard and the log pane, so a slow, loaded machine cannot
+	// let the 4 s run end (and the dashboard close) before the keystrokes.
+	const gateAfter = 190
+	gate := make(chan struct{})
+	release := sync.OnceFunc(func() { close(gate) })
+	t.Cleanup(release)
+	mcfg := mockserver.DefaultConfig()
+	mcfg.TTFT, mcfg.ITL = 15*time.Millisecond, 2*time.Millisecond
+	mock := mockserver.New(mcfg)
+	var posts atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost && posts.Add(1) > gateAfter {
+			select {
+			case <-gate:
+			case <-r.Context().Done():
+				return
+			}
+		}
+		mock.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
 	dir := t.TempDir()
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
 	pane := newTmuxPane(t, 130, 45, []string{asAIPerfEnv + "=1"}, exe, "profile",
-		"-m", "mock-model", "-u", srv.URL(), "--streaming", "--tokenizer", "builtin",
+		"-m", "mock-model", "-u", srv.URL, "--streaming", "--tokenizer", "builtin",
 		"--request-rate", "50", "--arrival-pattern", "constant", "--request-count", "200",
 		"--isl", "32", "--osl", "20", "--random-seed", "1",
 		"--output-artifact-dir", filepath.Join(dir, "run"))
@@ -185,6 +211,7 @@ func TestDashboardUnderTmux(t *testing.T) {
 	pane.run("send-keys", "-t", "t", "3")
 	pane.waitScreen("the log pane", func(s string) bool { return strings.Contains(s, "phase started") })
 	pane.run("send-keys", "-t", "t", "1")
+	release()
 
 	// After the run the screen is the terminal's again and the tables print.
 	if code := pane.waitExit(); code != 0 {
