@@ -81,6 +81,9 @@ type experiment struct {
 	// runs every trial. done marks the variations it stopped.
 	conv *convergence
 	done []bool
+	// saturated lists the variations whose over-saturation stopped the
+	// sweep's escalation (--over-saturation enforce), in run order.
+	saturated []int
 	// baseSeed is the experiment's base seed, for --vary-seed-per-trial;
 	// nil without one.
 	baseSeed *int64
@@ -281,6 +284,7 @@ func (x *experiment) run(ctx context.Context) error {
 	if x.table != nil && !x.live && len(x.table.rows) > 0 {
 		x.table.render(x.rio.Stdout)
 	}
+	fmt.Fprint(x.rio.Stdout, x.saturationSummary())
 	aggErr := x.writeAggregates()
 	var se *errStop
 	switch {
@@ -435,6 +439,7 @@ func (x *experiment) runTrial(ctx context.Context, v, t, n, total int) error {
 		status = "failed: " + res.Err.Error()
 	}
 	fmt.Fprintf(x.rio.Stderr, "Experiment: run %d/%d (%s, %s) %s\n", n, total, VariationLabel(&x.vars[v]), res.Label, status)
+	x.noteSaturation(v, &res)
 	if x.conv != nil {
 		if ok, why := x.conv.check(x.results[v]); ok {
 			x.done[v] = true

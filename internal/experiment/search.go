@@ -71,6 +71,7 @@ func RunSearch(ctx context.Context, base config.Config, plan *search.Plan, rio b
 	if x.table != nil && !x.live && len(x.table.rows) > 0 {
 		x.table.render(x.rio.Stdout)
 	}
+	fmt.Fprint(x.rio.Stdout, x.saturationSummary())
 	var errs []error
 	if x.adaptive {
 		if err := x.writeSearchHistory(planner); err != nil {
@@ -241,6 +242,9 @@ func (x *experiment) observe(v int) search.Observation {
 			o.Feasible = true
 		}
 	}
+	if s, ok := overSaturated(x.results[v]); ok && s.Mode == config.OverSaturationEnforce {
+		o.Feasible = false // past the server's capacity: no SLA holds there for long
+	}
 	if n > 0 {
 		o.Objective = sum / float64(n)
 	}
@@ -315,6 +319,9 @@ func (x *experiment) firstBreach(v int) (sla.Filter, float64, bool) {
 }
 
 func (x *experiment) firstBreachText(v int) string {
+	if s, ok := overSaturated(x.results[v]); ok && s.Mode == config.OverSaturationEnforce {
+		return "over-saturated (--over-saturation enforce) " + saturationText(s)
+	}
 	f, obs, ok := x.firstBreach(v)
 	if !ok {
 		return "no successful run"

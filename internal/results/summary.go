@@ -50,6 +50,28 @@ type Summary struct {
 	// Path is the file the summary was read from; empty when parsed from
 	// bytes.
 	Path string
+	// OverSaturation is the over_saturation member (--over-saturation);
+	// nil when the run did not watch for a server past its capacity.
+	OverSaturation *OverSaturation
+}
+
+// OverSaturation is a run's over-saturation verdict as its summary
+// writes it: the mode, whether the server fell behind (and, in enforce
+// mode, the phase was stopped), and the slopes and margins it was judged
+// from.
+type OverSaturation struct {
+	Mode          string `json:"mode"`
+	Stopped       bool   `json:"stopped"`
+	OverSaturated bool   `json:"is_over_saturated"`
+	// ConcurrentSlope is the in-flight count's rise per second and
+	// ConcurrentMOE its relative margin of error; TTFTSlope the time to
+	// first token's rise in seconds per second, TTFTMOE its margin.
+	ConcurrentSlope float64 `json:"concurrent_slope"`
+	ConcurrentMOE   float64 `json:"concurrent_slope_moe"`
+	TTFTSlope       float64 `json:"ttft_slope"`
+	TTFTMOE         float64 `json:"ttft_slope_moe"`
+	// Seconds is the run time the verdict was taken at.
+	Seconds float64 `json:"seconds"`
 }
 
 // RunConfig is what a summary's input_config (AIPerf's config v2 layout,
@@ -161,6 +183,12 @@ func ParseSummary(data []byte) (*Summary, error) {
 			continue
 		case "client_health":
 			s.Producer = "aiperf-go"
+			continue
+		case "over_saturation":
+			var o OverSaturation
+			if json.Unmarshal(raw, &o) == nil {
+				s.OverSaturation = &o
+			}
 			continue
 		}
 		if len(raw) == 0 || raw[0] != '{' {
