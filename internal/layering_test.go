@@ -19,8 +19,10 @@ const module = "github.com/aiperf-go/aiperf"
 // terminal views and the live integrations all read the same snapshots.
 // internal/pyrand (Python's and numpy's generators) serves dataset and
 // timing alike. internal/metrics/stats (numpy's percentile, summaries,
-// Finite) is the one copy of the statistics every layer computes.
-var leaves = []string{"internal/sigv4", "internal/eventstream", "internal/sagemaker", "internal/record", "internal/clock", "internal/tokenizer", "internal/userfile", "internal/sla", "internal/live", "internal/pyrand", "internal/fdlimit", "internal/metrics/stats", "internal/saturation"}
+// Finite) is the one copy of the statistics every layer computes, and
+// internal/pyfmt (Python's spelling of floats, strings and grouped
+// numbers) the one copy of those rules.
+var leaves = []string{"internal/pyfmt", "internal/sigv4", "internal/eventstream", "internal/sagemaker", "internal/record", "internal/clock", "internal/tokenizer", "internal/userfile", "internal/sla", "internal/live", "internal/pyrand", "internal/fdlimit", "internal/metrics/stats", "internal/saturation"}
 
 // allowed lists, per package, the internal packages it may import besides the
 // leaves. The data flows config -> dataset -> timing -> worker (endpoint +
@@ -186,7 +188,7 @@ var isolated = []string{
 	"internal/validity",
 	// saturation detects a server past its capacity from plain points.
 	"internal/saturation",
-	"internal/tokenizer/hf", "internal/tokenizer/hub", "internal/tokenizer/hub/hubtest", "internal/dataset/sound", "internal/tokenizer/testmodels", "internal/chattemplate", "internal/mockserver", "internal/metrics/stats", "internal/userfile", "internal/sla", "internal/pyrand", "internal/metrics/sweep", "internal/fdlimit",
+	"internal/tokenizer/hf", "internal/tokenizer/hub", "internal/tokenizer/hub/hubtest", "internal/dataset/sound", "internal/tokenizer/testmodels", "internal/chattemplate", "internal/mockserver", "internal/metrics/stats", "internal/userfile", "internal/sla", "internal/pyrand", "internal/metrics/sweep", "internal/fdlimit", "internal/pyfmt",
 	// results reads finished runs' artifacts back; it knows file shapes only.
 	"internal/results", "internal/cluster/clusterpb",
 	// sigv4 signs AWS requests; sigv4test checks signatures with the AWS

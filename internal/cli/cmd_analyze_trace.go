@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/aiperf-go/aiperf/internal/benchmark"
+	"github.com/aiperf-go/aiperf/internal/pyfmt"
 )
 
 // newAnalyzeTraceCommand builds `aiperf analyze-trace`: the ISL/OSL
@@ -104,9 +105,9 @@ func analyzeTracePositional(cmd *cobra.Command, args []string, file *string, blo
 func printTraceStats(w io.Writer, s *benchmark.TraceStats) {
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Trace Analysis Report")
-	fmt.Fprintf(w, "Total requests:   %s\n", groupThousands(s.TotalRequests))
-	fmt.Fprintf(w, "Unique prefixes:  %s\n", groupThousands(s.UniquePrefixes))
-	fmt.Fprintf(w, "Prefix groups:    %s\n", groupThousands(s.NumPrefixGroups))
+	fmt.Fprintf(w, "Total requests:   %s\n", pyfmt.GroupedInt(s.TotalRequests))
+	fmt.Fprintf(w, "Unique prefixes:  %s\n", pyfmt.GroupedInt(s.UniquePrefixes))
+	fmt.Fprintf(w, "Prefix groups:    %s\n", pyfmt.GroupedInt(s.NumPrefixGroups))
 	fmt.Fprintf(w, "Theoretical cache hit rate: %.2f%% (block size %d)\n\n", 100*s.CacheHitRate, s.BlockSize)
 	cols := []string{"Mean", "Std Dev", "Min", "P25", "Median", "P75", "Max"}
 	fmt.Fprintf(w, "%22s", "Metric")
@@ -136,11 +137,3 @@ func printTraceStats(w io.Writer, s *benchmark.TraceStats) {
 	}
 }
 
-// groupThousands writes n with comma thousands separators.
-func groupThousands(n int) string {
-	s := strconv.Itoa(n)
-	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
-}

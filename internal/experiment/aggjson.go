@@ -5,9 +5,9 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/aiperf-go/aiperf/internal/export"
+	"github.com/aiperf-go/aiperf/internal/pyfmt"
 )
 
 // The aggregate artifacts are small documents whose key order matters (it
@@ -51,7 +51,7 @@ func appendJSON(b []byte, v any, depth int) []byte {
 	case nil:
 		return append(b, "null"...)
 	case string:
-		return appendJSONString(b, x)
+		return pyfmt.AppendJSONString(b, x)
 	case bool:
 		return strconv.AppendBool(b, x)
 	case int:
@@ -85,7 +85,7 @@ func appendJSON(b []byte, v any, depth int) []byte {
 				b = append(b, ',')
 			}
 			b = indent(b, depth+1)
-			b = appendJSONString(b, kv.k)
+			b = pyfmt.AppendJSONString(b, kv.k)
 			b = append(b, ':', ' ')
 			b = appendJSON(b, kv.v, depth+1)
 		}
@@ -95,30 +95,7 @@ func appendJSON(b []byte, v any, depth int) []byte {
 	panic("benchmark: unsupported JSON value") // only the types above are built
 }
 
-// appendJSONString quotes s as orjson does: UTF-8 kept, quotes,
-// backslashes and control characters escaped.
-func appendJSONString(b []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	b = append(b, '"')
-	for _, r := range s {
-		switch {
-		case r == '"' || r == '\\':
-			b = append(b, '\\', byte(r))
-		case r == '\n':
-			b = append(b, '\\', 'n')
-		case r == '\r':
-			b = append(b, '\\', 'r')
-		case r == '\t':
-			b = append(b, '\\', 't')
-		case r < 0x20:
-			b = append(b, '\\', 'u', '0', '0', hex[r>>4], hex[r&0xf])
-		default:
-			b = utf8.AppendRune(b, r)
-		}
-	}
-	return append(b, '"')
-}
-
+// indent starts a new line at depth levels of two spaces.
 func indent(b []byte, depth int) []byte {
 	b = append(b, '\n')
 	for range depth {
@@ -129,56 +106,30 @@ func indent(b []byte, depth int) []byte {
 
 // pyStr is Python's str() of a parameter value, as AIPerf puts values
 // into directory names, labels and CSV cells: "8", "20.0", "True", "abc".
-func pyStr(v any) string {
-	switch x := v.(type) {
-	case nil:
-		return "None"
-	case bool:
-		if x {
-			return "True"
-		}
-		return "False"
-	case int:
-		return strconv.Itoa(x)
-	case int64:
-		return strconv.FormatInt(x, 10)
-	case float64:
-		if math.IsNaN(x) {
-			return "nan"
-		}
-		if math.IsInf(x, 0) {
-			if x > 0 {
-				return "inf"
-			}
-			return "-inf"
-		}
-		return export.PyRepr(x)
-	case string:
-		return x
-	}
-	return "?"
-}
+func pyStr(v any) string { return pyfmt.Str(v) }
 
 // pyRepr is Python's repr() of metadata values written into the aggregate
-// CSV: strings quoted with ', lists and dicts in Python syntax.
-func pyRepr(v any) string {
+// CSV: strings quoted, lists and dicts (in their key order) in Python
+// syntax.
+func pyRepr(v any) string { return pyfmt.Repr(pyValue(v)) }
+
+// pyValue is v with its ordered objects as pyfmt dicts.
+func pyValue(v any) any {
 	switch x := v.(type) {
-	case string:
-		return "'" + strings.ReplaceAll(x, "'", `\'`) + "'"
 	case []any:
-		parts := make([]string, len(x))
+		out := make([]any, len(x))
 		for i, e := range x {
-			parts[i] = pyRepr(e)
+			out[i] = pyValue(e)
 		}
-		return "[" + strings.Join(parts, ", ") + "]"
+		return out
 	case *jobj:
-		parts := make([]string, len(x.keys))
+		d := make(pyfmt.Dict, len(x.keys))
 		for i, kv := range x.keys {
-			parts[i] = pyRepr(kv.k) + ": " + pyRepr(kv.v)
+			d[i] = pyfmt.Item{Key: kv.k, Value: pyValue(kv.v)}
 		}
-		return "{" + strings.Join(parts, ", ") + "}"
+		return d
 	}
-	return pyStr(v)
+	return v
 }
 
 // pyTitle is Python's str.title() after replacing "_" by " ", as AIPerf

@@ -4,27 +4,17 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/aiperf-go/aiperf/internal/pyfmt"
 )
 
 // fixed formats v with decimals digits (correctly rounded, ties to even,
 // as Python's format), with thousands separators when comma.
 func fixed(v float64, decimals int, comma bool) string {
-	s := strconv.FormatFloat(v, 'f', decimals, 64)
-	if !comma {
-		return s
+	if comma {
+		return pyfmt.Grouped(v, decimals)
 	}
-	sign := ""
-	if strings.HasPrefix(s, "-") {
-		sign, s = "-", s[1:]
-	}
-	whole, frac, hasFrac := strings.Cut(s, ".")
-	for i := len(whole) - 3; i > 0; i -= 3 {
-		whole = whole[:i] + "," + whole[i:]
-	}
-	if hasFrac {
-		return sign + whole + "." + frac
-	}
-	return sign + whole
+	return strconv.FormatFloat(v, 'f', decimals, 64)
 }
 
 // num reads a number of a quality.json value (nil when absent or null).

@@ -5,6 +5,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/aiperf-go/aiperf/internal/pyfmt"
 )
 
 // The run directory's JSON files are written as AIPerf writes them with
@@ -22,30 +24,12 @@ type kv struct {
 
 // pyFloat formats f as orjson does: the shortest repr that round-trips,
 // with ".0" on integral values, exponent form (1e+16, 1e-6) from 1e16
-// and below 1e-5.
+// and below 1e-5; null for non-finite floats.
 func pyFloat(f float64) string {
-	switch {
-	case math.IsNaN(f) || math.IsInf(f, 0):
-		return "null" // orjson writes null for non-finite floats
-	case f == 0:
-		if math.Signbit(f) {
-			return "-0.0"
-		}
-		return "0.0"
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return "null"
 	}
-	a := math.Abs(f)
-	if a >= 1e16 || a < 1e-5 {
-		s := strconv.FormatFloat(f, 'e', -1, 64) // 1e+16, 1.2345678901234568e+17, 5e-324
-		mant, exp, _ := strings.Cut(s, "e")
-		sign := exp[0]
-		exp = strings.TrimLeft(exp[1:], "0")
-		return mant + "e" + string(sign) + exp
-	}
-	s := strconv.FormatFloat(f, 'f', -1, 64)
-	if !strings.Contains(s, ".") {
-		s += ".0"
-	}
-	return s
+	return string(pyfmt.AppendJSON(nil, f))
 }
 
 // pyRound is Python's round(x, digits) of a float: the correctly rounded
@@ -130,36 +114,8 @@ func encode(b *bytes.Buffer, v any, indent, depth int) {
 	}
 }
 
-// writeString writes s as orjson does: UTF-8 kept as is, only the
-// quote, the backslash and control characters escaped.
-func writeString(b *bytes.Buffer, s string) {
-	b.WriteByte('"')
-	for _, r := range s {
-		switch {
-		case r == '"':
-			b.WriteString(`\"`)
-		case r == '\\':
-			b.WriteString(`\\`)
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\r':
-			b.WriteString(`\r`)
-		case r == '\t':
-			b.WriteString(`\t`)
-		case r == '\b':
-			b.WriteString(`\b`)
-		case r == '\f':
-			b.WriteString(`\f`)
-		case r < 0x20:
-			b.WriteString(`\u00`)
-			b.WriteByte("0123456789abcdef"[r>>4])
-			b.WriteByte("0123456789abcdef"[r&0xf])
-		default:
-			b.WriteRune(r)
-		}
-	}
-	b.WriteByte('"')
-}
+// writeString writes s as orjson does.
+func writeString(b *bytes.Buffer, s string) { b.Write(pyfmt.AppendJSONString(b.AvailableBuffer(), s)) }
 
 // document returns v as an indented JSON document.
 func document(v any) []byte {

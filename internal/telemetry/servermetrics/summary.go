@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/aiperf-go/aiperf/internal/pyfmt"
 	"github.com/aiperf-go/aiperf/internal/telemetry/prom"
 )
 
@@ -194,46 +195,9 @@ func pyLabels(ls []prom.Label) string {
 	if len(ls) == 0 {
 		return ""
 	}
-	var b strings.Builder
-	b.WriteByte('{')
+	d := make(pyfmt.Dict, len(ls))
 	for i, l := range ls {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString(pyStr(l.Name))
-		b.WriteString(": ")
-		b.WriteString(pyStr(l.Value))
+		d[i] = pyfmt.Item{Key: l.Name, Value: l.Value}
 	}
-	b.WriteByte('}')
-	return b.String()
-}
-
-// pyStr is Python's repr of a str for the common cases: single quotes
-// unless the text holds a single quote and no double quote.
-func pyStr(s string) string {
-	q := byte('\'')
-	if strings.Contains(s, "'") && !strings.Contains(s, `"`) {
-		q = '"'
-	}
-	var b strings.Builder
-	b.WriteByte(q)
-	for _, r := range s {
-		switch {
-		case r == '\\':
-			b.WriteString(`\\`)
-		case r == rune(q):
-			b.WriteByte('\\')
-			b.WriteRune(r)
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\t':
-			b.WriteString(`\t`)
-		case r == '\r':
-			b.WriteString(`\r`)
-		default:
-			b.WriteRune(r)
-		}
-	}
-	b.WriteByte(q)
-	return b.String()
+	return pyfmt.Repr(d)
 }
