@@ -197,8 +197,9 @@ var isolated = []string{
 	// eventstream decodes AWS's binary response framing; sagemaker
 	// holds SageMaker Runtime's paths and headers.
 	"internal/eventstream", "internal/sagemaker",
-	// testenv finds the system programs some tests drive (tmux, ffmpeg).
-	"internal/testenv",
+	// testenv finds the system programs some tests drive (tmux, ffmpeg);
+	// testenv/golden compares test output with golden files.
+	"internal/testenv", "internal/testenv/golden",
 	// kube turns a benchmark into client-go objects; it knows
 	// the command lines of profile and cluster-worker, not their code.
 	// kube/api/v1alpha1: the AIPerfJob/AIPerfSweep types and CRDs;

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
+	goldenfile "github.com/aiperf-go/aiperf/internal/testenv/golden"
 
 	"github.com/aiperf-go/aiperf/internal/config"
 )
@@ -25,19 +25,7 @@ func testEnv(name string) (string, bool) {
 // golden compares got with testdata/name, or rewrites it with -update.
 func golden(t *testing.T, path string, got []byte) {
 	t.Helper()
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update)", err)
-	}
-	if diff := cmp.Diff(string(want), string(got)); diff != "" {
-		t.Errorf("%s mismatch (-want +got):\n%s", path, diff)
-	}
+	goldenfile.Check(t, path, got, *update)
 }
 
 // variationJSON is the canonical form of expanded variations.

@@ -3,11 +3,11 @@ package gpu
 import (
 	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"unicode/utf8"
+
+	"github.com/aiperf-go/aiperf/internal/testenv/golden"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
@@ -39,27 +39,8 @@ func TestConsoleTablesFitTheWidth(t *testing.T) {
 	r := consoleResults()
 	for _, width := range []int{80, 120} {
 		out := r.PlatformPanel(width) + r.ConsoleTables([]string{"http://localhost:9400/metrics", "http://localhost:9401/metrics"}, width)
-		path := filepath.Join("testdata", fmt.Sprintf("console_%d.golden", width))
-		if *update {
-			if err := os.MkdirAll("testdata", 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(path, []byte(out), 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-		want, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatalf("%v (run with -update to create it)", err)
-		}
-		if string(want) != out {
-			t.Errorf("%d columns: output differs from %s (rerun with -update after checking):\n%s", width, path, out)
-		}
-		for _, l := range strings.Split(out, "\n") {
-			if n := utf8.RuneCountInString(l); n > width {
-				t.Errorf("%d columns: line of %d: %q", width, n, l)
-			}
-		}
+		golden.Check(t, filepath.Join("testdata", fmt.Sprintf("console_%d.golden", width)), []byte(out), *update)
+		golden.Fits(t, out, width)
 		for _, h := range []string{" avg ┃", " p99 ┃", " p50 ┃"} {
 			if !strings.Contains(out, h) {
 				t.Errorf("%d columns: %q missing:\n%s", width, h, out)

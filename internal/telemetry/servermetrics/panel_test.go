@@ -3,11 +3,11 @@ package servermetrics
 import (
 	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"unicode/utf8"
+
+	"github.com/aiperf-go/aiperf/internal/testenv/golden"
 
 	"github.com/aiperf-go/aiperf/internal/telemetry/prom"
 )
@@ -53,24 +53,8 @@ func TestPanelsFitTheWidth(t *testing.T) {
 		HasOSL: true, HasTTFT: true, HasITL: true, HasLat: true}
 	for _, width := range []int{80, 120} {
 		out := panelSummary().Panels(c, width)
-		path := filepath.Join("testdata", fmt.Sprintf("panel_%d.golden", width))
-		if *update {
-			if err := os.WriteFile(path, []byte(out), 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-		want, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatalf("%v (run with -update to create it)", err)
-		}
-		if string(want) != out {
-			t.Errorf("%d columns: output differs from %s (rerun with -update after checking):\n%s", width, path, out)
-		}
-		for _, l := range strings.Split(out, "\n") {
-			if n := utf8.RuneCountInString(l); n > width {
-				t.Errorf("%d columns: line of %d: %q", width, n, l)
-			}
-		}
+		golden.Check(t, filepath.Join("testdata", fmt.Sprintf("panel_%d.golden", width)), []byte(out), *update)
+		golden.Fits(t, out, width)
 		for _, label := range []string{"Prefix-Cache Hit Rate (%) │", "Time to First Token (ms) │", "Inter Token Latency (ms) │"} {
 			if !strings.Contains(out, label) {
 				t.Errorf("%d columns: the label %q wraps:\n%s", width, label, out)
