@@ -5,13 +5,12 @@
 package golden
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"unicode/utf8"
-
-	"github.com/google/go-cmp/cmp"
 )
 
 // Check compares got with the file at path. With update it writes got
@@ -31,9 +30,20 @@ func Check(t testing.TB, path string, got []byte, update bool) {
 	if err != nil {
 		t.Fatalf("%v (run go test with -update to create it)", err)
 	}
-	if diff := cmp.Diff(string(want), string(got)); diff != "" {
-		t.Errorf("%s differs (-want +got; rerun with -update after checking):\n%s", path, diff)
+	if string(want) != string(got) {
+		t.Errorf("%s differs (rerun with -update after checking): %s\ngot:\n%s", path, firstDiff(string(want), string(got)), got)
 	}
+}
+
+// firstDiff names the first line where want and got part.
+func firstDiff(want, got string) string {
+	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
+	for i := range min(len(w), len(g)) {
+		if w[i] != g[i] {
+			return fmt.Sprintf("line %d is %q, want %q", i+1, g[i], w[i])
+		}
+	}
+	return fmt.Sprintf("%d lines, want %d", len(g), len(w))
 }
 
 // Fits reports every line of out wider than width columns (runes, as a
