@@ -90,6 +90,7 @@ var consoleGroups = [...]struct {
 	{metrics.GroupUsage, "Usage"},
 	{metrics.GroupCache, "Cache"},
 	{metrics.GroupReasoning, "Reasoning"},
+	{metrics.GroupSpecDecode, "Spec Decode"},
 	{metrics.GroupEffective, "Effective"},
 }
 

@@ -63,6 +63,7 @@ func BuiltinMetrics() []*Metric {
 	all = append(all, networkMetrics()...)
 	all = append(all, serverMetrics()...)
 	all = append(all, interactivityMetrics()...)
+	all = append(all, specDecodeMetrics()...)
 	return all
 }
 

@@ -201,6 +201,12 @@ func TestSelectReferenceRun(t *testing.T) {
 		"server_inference_time", "unexplained_time",
 		// AIPerf 0.14's E2E normalized interactivity (builtin_interactivity.go).
 		"e2e_normalized_interactivity_p75", "e2e_normalized_interactivity_p90",
+		// AIPerf 0.14's speculative-decoding acceptance (builtin_specdecode.go):
+		// selected, present only when the server reports it.
+		"spec_decode_acceptance_length", "spec_decode_draft_acceptance_rate", "spec_decode_accepted_per_verified",
+		"spec_decode_steps", "spec_decode_zero_step_requests", "spec_decode_accepted_draft_tokens",
+		"spec_decode_draft_tokens", "total_spec_decode_steps", "total_accepted_draft_tokens", "total_draft_tokens",
+		"spec_decode_token_weighted_acceptance_length", "spec_decode_overall_draft_acceptance_rate",
 	}
 	slices.Sort(want)
 	if !slices.Equal(got, want) {

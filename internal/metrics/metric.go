@@ -76,6 +76,9 @@ const (
 	// GroupActive is AIPerf's "Active" table: time-weighted rates over the
 	// time their phase was busy (active_*).
 	GroupActive
+	// GroupSpecDecode is AIPerf 0.14's "Spec Decode" table: speculative
+	// decoding acceptance, when the server reports it.
+	GroupSpecDecode
 )
 
 // Unit is an exact AIPerf unit string ("ns", "ms", "tokens/sec/user", ...).

@@ -213,6 +213,7 @@ func (p *Processor) Process(rec *record.Record) Processed {
 	text, reasoning := &c.text, &c.reasoning
 	if rec.Error == nil {
 		record.ReadLlamaTimings(rec) // the server's own timings, when it is llama.cpp
+		record.ReadSpecDecode(rec)   // speculative-decoding acceptance, when the server reports it
 		rec.Error = p.parse(c, text, reasoning)
 	}
 	if rec.Error == nil && rec.Streaming && !c.done && !c.finished && reportsStreamEnd(p.opts.Parser) {

@@ -116,6 +116,7 @@ func (s *Server) complete(w http.ResponseWriter, r *http.Request, api apiKind, a
 	track.token(now, plan.Count)
 	track.finish(now, plan.Finish)
 	s.accountBody(r, w, &resp, &answer)
+	s.specDecodeBody(&resp, &answer)
 	writeJSON(w, http.StatusOK, answer)
 }
 
@@ -223,6 +224,8 @@ type choiceOut struct {
 	Message      *chatMessageOut `json:"message,omitempty"`
 	Text         *string         `json:"text,omitempty"`
 	FinishReason string          `json:"finish_reason"`
+	// SpeculativeDecoding is TensorRT-LLM's acceptance (--spec-decode trtllm).
+	SpeculativeDecoding json.RawMessage `json:"speculative_decoding,omitempty"`
 }
 
 // completionBody is a non-streaming chat.completion or text_completion.
@@ -235,6 +238,8 @@ type completionBody struct {
 	Usage   usage       `json:"usage"`
 	// Timings is llama.cpp's timings object (--server-timing llamacpp).
 	Timings json.RawMessage `json:"timings,omitempty"`
+	// Metrics is vLLM's per-request metrics object (--spec-decode vllm).
+	Metrics json.RawMessage `json:"metrics,omitempty"`
 }
 
 // body builds the non-streaming answer carrying text.

@@ -110,6 +110,12 @@ type Config struct {
 	// ServerQueue holds every request this long before its latency model
 	// starts (--server-queue-ms), the queue time the account reports.
 	ServerQueue time.Duration
+
+	// SpecDecode is the form the mock reports each request's
+	// speculative-decoding acceptance in (--spec-decode, specdecode.go):
+	// none, vllm, trtllm or llamacpp; SpecDecodeK is the draft block.
+	SpecDecode  string
+	SpecDecodeK int
 }
 
 // DefaultConfig returns AIPerf's mock-server defaults: 127.0.0.1:8000,
@@ -127,6 +133,8 @@ func DefaultConfig() Config {
 		DCGM:               DefaultDCGM(),
 		ServerTiming:       ServerTimingNone,
 		OTLPTracesProtocol: OTLPGRPC,
+		SpecDecode:         SpecDecodeNone,
+		SpecDecodeK:        DefaultSpecDecodeK,
 		Batch: BatchConfig{
 			StepMs:            DefaultBatchStepMs,
 			StepPerSeqMs:      DefaultBatchStepPerSeqMs,
@@ -171,6 +179,7 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 		"simulated KV-cache capacity in tokens, for the KV-cache usage gauges")
 	c.DCGM.registerFlags(fs)        // --dcgm-* (dcgm.go)
 	c.registerServerTimingFlags(fs) // --server-timing, --server-queue-ms, --otlp-traces-* (servertiming.go)
+	c.registerSpecDecodeFlags(fs)   // --spec-decode, --spec-decode-k (specdecode.go)
 }
 
 // Validate reports every invalid setting at once, joined with errors.Join.
@@ -218,6 +227,7 @@ func (c *Config) Validate() error {
 	}
 	errs = append(errs, c.DCGM.validate()...)
 	errs = append(errs, c.validateServerTiming()...)
+	errs = append(errs, c.validateSpecDecode()...)
 	return errors.Join(errs...)
 }
 

@@ -19,7 +19,7 @@ func TestDefaultConfig(t *testing.T) {
 		FaultDelay: time.Second, Batch: BatchConfig{StepMs: 4, StepPerSeqMs: 1, PrefillPerTokenMs: 0.01},
 		MetricsStyle: "vllm", KVCacheTokens: 131072,
 		DCGM:         DCGM{GPUs: 2, GPUName: "h200", MinThroughput: 100, Window: time.Second, Hostname: "localhost"},
-		ServerTiming: "none", OTLPTracesProtocol: "grpc"}
+		ServerTiming: "none", OTLPTracesProtocol: "grpc", SpecDecode: "none", SpecDecodeK: 4}
 	if diff := cmp.Diff(want, c, cmpopts.IgnoreFields(Config{}, "CountTokens")); diff != "" {
 		t.Errorf("DefaultConfig() mismatch (-want +got):\n%s", diff)
 	}
@@ -113,6 +113,7 @@ func TestRegisterFlagsNamesAndDefaults(t *testing.T) {
 		"dcgm-port": "", "dcgm-num-gpus": "2", "dcgm-gpu-name": "h200", "dcgm-min-throughput": "100",
 		"dcgm-window-sec": "1", "dcgm-hostname": "localhost",
 		"server-timing": "none", "server-queue-ms": "0", "otlp-traces-endpoint": "", "otlp-traces-protocol": "grpc",
+		"spec-decode": "none", "spec-decode-k": "4",
 	}
 	got := map[string]string{}
 	fs.VisitAll(func(f *flag.Flag) { got[f.Name] = f.DefValue })

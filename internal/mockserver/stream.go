@@ -150,12 +150,7 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, resp *response, 
 		if e.event(tokenSuffix) != nil {
 			return
 		}
-	} else if timings := s.accountStream(r, resp, first, last); timings != nil {
-		// llama.cpp puts its timings on the last chunk.
-		if e.event(finishPrefix, resp.plan.Finish, `"}],"timings":`, string(timings), "}") != nil {
-			return
-		}
-	} else if e.event(finishPrefix, resp.plan.Finish, finishSuffix) != nil {
+	} else if e.event(s.finishChunk(r, resp, finishPrefix, first, last)...) != nil {
 		return
 	}
 	if includeUsage {

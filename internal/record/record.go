@@ -104,6 +104,9 @@ type Record struct {
 	// TGI's headers or vLLM's trace span (ServerTiming.Source says which).
 	// See Decompose.
 	Server ServerTiming
+	// SpecDecode is the request's speculative-decoding acceptance, when
+	// the server reported one (ReadSpecDecode).
+	SpecDecode SpecDecode
 
 	// What was asked, copied from the dataset turn.
 	InputTexts    []string // the prompt texts; ISL counts " ".join(InputTexts)
