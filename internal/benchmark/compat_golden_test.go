@@ -452,15 +452,17 @@ var goldenPending = map[string]string{
 // goldenExtra lists what we write beyond AIPerf 0.13, as prefixes of
 // shapeDiff items, with the reason.
 var goldenExtra = map[string]string{
-	"summary json metric: schedule_lag":            "ours: how late each request was sent (our extra tags stay)",
-	"summary csv row: Schedule Lag":                "ours: schedule_lag",
-	"records jsonl metric: schedule_lag":           "ours: schedule_lag",
-	"raw jsonl metric: schedule_lag":               "ours: schedule_lag",
-	"summary json metric: late_request_count":      "ours: sends more than 1 ms late",
-	"summary csv value row: Late Requests":         "ours: late_request_count",
-	"summary json key: client_health":              "ours: the load generator's self-assessment",
-	"summary json metric: stream_incomplete_count": "ours: streams that ended without [DONE]",
-	"summary csv value row: Incomplete Streams":    "ours: stream_incomplete_count",
+	"summary json metric: schedule_lag":                   "ours: how late each request was sent (our extra tags stay)",
+	"summary csv row: Schedule Lag":                       "ours: schedule_lag",
+	"records jsonl metric: schedule_lag":                  "ours: schedule_lag",
+	"raw jsonl metric: schedule_lag":                      "ours: schedule_lag",
+	"summary json metric: late_request_count":             "ours: sends more than 1 ms late",
+	"summary csv value row: Late Requests":                "ours: late_request_count",
+	"summary json key: client_health":                     "ours: the load generator's self-assessment",
+	"summary json metric: stream_incomplete_count":        "ours: streams that ended without [DONE]",
+	"summary csv value row: Incomplete Streams":           "ours: stream_incomplete_count",
+	"summary json metric: e2e_normalized_interactivity_":  "AIPerf 0.14's E2E normalized interactivity (the golden is 0.13's)",
+	"summary csv value row: E2E Normalized Interactivity": "AIPerf 0.14: e2e_normalized_interactivity_p75/_p90",
 }
 
 func lookupPrefix(m map[string]string, item string) (string, bool) {
