@@ -19,6 +19,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/aiperf-go/aiperf/internal/record"
 )
 
 // DefaultMaxIdleConnsPerHost is the idle pool kept per host when
@@ -345,9 +347,12 @@ type Request struct {
 	// valid; they are the record's). The worker uses it to see the first
 	// token (--prefill-concurrency).
 	OnChunk func(data []byte)
-	// OnSent, when set, is called on the sending goroutine the moment the
-	// record's Sent is stamped, before the first byte is written (also when
-	// the request fails before any byte could be written). It is called at
-	// most once: a resend keeps the first Sent.
-	OnSent func()
+	// OnSent, when set, is called on the sending goroutine with the record
+	// the moment its Sent is stamped, before the first byte is written (also
+	// when the request fails before any byte could be written, or cannot be
+	// signed). Do calls it exactly once: a resend keeps the first Sent. It
+	// takes the record, not a closure over it, so that a caller can share
+	// one hook among all its requests (a worker pool's) instead of
+	// allocating one per request.
+	OnSent func(rec *record.Record)
 }

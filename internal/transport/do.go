@@ -143,13 +143,14 @@ func (c *Client) Do(ctx context.Context, clk *clock.Clock, req *Request, rec *re
 // on rec.
 func (c *Client) send(ctx, reqCtx context.Context, clk *clock.Clock, req *Request, rec *record.Record, rt *reqTrace, hc, retry *http.Client) (resp *http.Response, hreq *http.Request, ok bool) {
 	if c.sign != nil {
-		var err error
-		if req, err = c.signed(req); err != nil {
-			rec.Sent = clk.Now()
+		signed, err := c.signed(req)
+		if err != nil {
+			stampSent(clk, req, rec)
 			rec.End = rec.Sent
 			rec.Error = &record.ErrorDetails{Type: SigningErrorType, Message: err.Error()}
 			return nil, nil, false
 		}
+		req = signed
 	}
 	// The lean transport is called directly (no http.Request, no traced
 	// context) unless the caller traces the request itself: then
@@ -620,6 +621,6 @@ func validUTF8Prefix(b []byte) string {
 func stampSent(clk *clock.Clock, req *Request, rec *record.Record) {
 	rec.Sent = clk.Now()
 	if req.OnSent != nil {
-		req.OnSent()
+		req.OnSent(rec)
 	}
 }

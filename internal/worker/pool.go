@@ -27,7 +27,9 @@ import (
 )
 
 // Sender sends one request and fills the record's timing and outcome.
-// *transport.Client implements it.
+// *transport.Client implements it. Do calls req.OnSent, when set, exactly
+// once, as it stamps the record's Sent (transport.Request.OnSent): the
+// pool's OnSend rides on it.
 type Sender interface {
 	Do(ctx context.Context, clk *clock.Clock, req *transport.Request, rec *record.Record)
 }
@@ -124,9 +126,8 @@ type Options struct {
 	Parser  ResponseParser
 	// OnSend, when set, is called as each request (turn) is sent, from the
 	// worker's goroutine, with the request's record the moment its Sent is
-	// stamped (transport.Request.OnSent), before the first byte is written
-	// (after the request returns, for a Sender that does not call OnSent):
-	// a live count of requests, which
+	// stamped (it is every request's transport.Request.OnSent), before the
+	// first byte is written: a live count of requests, which
 	// with multi-turn conversations differs from the count of credits. The
 	// record must not be kept.
 	OnSend func(rec *record.Record)

@@ -308,20 +308,9 @@ func (p *Pool) sendTurn(workerID string, s *Stream, o TurnOptions, t int, last b
 	if !ok {
 		return TurnResult{}
 	}
-	notified := p.o.OnSend == nil
-	if !notified {
-		req.OnSent = func() {
-			if !notified {
-				notified = true
-				p.o.OnSend(rec)
-			}
-		}
-	}
+	req.OnSent = p.o.OnSend // one hook for every request: no closure each
 	p.sessionStarted(s)
 	p.o.Sender.Do(p.ctx, p.o.Clock, req, rec)
-	if !notified {
-		p.o.OnSend(rec) // a Sender that does not report its send
-	}
 	release()
 	if p.o.Polling != nil {
 		p.pollJob(req, rec)

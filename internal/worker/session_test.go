@@ -34,6 +34,9 @@ func (f *fakeSender) Do(ctx context.Context, clk *clock.Clock, req *transport.Re
 	f.bodies = append(f.bodies, string(req.Body))
 	f.mu.Unlock()
 	rec.Sent = clk.Now()
+	if req.OnSent != nil { // Sender's contract: told once, as Sent is stamped
+		req.OnSent(rec)
+	}
 	time.Sleep(f.latency)
 	rec.End = clk.Now()
 	rec.Chunks = []record.Chunk{{At: rec.End, Data: []byte("reply")}}
