@@ -139,7 +139,7 @@ type arrivalStamper interface{ arrival() time.Duration }
 // decode is an error for a 2xx answer; an error status keeps its raw
 // body (its status is the record's news).
 func decoded(resp *http.Response, body io.Reader, rec *record.Record) (io.Reader, error) {
-	ce := resp.Header.Get("Content-Encoding")
+	ce := headerValue(resp.Header, "Content-Encoding")
 	if ce == "" {
 		return body, nil
 	}

@@ -111,7 +111,7 @@ func (c *Client) Do(ctx context.Context, clk *clock.Clock, req *Request, rec *re
 	}
 	rec.Ack = clk.Now()
 	rec.Status = resp.StatusCode
-	rec.ContentType = resp.Header.Get("Content-Type")
+	rec.ContentType = headerValue(resp.Header, "Content-Type")
 	if _, tgi := resp.Header[record.HeaderTGIQueue]; tgi { // TGI's own timings
 		rec.Server, _ = record.ParseTGIHeaders(resp.Header.Get)
 	}
@@ -250,12 +250,12 @@ func (c *Client) receive(ctx, reqCtx context.Context, clk *clock.Clock, req *Req
 		c.httpError(ctx, reqCtx, clk, rec, resp, rd)
 		return
 	}
-	if isAWSEventStream(resp.Header.Get("Content-Type")) {
+	if isAWSEventStream(rec.ContentType) {
 		rec.Streaming = true
 		c.readAWSEventStream(ctx, reqCtx, clk, rec, rd, req.OnChunk)
 		return
 	}
-	if isEventStream(resp.Header.Get("Content-Type")) {
+	if isEventStream(rec.ContentType) {
 		rec.Streaming = true
 		c.readStream(ctx, reqCtx, clk, rec, rd, req.OnChunk)
 		return

@@ -223,3 +223,14 @@ func bufferedStatus(br *bufio.Reader) int {
 }
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+// headerValue is h.Get(key) for a key given in canonical form: both
+// response parsers store every key canonicalised, so a plain map index
+// finds what Get finds, without canonicalising the constant key again on
+// every request.
+func headerValue(h http.Header, canonicalKey string) string {
+	if v := h[canonicalKey]; len(v) > 0 {
+		return v[0]
+	}
+	return ""
+}
