@@ -50,6 +50,9 @@ type LineOptions struct {
 type RecordWriter struct {
 	lw  *lineWriter
 	opt LineOptions
+	// members is written only by the line encoder, which lineWriter.add
+	// runs under its lock, one line at a time.
+	members memberCache
 }
 
 // NewRecordWriter creates (truncating) path and starts streaming to it.
@@ -70,7 +73,7 @@ func (w *RecordWriter) Write(p *metrics.Processed) error {
 	if p == nil || p.Record == nil {
 		return errors.New("export: nil record")
 	}
-	return w.lw.add(func(dst []byte) []byte { return AppendRecordLine(dst, p, w.opt) })
+	return w.lw.add(func(dst []byte) []byte { return appendRecordLine(dst, p, w.opt, &w.members) })
 }
 
 // Close flushes every queued line and closes the file. After Close the
@@ -83,13 +86,30 @@ func (w *RecordWriter) Close() error { return w.lw.close() }
 // too: request_ack_ns without response headers, cancellation_time_ns unless
 // cancelled, error on success, the error code when there is none.
 func AppendRecordLine(dst []byte, p *metrics.Processed, o LineOptions) []byte {
+	return appendRecordLine(dst, p, o, nil)
+}
+
+// appendRecordLine is AppendRecordLine with the metrics' member names
+// taken from members when it is not nil.
+func appendRecordLine(dst []byte, p *metrics.Processed, o LineOptions, members *memberCache) []byte {
 	w := jsonw{b: dst}
 	w.open('{')
 	w.rawKey(`"metadata":`)
 	writeMetadata(&w, p.Record, p.ProcessorID, o)
 	w.rawKey(`"metrics":`)
 	w.open('{')
-	for _, v := range p.Values {
+	for i, v := range p.Values {
+		if m := members.at(i, v.Metric); m != nil && !v.Metric.List {
+			// The common case from the cache: a scalar member whose
+			// name and unit were quoted once for the run.
+			if stats.Finite(v.Scalar) {
+				w.sep()
+				w.b = append(w.b, m.head...)
+				w.b = appendRecordNumber(w.b, v.Metric, v.Scalar)
+				w.b = append(w.b, m.tail...)
+			}
+			continue
+		}
 		writeRecordValue(&w, v)
 	}
 	w.close('}')
@@ -186,6 +206,46 @@ func writeMetadata(w *jsonw, r *record.Record, processorID string, o LineOptions
 		w.str(r.XCorrelationID)
 	}
 	w.close('}')
+}
+
+// memberCache holds the quoted pieces of each metric's JSONL member by
+// its position among a record's values. Records of a run carry the same
+// metrics in the same (dependency) order, so a position nearly always
+// holds the metric it held in the line before, and quoting and checking
+// some thirty names and units per line becomes one pointer compare each.
+// A position whose metric differs (a failed record's values) is quoted
+// anew and replaces the entry.
+type memberCache struct {
+	byPos []member
+}
+
+// member is one metric's quoted pieces: head `"tag":{"value":`, tail
+// `,"unit":"u"}`; skip marks a metric not written per record.
+type member struct {
+	m          *metrics.Metric
+	head, tail []byte
+	skip       bool
+}
+
+// at returns the pieces for metric m at position i, nil when c is nil or
+// m is not written per record (writeRecordValue then decides).
+func (c *memberCache) at(i int, m *metrics.Metric) *member {
+	if c == nil || m == nil {
+		return nil
+	}
+	for len(c.byPos) <= i {
+		c.byPos = append(c.byPos, member{})
+	}
+	e := &c.byPos[i]
+	if e.m != m {
+		*e = member{m: m, skip: m.Hidden() || m.Flags&metrics.FlagNoIndividualRecord != 0}
+		e.head = append(appendQuoted(nil, m.Tag), `:{"value":`...)
+		e.tail = append(appendQuoted([]byte(`,"unit":`), unitOf(m)), '}')
+	}
+	if e.skip {
+		return nil
+	}
+	return e
 }
 
 // writeRecordValue writes "tag": {"value": v, "unit": u} unless the metric

@@ -249,6 +249,44 @@ func TestRecordWriterConcurrent(t *testing.T) {
 	}
 }
 
+// TestRecordWriterMatchesAppendRecordLine: the writer's lines, whose
+// member names come from its cache, are AppendRecordLine's byte for byte,
+// through records whose metrics differ from line to line (a failed record
+// between successes, a metric moved to another position, a hidden one).
+func TestRecordWriterMatchesAppendRecordLine(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "profile_export.jsonl")
+	w, err := NewRecordWriter(path, LineOptions{Clock: testWall})
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs := fixtureRecords()
+	seq := slices.Clone(recs)
+	seq = append(seq, recs...)
+	shifted := *recs[0] // the same metrics one position later
+	shifted.Values = append([]metrics.Value{recs[1].Values[0]}, recs[0].Values...)
+	seq = append(seq, &shifted, recs[0], recs[1], recs[0])
+	var want []string
+	for _, p := range seq {
+		want = append(want, string(AppendRecordLine(nil, p, LineOptions{Clock: testWall})))
+		if err := w.Write(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	got := readLines(t, path)
+	if len(got) != len(want) {
+		t.Fatalf("%d lines, want %d", len(got), len(want))
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("line %d:\n got %s\nwant %s", i, got[i], want[i])
+		}
+	}
+}
+
 // TestRecordWriterFlushes checks, on a fake clock, that a line reaches the
 // file within the flush interval without Close, that FlushLines pending
 // lines are written at once, and that whatever is on disk at any moment is
