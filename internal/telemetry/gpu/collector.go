@@ -57,10 +57,8 @@ type Options struct {
 // starts, every Interval, and a final reading at Finish.
 type Collector struct {
 	opts    Options
-	sources []Source
+	sources telemetry.Sources[Source]
 	tried   []string
-	cancel  context.CancelFunc
-	wg      sync.WaitGroup
 
 	mu       sync.Mutex
 	store    *Store
@@ -85,20 +83,11 @@ func Start(ctx context.Context, o Options) *Collector {
 		o.Clock = clock.New()
 	}
 	c := &Collector{opts: o, store: NewStore(o.Fields), history: telemetry.NewHistory(60), warned: map[string]bool{}}
-	reach := make([]bool, len(o.Sources))
-	var wg sync.WaitGroup
-	for i, s := range o.Sources {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			reach[i] = s.Reachable(ctx, o.ReachTimeout)
-		}()
-	}
-	wg.Wait()
+	reach := telemetry.Reachable(ctx, o.Sources, func(ctx context.Context, s Source) bool { return s.Reachable(ctx, o.ReachTimeout) })
 	for i, s := range o.Sources {
 		switch {
 		case reach[i]:
-			c.sources = append(c.sources, s)
+			c.sources.List = append(c.sources.List, s)
 			c.tried = append(c.tried, s.URL())
 		case o.Quiet[s.URL()]:
 			o.Log.Debug("GPU telemetry source not reachable", "url", s.URL())
@@ -107,49 +96,31 @@ func Start(ctx context.Context, o Options) *Collector {
 			o.Log.Warn("GPU telemetry: " + s.URL() + " is not reachable")
 		}
 	}
-	if len(c.sources) == 0 {
+	if !c.Enabled() {
 		return c
 	}
-	o.Log.Info("GPU telemetry: collecting", "sources", len(c.sources), "interval", o.Interval)
+	o.Log.Info("GPU telemetry: collecting", "sources", len(c.sources.List), "interval", o.Interval)
+	c.sources.Read = c.collect
 	c.CollectAll(ctx)
-	pctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	c.cancel = cancel
-	for _, s := range c.sources {
-		c.wg.Add(1)
-		go func() {
-			defer c.wg.Done()
-			telemetry.Poll(pctx, o.Interval, func(ctx context.Context) { c.collect(ctx, s) })
-		}()
-	}
+	c.sources.Start(ctx, o.Interval)
 	return c
 }
 
 // Enabled reports whether any source is being collected.
-func (c *Collector) Enabled() bool { return len(c.sources) > 0 }
+func (c *Collector) Enabled() bool { return len(c.sources.List) > 0 }
 
 // Tried lists the sources that count as configured in the exports: the
 // reachable ones and those asked for by name.
 func (c *Collector) Tried() []string { return append([]string(nil), c.tried...) }
 
 // CollectAll reads every source now, concurrently.
-func (c *Collector) CollectAll(ctx context.Context) {
-	var wg sync.WaitGroup
-	for _, s := range c.sources {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			c.collect(ctx, s)
-		}()
-	}
-	wg.Wait()
-}
+func (c *Collector) CollectAll(ctx context.Context) { c.sources.ReadAll(ctx) }
 
 // Finish stops polling after a final reading and closes the JSONL file; it
 // returns the first JSONL write error.
 func (c *Collector) Finish(ctx context.Context) error {
 	if c.Enabled() {
-		c.cancel()
-		c.wg.Wait()
+		c.sources.Stop()
 		c.CollectAll(context.WithoutCancel(ctx))
 	}
 	var err error

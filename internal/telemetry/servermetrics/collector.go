@@ -52,9 +52,7 @@ type Options struct {
 // after profiling. Safe for concurrent use.
 type Collector struct {
 	opts     Options
-	scrapers []*prom.Scraper
-	cancel   context.CancelFunc
-	wg       sync.WaitGroup
+	scrapers telemetry.Sources[*prom.Scraper]
 
 	mu         sync.Mutex // guards everything below
 	store      *Store
@@ -87,44 +85,30 @@ func Start(ctx context.Context, o Options) *Collector {
 	}
 	c := &Collector{opts: o, store: NewStore(), warned: map[string]bool{}, history: telemetry.NewHistory(60)}
 	urls := slices.Compact(slices.Clone(o.URLs))
-	reach := make([]bool, len(urls))
 	scrapers := make([]*prom.Scraper, len(urls))
-	var wg sync.WaitGroup
 	for i, u := range urls {
 		scrapers[i] = prom.NewScraper(u, o.Client)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			reach[i] = scrapers[i].Reachable(ctx, o.ReachTimeout)
-		}()
 	}
-	wg.Wait()
+	reach := telemetry.Reachable(ctx, scrapers, func(ctx context.Context, s *prom.Scraper) bool { return s.Reachable(ctx, o.ReachTimeout) })
 	for i, s := range scrapers {
 		if reach[i] {
-			c.scrapers = append(c.scrapers, s)
+			c.scrapers.List = append(c.scrapers.List, s)
 		} else {
 			o.Log.Debug("server metrics endpoint not reachable; not collected", "url", s.URL())
 		}
 	}
-	if len(c.scrapers) == 0 {
+	if !c.Enabled() {
 		return c
 	}
-	o.Log.Info("server metrics: collecting", "endpoints", len(c.scrapers), "interval", o.Interval)
+	o.Log.Info("server metrics: collecting", "endpoints", len(c.scrapers.List), "interval", o.Interval)
+	c.scrapers.Read = c.scrape
 	c.ScrapeAll(ctx) // the baseline
-	pctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	c.cancel = cancel
-	for _, s := range c.scrapers {
-		c.wg.Add(1)
-		go func() {
-			defer c.wg.Done()
-			telemetry.Poll(pctx, o.Interval, func(ctx context.Context) { c.scrape(ctx, s) })
-		}()
-	}
+	c.scrapers.Start(ctx, o.Interval)
 	return c
 }
 
 // Enabled reports whether any endpoint is being collected.
-func (c *Collector) Enabled() bool { return len(c.scrapers) > 0 }
+func (c *Collector) Enabled() bool { return len(c.scrapers.List) > 0 }
 
 // SetPhase tags the scrapes that start from now on with a phase ("warmup",
 // "profiling") and its index in the run; startNs is the phase's start
@@ -140,17 +124,7 @@ func (c *Collector) SetPhase(phase string, index int, startNs int64) {
 
 // ScrapeAll scrapes every endpoint now, concurrently, and returns when all
 // have answered (the baseline, the end of warmup, the final scrape).
-func (c *Collector) ScrapeAll(ctx context.Context) {
-	var wg sync.WaitGroup
-	for _, s := range c.scrapers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			c.scrape(ctx, s)
-		}()
-	}
-	wg.Wait()
-}
+func (c *Collector) ScrapeAll(ctx context.Context) { c.scrapers.ReadAll(ctx) }
 
 // Finish ends collection: it keeps scraping for the flush period (servers
 // may publish their last requests' metrics late), unless ctx ends first,
@@ -168,8 +142,7 @@ func (c *Collector) Finish(ctx context.Context) error {
 		}
 		t.Stop()
 	}
-	c.cancel()
-	c.wg.Wait()
+	c.scrapers.Stop()
 	c.ScrapeAll(context.WithoutCancel(ctx))
 	return c.closeJSONL()
 }
