@@ -161,31 +161,25 @@ func betaCF(a, b, x float64) float64 {
 	}
 	d = 1 / d
 	h := d
+	// step takes one term aa of the fraction into d and c and returns
+	// the factor it multiplies h by.
+	step := func(aa float64) float64 {
+		d = 1 + aa*d
+		if math.Abs(d) < tiny {
+			d = tiny
+		}
+		c = 1 + aa/c
+		if math.Abs(c) < tiny {
+			c = tiny
+		}
+		d = 1 / d
+		return d * c
+	}
 	for m := 1; m <= 10000; m++ {
 		fm := float64(m)
 		m2 := 2 * fm
-		aa := fm * (b - fm) * x / ((qam + m2) * (a + m2))
-		d = 1 + aa*d
-		if math.Abs(d) < tiny {
-			d = tiny
-		}
-		c = 1 + aa/c
-		if math.Abs(c) < tiny {
-			c = tiny
-		}
-		d = 1 / d
-		h *= d * c
-		aa = -(a + fm) * (qab + fm) * x / ((a + m2) * (qap + m2))
-		d = 1 + aa*d
-		if math.Abs(d) < tiny {
-			d = tiny
-		}
-		c = 1 + aa/c
-		if math.Abs(c) < tiny {
-			c = tiny
-		}
-		d = 1 / d
-		del := d * c
+		h *= step(fm * (b - fm) * x / ((qam + m2) * (a + m2)))
+		del := step(-(a + fm) * (qab + fm) * x / ((a + m2) * (qap + m2)))
 		h *= del
 		if math.Abs(del-1) < 1e-16 {
 			break
