@@ -350,32 +350,28 @@ func ReadMetadata(p string) (*Metadata, error) {
 // and HTML) or exports/, keeping their path relative to base; it returns
 // the uploaded names.
 func UploadPaths(ctx context.Context, trackingURI string, getenv func(string) string, runID, base string, files []string) ([]string, error) {
-	c, err := NewClient(trackingURI, getenv)
-	if err != nil {
-		return nil, err
-	}
-	run, err := c.GetRun(ctx, runID)
-	if err != nil {
-		return nil, err
-	}
-	var names []string
-	for _, f := range files {
-		rel, err := filepath.Rel(base, f)
-		if err != nil || strings.HasPrefix(rel, "..") {
-			rel = filepath.Base(f)
+	return upload(ctx, trackingURI, getenv, runID, func() ([]artifact, error) {
+		list := make([]artifact, len(files))
+		for i, f := range files {
+			rel, err := filepath.Rel(base, f)
+			if err != nil || strings.HasPrefix(rel, "..") {
+				rel = filepath.Base(f)
+			}
+			list[i] = artifact{abs: f, rel: filepath.ToSlash(rel)}
 		}
-		rel = filepath.ToSlash(rel)
-		if err := c.UploadArtifact(ctx, run, f, destination(rel)); err != nil {
-			return names, err
-		}
-		names = append(names, rel)
-	}
-	return names, nil
+		return list, nil
+	})
 }
 
 // UploadFiles attaches files (relative to dir) to an existing run, for
 // `aiperf plot --mlflow-upload`; it returns the uploaded names.
 func UploadFiles(ctx context.Context, trackingURI string, getenv func(string) string, runID, dir string, globs []string) ([]string, error) {
+	return upload(ctx, trackingURI, getenv, runID, func() ([]artifact, error) { return collect(dir, globs) })
+}
+
+// upload attaches the listed files to run runID (listed once the run is
+// found) and returns the names uploaded before any error.
+func upload(ctx context.Context, trackingURI string, getenv func(string) string, runID string, list func() ([]artifact, error)) ([]string, error) {
 	c, err := NewClient(trackingURI, getenv)
 	if err != nil {
 		return nil, err
@@ -384,7 +380,7 @@ func UploadFiles(ctx context.Context, trackingURI string, getenv func(string) st
 	if err != nil {
 		return nil, err
 	}
-	files, err := collect(dir, globs)
+	files, err := list()
 	if err != nil {
 		return nil, err
 	}
