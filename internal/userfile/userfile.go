@@ -66,27 +66,7 @@ func Open(path string) (*os.File, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !checked.Mode().IsRegular() {
-		return nil, &Error{Path: path, Err: ErrNotRegular}
-	}
-	f, err := openNoFollow(path)
-	if err != nil {
-		return nil, &Error{Path: path, Err: err}
-	}
-	opened, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, &Error{Path: path, Err: err}
-	}
-	if !opened.Mode().IsRegular() {
-		f.Close()
-		return nil, &Error{Path: path, Err: ErrNotRegular}
-	}
-	if !os.SameFile(checked, opened) {
-		f.Close()
-		return nil, &Error{Path: path, Err: ErrChanged}
-	}
-	return f, nil
+	return openChecked(path, checked, openNoFollow, ErrNotRegular)
 }
 
 // ReadFile returns the contents of the regular file at path, with the
@@ -118,10 +98,17 @@ func OpenData(path string) (*os.File, error) {
 	if err != nil {
 		return nil, &Error{Path: path, Err: err}
 	}
+	return openChecked(path, checked, openNonBlocking, ErrChanged)
+}
+
+// openChecked opens path, which was checked to be the regular file
+// checked, with open and makes the checks again on the open file: still
+// regular (else notRegular) and the same file (else ErrChanged).
+func openChecked(path string, checked fs.FileInfo, open func(string) (*os.File, error), notRegular error) (*os.File, error) {
 	if !checked.Mode().IsRegular() {
 		return nil, &Error{Path: path, Err: ErrNotRegular}
 	}
-	f, err := openNonBlocking(path)
+	f, err := open(path)
 	if err != nil {
 		return nil, &Error{Path: path, Err: err}
 	}
@@ -130,9 +117,16 @@ func OpenData(path string) (*os.File, error) {
 		f.Close()
 		return nil, &Error{Path: path, Err: err}
 	}
-	if !opened.Mode().IsRegular() || !os.SameFile(checked, opened) {
+	err = nil
+	switch {
+	case !opened.Mode().IsRegular():
+		err = notRegular
+	case !os.SameFile(checked, opened):
+		err = ErrChanged
+	}
+	if err != nil {
 		f.Close()
-		return nil, &Error{Path: path, Err: ErrChanged}
+		return nil, &Error{Path: path, Err: err}
 	}
 	return f, nil
 }
