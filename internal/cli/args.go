@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/aiperf-go/aiperf/internal/config"
+	"github.com/aiperf-go/aiperf/internal/configfile"
 )
 
 // prepareProfileArgs rewrites a `profile` command line into a form pflag
@@ -164,7 +165,7 @@ func suggestFlag(fs *pflag.FlagSet, name string) string {
 	name = strings.ReplaceAll(name, "_", "-")
 	best, bestD := "", 3
 	consider := func(candidate string) {
-		if d := editDistance(name, candidate); d < bestD {
+		if d := configfile.EditDistance(name, candidate); d < bestD {
 			best, bestD = candidate, d
 		}
 	}
@@ -179,23 +180,3 @@ func suggestFlag(fs *pflag.FlagSet, name string) string {
 	return best
 }
 
-// editDistance is the Levenshtein distance between a and b (bytes).
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
-}

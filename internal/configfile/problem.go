@@ -77,7 +77,7 @@ func suggest(s string, known []string) string {
 	best, bestD := "", 1<<30
 	ns := normKey(s)
 	for _, k := range known {
-		d := editDistance(ns, normKey(k))
+		d := EditDistance(ns, normKey(k))
 		if d < bestD {
 			best, bestD = k, d
 		}
@@ -96,9 +96,11 @@ func normKey(s string) string {
 	return strings.NewReplacer("_", "", "-", "").Replace(s)
 }
 
-// editDistance is the Damerau-Levenshtein (optimal string alignment)
-// distance between a and b, over bytes.
-func editDistance(a, b string) int {
+// EditDistance is the Damerau-Levenshtein (optimal string alignment)
+// distance between a and b, over bytes: the "did you mean" measure for
+// config keys and command-line flags alike. Past 64 bytes only equality
+// is measured (0, else a large distance).
+func EditDistance(a, b string) int {
 	if len(a) > 64 || len(b) > 64 {
 		if a == b {
 			return 0
