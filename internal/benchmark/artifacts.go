@@ -140,6 +140,9 @@ func newArtifactRun(p *Plan, res *result, rio IO) *artifactRun {
 	if res.Saturation != nil {
 		info.OverSaturation = res.Saturation
 	}
+	if res.Probes != nil {
+		info.ProbeRequests = res.Probes
+	}
 	rep := verdicts(p, &res.Summary)
 	if rep != nil {
 		info.Verdicts = rep
@@ -165,6 +168,9 @@ func newArtifactRun(p *Plan, res *result, rio IO) *artifactRun {
 	}
 	if res.Saturation != nil {
 		a.opts.Footer += res.Saturation.console()
+	}
+	if res.Probes != nil {
+		a.opts.Footer += res.Probes.console()
 	}
 	if res.Health != nil {
 		a.opts.Footer += clienthealth.Console(*res.Health)

@@ -15,6 +15,12 @@ import (
 // HTTP version, TLS and proxies of the configuration, with the pool sized
 // for the run.
 func newTransportClient(plan *Plan) (*transport.Client, error) {
+	return buildTransportClient(plan, plan.Profiling.Concurrency, poolCap(plan))
+}
+
+// buildTransportClient is newTransportClient with the pool's idle and
+// total connections per host given (0: the transport's defaults, no cap).
+func buildTransportClient(plan *Plan, idle, conns int) (*transport.Client, error) {
 	cfg := plan.Config
 	tc, err := tlsConfig(cfg)
 	if err != nil {
@@ -30,8 +36,8 @@ func newTransportClient(plan *Plan) (*transport.Client, error) {
 	}
 	return transport.New(transport.Options{
 		Timeout:             seconds(cfg.Endpoint.TimeoutSeconds),
-		MaxIdleConnsPerHost: plan.Profiling.Concurrency, // 0 = the transport's large default
-		MaxConnsPerHost:     poolCap(plan),
+		MaxIdleConnsPerHost: idle, // 0 = the transport's large default
+		MaxConnsPerHost:     conns,
 		Reuse:               transportReuse(cfg),
 		BackoffRefused:      cfg.Reliability.KeepGoingUnreachable,
 		TraceDetail:         cfg.Fidelity.ExportHTTPTrace,

@@ -167,26 +167,35 @@ func newProcessors(p *Plan, clk *clock.Clock, log *slog.Logger) ([]*metrics.Proc
 	}
 	procs := make([]*metrics.Processor, n)
 	for i := range procs {
-		proc, err := metrics.NewProcessor(p.Registry, metrics.ProcessorOptions{
-			ID:                  fmt.Sprintf("record_processor_%d", i),
-			Parser:              p.Endpoint,
-			Tokenizer:           p.recordTokenizer(),
-			UseServerTokenCount: p.Config.Endpoint.UseServerTokenCount,
-			StrictStreams:       p.Config.Reliability.StrictStreams,
-			NonTextOutputTokens: p.Meta.ProducesTokens,
-			Metrics:             p.Metrics,
-			Clock:               clk,
-			SLOs:                p.SLOs,
-			Logger:              log,
-			KeepText:            p.Config.Artifacts.ExportOutputsJSON || p.Config.AccuracyEnabled(),
-			Misfit:              p.Misfit.Hint,
-		})
+		proc, err := newProcessor(p, clk, log, fmt.Sprintf("record_processor_%d", i))
 		if err != nil {
-			return nil, fmt.Errorf("record processor: %w", err)
+			return nil, err
 		}
 		procs[i] = proc
 	}
 	return procs, nil
+}
+
+// newProcessor builds one record processor of the plan's metrics.
+func newProcessor(p *Plan, clk *clock.Clock, log *slog.Logger, id string) (*metrics.Processor, error) {
+	proc, err := metrics.NewProcessor(p.Registry, metrics.ProcessorOptions{
+		ID:                  id,
+		Parser:              p.Endpoint,
+		Tokenizer:           p.recordTokenizer(),
+		UseServerTokenCount: p.Config.Endpoint.UseServerTokenCount,
+		StrictStreams:       p.Config.Reliability.StrictStreams,
+		NonTextOutputTokens: p.Meta.ProducesTokens,
+		Metrics:             p.Metrics,
+		Clock:               clk,
+		SLOs:                p.SLOs,
+		Logger:              log,
+		KeepText:            p.Config.Artifacts.ExportOutputsJSON || p.Config.AccuracyEnabled(),
+		Misfit:              p.Misfit.Hint,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("record processor: %w", err)
+	}
+	return proc, nil
 }
 
 // consume folds every processed record into the sinks, and rolls the live

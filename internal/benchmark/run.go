@@ -205,6 +205,8 @@ type result struct {
 	Decomposition *timeDecomposition
 	// Saturation is --over-saturation's result; nil when off.
 	Saturation *saturationResult
+	// Probes is --probe-request-rate's result; nil when off.
+	Probes *probeResult
 	// FailOnInvalid: an INVALID verdict (Health.Validity) fails the run.
 	FailOnInvalid bool
 }
@@ -396,6 +398,7 @@ type phaseLoop struct {
 	warmRan  bool                  // it ended without error
 	profiled bool                  // a profiling phase ran: res.Profiling is set
 	cpu      *clienthealth.Monitor // started with the first profiling phase; nil when none started
+	probes   *prober               // --probe-request-rate, started with the first profiling phase; nil when off
 	profiler bool                  // the server profiler was started
 }
 
@@ -420,6 +423,9 @@ func runPhases(ctx, stop context.Context, r *phaseRunner, tel *telemetryRun, res
 		}
 		if spec.Phase == record.Profiling && l.cpu == nil {
 			l.cpu = clienthealth.StartMonitor(r.schedStat)
+			if l.probes, l.err = r.startProber(); l.err != nil {
+				break
+			}
 		}
 		pr, err := r.run(stop, spec, phaseSeed(r.plan, spec))
 		l.err = err
@@ -441,6 +447,9 @@ func runPhases(ctx, stop context.Context, r *phaseRunner, tel *telemetryRun, res
 	}
 	if l.cpu != nil {
 		l.cpu.Stop()
+	}
+	if l.probes != nil {
+		res.Probes = l.probes.stop()
 	}
 	return l
 }

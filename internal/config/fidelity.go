@@ -55,6 +55,11 @@ type Fidelity struct {
 	// the defaults.
 	OverSaturationMinSeconds *float64 `json:"over_saturation_min_seconds,omitempty"`
 	OverSaturationMinTTFT    *float64 `json:"over_saturation_min_ttft,omitempty"`
+	// ProbeRequestRate (--probe-request-rate) sends light probe requests
+	// (a one-word prompt, one output token) at this many per second during
+	// the profiling phases, outside the concurrency cap, reported as their
+	// own metrics; nil is off.
+	ProbeRequestRate *float64 `json:"probe_request_rate,omitempty"`
 }
 
 // The --over-saturation modes.
@@ -143,6 +148,14 @@ func (c *Config) validateFidelity(p *problems) {
 			p.add(o.flag, "must be a finite number of seconds >= 0, got %v", *o.v)
 		case f.OverSaturation == "":
 			p.add(o.flag, "only applies with --over-saturation monitor or enforce")
+		}
+	}
+	if r := f.ProbeRequestRate; r != nil {
+		switch {
+		case !(*r > 0) || math.IsInf(*r, 0):
+			p.add("--probe-request-rate", "must be a finite number of requests per second > 0, got %v", *r)
+		case c.Cluster.Workers > 0:
+			p.add("--probe-request-rate", "cannot be used with --workers: the probes go from this process, not from the load workers")
 		}
 	}
 	if f.NetworkLatencyAutomatic && f.NetworkLatencyMeanMS != nil {

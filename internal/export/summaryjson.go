@@ -72,6 +72,11 @@ type RunInfo struct {
 	// after time_decomposition: --over-saturation's verdict with its
 	// slopes and margins (not an AIPerf key).
 	OverSaturation any
+
+	// ProbeRequests, when non-nil, is marshalled as "probe_requests"
+	// after over_saturation: the probe requests' own counts and metrics
+	// (--probe-request-rate; not an AIPerf key).
+	ProbeRequests any
 }
 
 // leadingTags are the metrics AIPerf's JSON model declares as fields (kept
@@ -233,6 +238,7 @@ func SummaryJSON(s *metrics.Summary, info RunInfo) ([]byte, error) {
 		{"verdicts", info.Verdicts},
 		{"time_decomposition", info.TimeDecomposition},
 		{"over_saturation", info.OverSaturation},
+		{"probe_requests", info.ProbeRequests},
 		{"client_health", info.ClientHealth},
 	} {
 		if m.v == nil {
