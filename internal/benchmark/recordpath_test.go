@@ -28,7 +28,8 @@ import (
 // through the real chat and completions parsers, registry and builtin
 // tokenizer: the goldens were written by the code before the change
 // (7a91b44 for chat, 98bf99b for completions, with this file copied in),
-// and every later change must reproduce them byte for byte.
+// and every later change must reproduce them byte for byte. They grew once,
+// by additions only, when the error-adjusted adj_* metrics were added.
 
 // mockChatBody is what `mock-server --fast` answers to a non-streaming chat
 // request (captured with curl).

@@ -238,11 +238,9 @@ func metricTable(title string, rows []metrics.Result, width int) string {
 		} else {
 			st := r.Stats
 			for _, v := range [...]float64{st.Avg, st.Min, st.Max, st.P99, st.P90, st.P50, st.Std} {
-				if stats.Finite(v) {
-					row = append(row, grouped2(v))
-				} else {
-					row = append(row, "N/A")
-				}
+				// grouped2 is "N/A" for a value that is not finite; an
+				// error-adjusted +Inf is "inf" (finite.go).
+				row = append(row, unboundedCell(r.Metric, v, grouped2))
 			}
 		}
 		cellRows = append(cellRows, row)

@@ -15,7 +15,8 @@ const csvStatHeader = "Metric,avg,min,max,sum,p1,p5,p10,p25,p50,p75,p90,p95,p99,
 // record metrics (those with percentiles) under csvStatHeader, a blank line,
 // then the single-value metrics under "Metric,Value". Both sections are
 // sorted by tag. Lines end in CRLF (Python's csv module), values are "%.2f",
-// and a non-finite value is an empty cell.
+// and a non-finite value is an empty cell, but for an error-adjusted +Inf,
+// which is "inf" (finite.go).
 func SummaryCSV(s *metrics.Summary) []byte {
 	var records, values []metrics.Result
 	for _, r := range visibleResults(s) {
@@ -46,6 +47,7 @@ func SummaryCSV(s *metrics.Summary) []byte {
 		b.WriteString(csvStatHeader + "\r\n")
 		for _, r := range records {
 			st := r.Stats
+			num := func(v float64) string { return unboundedCell(r.Metric, v, csvNumber) }
 			row(csvName(r.Metric), num(st.Avg), num(st.Min), num(st.Max), num(st.Sum),
 				num(st.P1), num(st.P5), num(st.P10), num(st.P25), num(st.P50),
 				num(st.P75), num(st.P90), num(st.P95), num(st.P99), num(st.Std))

@@ -119,7 +119,9 @@ func unitOf(m *metrics.Metric) string {
 }
 
 // visibleResults returns the results exporters may show: hidden metrics,
-// duplicates and results without a finite value are dropped.
+// duplicates and results without a finite value are dropped. The
+// error-adjusted results (whose +Inf is a value, finite.go) follow, as
+// AIPerf appends them after every other metric.
 func visibleResults(s *metrics.Summary) []metrics.Result {
 	if s == nil {
 		return nil
@@ -134,6 +136,13 @@ func visibleResults(s *metrics.Summary) []metrics.Result {
 			continue
 		}
 		if r.Stats != nil && !stats.Finite(r.Stats.Avg) {
+			continue
+		}
+		seen[r.Metric.Tag] = true
+		out = append(out, r)
+	}
+	for _, r := range s.ErrorAdjusted {
+		if r.Metric == nil || r.Stats == nil || r.Metric.Hidden() || seen[r.Metric.Tag] {
 			continue
 		}
 		seen[r.Metric.Tag] = true
@@ -295,7 +304,8 @@ func WriteSummaryJSON(path string, s *metrics.Summary, info RunInfo) error {
 }
 
 // writeResultJSON writes one metric's block. Stats fields that are not
-// finite are omitted one by one.
+// finite are omitted one by one, except an error-adjusted +Inf, which is
+// null as AIPerf writes it (finite.go).
 func writeResultJSON(w *jsonw, r metrics.Result) {
 	w.open('{')
 	w.key("unit")
@@ -316,20 +326,27 @@ func writeResultJSON(w *jsonw, r metrics.Result) {
 		{"p75", st.P75}, {"p90", st.P90}, {"p95", st.P95}, {"p99", st.P99},
 		{"min", st.Min}, {"max", st.Max}, {"std", st.Std},
 	} {
-		if stats.Finite(kv.v) {
-			w.key(kv.k)
-			w.float(kv.v)
-		}
+		writeStatJSON(w, r.Metric, kv.k, kv.v)
 	}
 	if !st.TimeWeighted { // a step function's statistics have no count
 		w.key("count")
 		w.int(int64(st.Count))
 	}
-	if stats.Finite(st.Sum) {
-		w.key("sum")
-		w.float(st.Sum)
-	}
+	writeStatJSON(w, r.Metric, "sum", st.Sum)
 	w.close('}')
+}
+
+// writeStatJSON writes k: v when v is finite, k: null when v is m's
+// error-adjusted +Inf, and nothing otherwise.
+func writeStatJSON(w *jsonw, m *metrics.Metric, k string, v float64) {
+	switch {
+	case stats.Finite(v):
+		w.key(k)
+		w.float(v)
+	case unbounded(m, v):
+		w.key(k)
+		w.raw([]byte("null"))
+	}
 }
 
 // SweepRun is a run's place in a parameter sweep, as AIPerf writes it in

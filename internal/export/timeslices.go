@@ -64,7 +64,8 @@ const timesliceCSVHeader = "Timeslice,Start_NS,End_NS,Metric,Unit,Stat,Value"
 // 0.13's tidy layout: one row per (slice, metric, statistic), slices in
 // order, metrics by tag, record-metric statistics in the summary CSV's
 // order (avg, min, max, sum, p1..p99, std) and single values as "avg";
-// "%.2f", CRLF line ends, non-finite values left out.
+// "%.2f", CRLF line ends, non-finite values left out but for an
+// error-adjusted +Inf, written "inf" as AIPerf writes it (finite.go).
 func TimeslicesCSV(slices []Timeslice) []byte {
 	var b strings.Builder
 	b.WriteString(timesliceCSVHeader + "\r\n")
@@ -76,8 +77,8 @@ func TimeslicesCSV(slices []Timeslice) []byte {
 		for _, r := range results {
 			head := prefix + csvField(r.Metric.Header) + "," + csvField(unitOf(r.Metric)) + ","
 			row := func(stat string, v float64) {
-				if stats.Finite(v) {
-					b.WriteString(head + stat + "," + fixed2(v) + "\r\n")
+				if stats.Finite(v) || unbounded(r.Metric, v) {
+					b.WriteString(head + stat + "," + unboundedCell(r.Metric, v, fixed2) + "\r\n")
 				}
 			}
 			if r.Stats == nil {

@@ -248,7 +248,8 @@ func (a *Accumulator) Summarize() Summary {
 		}
 		return cmp.Or(cmp.Compare(ox, oy), cmp.Compare(x.Metric.Tag, y.Metric.Tag))
 	})
-	s := Summary{Results: results, Errors: a.errorCounts()}
+	s := Summary{Results: results, Errors: a.errorCounts(),
+		ErrorAdjusted: a.errorAdjustedResults(func(m *Metric) bool { return dc.dist[m.idx] != nil })}
 	if a.anyRecord {
 		s.Start, s.End = time.Unix(0, a.firstStart), time.Unix(0, a.lastEnd)
 	}

@@ -133,6 +133,9 @@ type Metric struct {
 	// adjusts names the record metric a network_adjusted_* metric shifts
 	// by the run's round trip (builtin_network.go); "" otherwise.
 	adjusts string
+	// inflates names the record metric an adj_* metric is the
+	// error-adjusted distribution of (erroradjusted.go); "" otherwise.
+	inflates string
 
 	// Exactly one of these is set, matching Kind (and List); a KindSweep
 	// metric has sweep, its index in sweep.Metrics().
@@ -152,6 +155,11 @@ const (
 	AggMin            // min_request_timestamp
 	AggMax            // max_response_timestamp
 )
+
+// ErrorAdjusted reports whether m is an adj_* metric: a latency
+// distribution in which every failed request counts as +Inf, so its avg,
+// sum, max and upper percentiles are +Inf by design (erroradjusted.go).
+func (m *Metric) ErrorAdjusted() bool { return m.inflates != "" }
 
 // Hidden reports whether the metric is excluded from exports and the console
 // (INTERNAL and EXPERIMENTAL metrics, as AIPerf without dev mode).

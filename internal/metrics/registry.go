@@ -13,6 +13,9 @@ import (
 type Registry struct {
 	metrics []*Metric // dependency order; metrics[i].idx == i
 	byTag   map[string]*Metric
+	// adjusted holds the adj_* metric of each record metric flagged
+	// FlagPercentileIncludesFailed, by the source's index.
+	adjusted map[int]*Metric
 }
 
 // NewRegistry validates defs and orders them topologically. The definitions
@@ -54,7 +57,7 @@ func NewRegistry(defs ...*Metric) (*Registry, error) {
 	for i, m := range order {
 		m.idx = i
 	}
-	return &Registry{metrics: order, byTag: byTag}, nil
+	return &Registry{metrics: order, byTag: byTag, adjusted: errorAdjustedMetrics(order)}, nil
 }
 
 // allowedDeps says which kinds a metric of each kind may depend on (AIPerf

@@ -42,6 +42,12 @@ type Summary struct {
 	// (metrics without an order last), then by tag. Hidden metrics are kept
 	// here; exporters skip them.
 	Results []Result
+	// ErrorAdjusted holds AIPerf's adj_* distributions when a record of
+	// the phase failed (erroradjusted.go). Unlike Results, their avg, sum,
+	// max and upper percentiles are +Inf by design (each failed request
+	// counts as a latency without end) and their std is NaN; only the
+	// exporters that write them as AIPerf does read them.
+	ErrorAdjusted []Result
 	// Errors groups failed records by (code, type, message), most frequent
 	// first.
 	Errors []ErrorCount
