@@ -473,3 +473,42 @@ func TestWarmupSessions(t *testing.T) {
 		t.Errorf("request_count = %v, want the 9 profiling requests", n)
 	}
 }
+
+// TestSessionsWithRequestCount: --num-sessions with --request-count (and
+// --num-warmup-sessions with --warmup-request-count) run, as in AIPerf,
+// and each phase stops at whichever bound it reaches first: the request
+// count cuts three-turn sessions short, or the sessions run out before
+// the count.
+func TestSessionsWithRequestCount(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name                             string
+		sessions, count, wSessions, wCnt int
+		warmup, profiling                int // requests the server sees
+	}{
+		{"the count comes first", 3, 4, 2, 3, 3, 4},
+		{"the sessions come first", 1, 10, 1, 10, 3, 3},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			url, exchanges := recordingMock(t, nil)
+			cfg := baseConfig(t, url)
+			cfg.Load.Concurrency = ptr(2)
+			cfg.Load.RequestCount, cfg.Conversation.NumSessions = ptr(c.count), ptr(c.sessions)
+			cfg.Warmup.RequestCount, cfg.Conversation.NumWarmupSessions = ptr(c.wCnt), ptr(c.wSessions)
+			if errs := cfg.Validate(); errs != nil {
+				t.Fatalf("refused: %v", errs)
+			}
+			if out, err := runDataset(t, cfg, threeTurnDataset(3, 0)); err != nil {
+				t.Fatalf("run: %v\n%s", err, out)
+			}
+			if n := len(exchanges()); n != c.warmup+c.profiling {
+				t.Errorf("server saw %d requests, want %d warmup + %d profiling", n, c.warmup, c.profiling)
+			}
+			doc := summary(t, filepath.Join(cfg.Output.ArtifactDir, "profile_export_aiperf.json"))
+			if n := avg(t, doc, "request_count"); n != float64(c.profiling) {
+				t.Errorf("request_count = %v, want %d", n, c.profiling)
+			}
+		})
+	}
+}

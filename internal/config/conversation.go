@@ -56,16 +56,15 @@ func (c *Config) InterTurnDelayCap() (nanos int64, ok bool) {
 	return int64(*p * 1e9), true
 }
 
-// validateConversation checks the conversation options and their cross-flag
-// rules, as AIPerf: --request-count and --num-sessions are exclusive, and so
-// are --warmup-request-count and --num-warmup-sessions.
+// validateConversation checks the conversation options. --num-sessions
+// may be given with --request-count (and --num-warmup-sessions with
+// --warmup-request-count), as AIPerf allows: the phase stops at whichever
+// bound it reaches first, no new session once the sessions are all
+// started and no request once the count is spent.
 func (c *Config) validateConversation(p *problems) {
 	v := &c.Conversation
 	if v.NumSessions != nil {
 		atLeast1(p, "--num-sessions", *v.NumSessions)
-		if c.Load.RequestCount != nil {
-			p.add("--num-sessions", "cannot be combined with --request-count: give either the number of sessions or the number of requests")
-		}
 	}
 	atLeast1(p, "--session-turns-mean", v.TurnsMean)
 	if v.TurnsStddev < 0 {
@@ -85,8 +84,5 @@ func (c *Config) validateConversation(p *problems) {
 	}
 	if v.NumWarmupSessions != nil {
 		atLeast1(p, "--num-warmup-sessions", *v.NumWarmupSessions)
-		if c.Warmup.RequestCount != nil {
-			p.add("--num-warmup-sessions", "cannot be combined with --warmup-request-count: give either the number of warmup sessions or of warmup requests")
-		}
 	}
 }

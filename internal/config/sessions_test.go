@@ -20,7 +20,8 @@ func TestValidateSessionsAndReplay(t *testing.T) {
 	}{
 		{"defaults", func(c *Config) {}, nil, ""},
 		{"sessions", func(c *Config) { c.Conversation.NumSessions = ptr(5) }, nil, ""},
-		{"sessions and request count", func(c *Config) { c.Conversation.NumSessions, c.Load.RequestCount = ptr(5), ptr(10) }, []string{"--num-sessions"}, "--request-count"},
+		// Both bounds apply, as in AIPerf (TestSessionsWithRequestCount).
+		{"sessions and request count", func(c *Config) { c.Conversation.NumSessions, c.Load.RequestCount = ptr(5), ptr(10) }, nil, ""},
 		{"zero sessions", func(c *Config) { c.Conversation.NumSessions = ptr(0) }, []string{"--num-sessions"}, ">= 1"},
 		{"zero turns", func(c *Config) { c.Conversation.TurnsMean = 0 }, []string{"--session-turns-mean"}, ">= 1"},
 		{"negative turn stddev", func(c *Config) { c.Conversation.TurnsStddev = -1 }, []string{"--session-turns-stddev"}, ">= 0"},
@@ -33,7 +34,7 @@ func TestValidateSessionsAndReplay(t *testing.T) {
 		{"session header", func(c *Config) { c.Conversation.SessionHeader = "X-Session-ID" }, nil, ""},
 		{"bad session header", func(c *Config) { c.Conversation.SessionHeader = "X Session" }, []string{"--session-header"}, "header name"},
 		{"warmup sessions", func(c *Config) { c.Conversation.NumWarmupSessions = ptr(2) }, nil, ""},
-		{"warmup sessions and requests", func(c *Config) { c.Conversation.NumWarmupSessions, c.Warmup.RequestCount = ptr(2), ptr(3) }, []string{"--num-warmup-sessions"}, "--warmup-request-count"},
+		{"warmup sessions and requests", func(c *Config) { c.Conversation.NumWarmupSessions, c.Warmup.RequestCount = ptr(2), ptr(3) }, nil, ""},
 		{"fixed schedule window", func(c *Config) {
 			c.Replay.FixedSchedule, c.Replay.StartOffset, c.Replay.EndOffset = true, ptr(10), ptr(20)
 		}, nil, ""},
