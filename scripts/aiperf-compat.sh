@@ -9,7 +9,9 @@
 #
 # Steps (COMPAT_STEPS, default all, in this order):
 #   flags      AIPerf's `profile --help` flag spellings by help group
-#              -> internal/cli/testdata/aiperf013/profile_flags.json
+#              -> internal/cli/testdata/aiperf013/profile_flags.json, and the
+#              flags its parser accepts twice (repeat_flags.py)
+#              -> internal/cli/testdata/aiperf013/repeatable_flags.json
 #   artifacts  AIPerf runs against this repo's mock server (fixed cases, see
 #              run_case below): the shape of each artifact directory (files,
 #              keys, metric tags, units, statistics) and the inputs.json of
@@ -73,6 +75,8 @@ if step flags; then
 		python3 "$HERE/help_flags.py" >"$ROOT/internal/cli/testdata/aiperf013/profile_flags.json"
 	echo "# flags: $(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(sum(len(f) for g in d.values() for f in g), "spellings of", sum(len(g) for g in d.values()), "flags")' \
 		"$ROOT/internal/cli/testdata/aiperf013/profile_flags.json")"
+	"$VENV/bin/python" "$HERE/repeat_flags.py" <"$ROOT/internal/cli/testdata/aiperf013/profile_flags.json" \
+		>"$ROOT/internal/cli/testdata/aiperf013/repeatable_flags.json"
 fi
 
 # mock_start: this repo's mock server with the cases' latencies and

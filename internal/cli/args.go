@@ -25,7 +25,9 @@ import (
 //     with "-" are further values of the same flag;
 //   - drops unknown flags (and a following non-flag argument, which would
 //     be their value), recording "unknown flag" problems;
-//   - records flags left without a value at the end of the line.
+//   - records flags left without a value at the end of the line;
+//   - refuses a flag given twice (under any of its spellings) unless it is
+//     one of AIPerf's list flags, which append (option.Option.Repeatable).
 //
 // Positional arguments are passed through; `profile` accepts none and
 // reports them later. Everything after "--" is positional.
@@ -34,11 +36,16 @@ import (
 // spelling the user typed ("--isl") when they differ, so that problems can
 // be reported in the user's words.
 func prepareProfileArgs(fs *pflag.FlagSet, args []string) (out []string, problems []error, spelled map[string]string) {
-	multi := multiValueFlags()
+	multi, repeatable := multiValueFlags(), repeatableFlags()
 	spelled = map[string]string{}
+	typedAs := map[string][]string{} // canonical flag -> each spelling typed, in order
 	note := func(f *pflag.Flag, typed string) {
 		if c := "--" + f.Name; typed != c {
 			spelled[c] = typed
+		}
+		typedAs[f.Name] = append(typedAs[f.Name], typed)
+		if n := len(typedAs[f.Name]); n == 2 && !repeatable[f.Name] {
+			problems = append(problems, repeatedFlag("--"+f.Name, typedAs[f.Name]))
 		}
 	}
 	for i := 0; i < len(args); i++ {
@@ -131,6 +138,16 @@ func emitShorthands(fs *pflag.FlagSet, a string, args []string, i int, multi map
 		return emit(fs, f, rest, rest != "", args, i, multi, out, problems)
 	}
 	return i
+}
+
+// repeatedFlag is the problem of flag (canonical) given more than once,
+// with the two spellings typed when they differ.
+func repeatedFlag(flag string, typed []string) error {
+	how := ""
+	if typed[0] != typed[1] {
+		how = " (as " + typed[0] + " and " + typed[1] + ")"
+	}
+	return &config.FieldError{Flag: flag, Problem: "given more than once" + how + "; give it once (only list flags such as --header or --extra-inputs may repeat)"}
 }
 
 // isKnownFlag reports whether a is a flag of fs ("--name", "--name=v",

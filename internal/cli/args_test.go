@@ -44,6 +44,16 @@ func TestPrepareProfileArgs(t *testing.T) {
 		{"--concurency 2", "", "--concurency: unknown flag; did you mean --concurrency?"},
 		{"-- -m x", "-- -m x", ""},
 		{"-h", "--help", ""},
+		// A flag given twice is refused as AIPerf refuses it, under any
+		// spelling; AIPerf's list flags append.
+		{"--concurrency 4 --concurrency 8", "--concurrency=4 --concurrency=8",
+			"--concurrency: given more than once; give it once (only list flags such as --header or --extra-inputs may repeat)"},
+		{"--isl 5 --prompt-input-tokens-mean 6", "--prompt-input-tokens-mean=5 --prompt-input-tokens-mean=6",
+			"--prompt-input-tokens-mean: given more than once (as --isl and --prompt-input-tokens-mean); give it once (only list flags such as --header or --extra-inputs may repeat)"},
+		{"-v --verbose -v", "--verbose --verbose --verbose",
+			"--verbose: given more than once (as -v and --verbose); give it once (only list flags such as --header or --extra-inputs may repeat)"},
+		{"-H A:1 -H B:2 --header C:3", "--header=A:1 --header=B:2 --header=C:3", ""},
+		{"-u a -u b --extra-inputs x:1 --extra-inputs y:2", "--url=a --url=b --extra-inputs=x:1 --extra-inputs=y:2", ""},
 	}
 	for _, tt := range tests {
 		out, problems, _ := prepareProfileArgs(profileFlags(), strings.Fields(tt.in))

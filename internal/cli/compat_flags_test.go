@@ -19,7 +19,10 @@ import (
 //   - testdata/aiperf013/flag_owners.json: which engineer's issue owns each
 //     flag (by its first spelling), from COORDINATION.md, for the report;
 //   - testdata/aiperf013/flags_pending.txt: spellings not accepted yet,
-//     each waiting for its owner's issue. It only shrinks.
+//     each waiting for its owner's issue. It only shrinks;
+//   - testdata/aiperf013/repeatable_flags.json: the flags AIPerf's parser
+//     accepts twice (its list flags, which append), by first spelling;
+//     it refuses every other flag given twice (repeat_flags.py).
 
 // aiperfProfileFlags reads profile_flags.json: help group -> flags, each
 // the list of its spellings.
@@ -180,5 +183,57 @@ func TestCompatFlagsParse(t *testing.T) {
 		if r.code != 2 || !strings.Contains(r.stderr, bad[0]) {
 			t.Errorf("%v: exit %d, stderr %q; want 2 naming the flag", bad, r.code, r.stderr)
 		}
+	}
+}
+
+// TestAIPerfRepeatedFlags pins which flags may be given twice to AIPerf
+// 0.13's parser: for every AIPerf flag accepted here, the flag repeats
+// (option.Option.Repeatable) exactly when AIPerf's repeats, and any other
+// is refused on the command line, naming it.
+func TestAIPerfRepeatedFlags(t *testing.T) {
+	t.Parallel()
+	_, flags := aiperfProfileFlags(t)
+	b, err := os.ReadFile("testdata/aiperf013/repeatable_flags.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var list []string
+	if err := json.Unmarshal(b, &list); err != nil {
+		t.Fatal(err)
+	}
+	aiperf := map[string]bool{}
+	for _, f := range list {
+		aiperf[f] = true
+	}
+	fs := profileFlags()
+	ours := repeatableFlags()
+	checked := 0
+	for _, group := range flags {
+		for _, spellings := range group {
+			first := spellings[0]
+			f := fs.Lookup(strings.TrimPrefix(first, "--"))
+			if !strings.HasPrefix(first, "--") || f == nil {
+				continue // pending (TestAIPerfProfileFlagsAccepted)
+			}
+			checked++
+			if ours[f.Name] != aiperf[first] {
+				t.Errorf("%s (--%s): repeatable here %v, in AIPerf %v", first, f.Name, ours[f.Name], aiperf[first])
+			}
+			if aiperf[first] {
+				continue
+			}
+			value := []string{"1"}
+			if f.NoOptDefVal != "" {
+				value = nil
+			}
+			args := append(append([]string{first}, value...), append([]string{first}, value...)...)
+			_, problems, _ := prepareProfileArgs(fs, args)
+			if len(problems) == 0 || !strings.Contains(problems[len(problems)-1].Error(), "given more than once") {
+				t.Errorf("%s given twice: problems %v; want it refused", first, problems)
+			}
+		}
+	}
+	if checked < 200 {
+		t.Errorf("checked %d AIPerf flags; the reference did not load", checked)
 	}
 }

@@ -33,6 +33,17 @@ func multiValueFlags() map[string]bool {
 	return m
 }
 
+// repeatableFlags may be given more than once (option.Option.Repeatable).
+func repeatableFlags() map[string]bool {
+	m := map[string]bool{}
+	for _, o := range option.All() {
+		if o.Repeatable {
+			m[o.Name] = true
+		}
+	}
+	return m
+}
+
 // optionalValueFlags take zero or more values after the flag name
 // (`--gpu-telemetry`, `--gpu-telemetry dashboard node1:9400`); they are
 // also multi-value flags.

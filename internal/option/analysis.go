@@ -7,13 +7,13 @@ import (
 // useCaseOptions lists the options from --use-case on, in help order.
 func useCaseOptions() []Option {
 	return []Option{
-		{Name: "use-case",
+		{Name: "use-case", Repeatable: true,
 			Group:   GroupAnalysis,
 			Meta:    "<use-case,...>",
 			Choices: strs(config.UseCases()),
 			Usage:   "Read the results for these use cases and print a verdict per use case, also written as the \"verdicts\" block of profile_export_aiperf.json: chat (output tokens/s per user, warns below 20), batch (output tokens/s of the node, warns when a concurrency sweep stops gaining), rag (prefill tokens/s per user, warns when a 4K-token prompt takes over 10 s to the first token, extrapolated when the run's inputs were shorter), capacity (total tokens/s, warns when TTFT p99 degrades over 2x). With it come the derived figures no metric states: input tokens/s (total - output) and the aggregate prefill demand (prefill per user x users).",
 			Bind:    func(c *config.Config) any { return &c.Analysis.UseCases }},
-		{Name: "metric-view",
+		{Name: "metric-view", Repeatable: true,
 			Group:   GroupAnalysis,
 			Meta:    "<tool,...>",
 			Choices: strs(config.MetricViews()),

@@ -7,7 +7,7 @@ import (
 // modelNamesOptions lists the options from --model-names on, in help order.
 func modelNamesOptions() []Option {
 	return []Option{
-		{Name: "model-names",
+		{Name: "model-names", Repeatable: true,
 			Short:   "m",
 			Aliases: []string{"model"},
 			Group:   GroupEndpoint,
@@ -35,7 +35,7 @@ func modelNamesOptions() []Option {
 			Usage: "Ask for streamed (SSE) responses, which is what makes time to first token and inter-token latency measurable.",
 			Bind:  func(c *config.Config) any { return &c.Endpoint.Streaming },
 			Keys:  []Key{{Path: "benchmark.endpoint.streaming"}}},
-		{Name: "url",
+		{Name: "url", Repeatable: true,
 			Redact:  SecretURL,
 			Short:   "u",
 			Group:   GroupEndpoint,
@@ -96,7 +96,7 @@ func modelNamesOptions() []Option {
 			Usage: "Count tokens from the server's usage fields instead of tokenizing on the client; streamed requests then ask for usage with stream_options.include_usage.",
 			Bind:  func(c *config.Config) any { return &c.Endpoint.UseServerTokenCount },
 			Keys:  []Key{{Path: "benchmark.endpoint.use_server_token_count"}}},
-		{Name: "extra-inputs",
+		{Name: "extra-inputs", Repeatable: true,
 			Redact: SecretFields,
 			Group:  GroupInput,
 			Meta:   "<key:value>",
@@ -104,7 +104,7 @@ func modelNamesOptions() []Option {
 			Bind:   func(c *config.Config) any { return &c.Input.Extra },
 			Multi:  true,
 			Keys:   []Key{{Path: "benchmark.endpoint.extra", Conv: ConvExtra, Doc: "Fields merged into every request body, as a mapping."}}},
-		{Name: "header",
+		{Name: "header", Repeatable: true,
 			Redact: SecretHeaders,
 			Short:  "H",
 			Group:  GroupInput,

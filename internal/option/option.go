@@ -80,6 +80,11 @@ type Option struct {
 	// Multi flags take several values after one flag name, as in AIPerf
 	// (`--extra-inputs a:1 b:2`); OptionalValue flags take zero or more.
 	Multi, OptionalValue bool
+	// Repeatable flags may be given more than once, each occurrence adding
+	// to the list, as AIPerf's list-typed flags are (`--header A:1
+	// --header B:2`). Any other flag given twice, under any of its
+	// spellings, is a usage error naming it, as AIPerf's parser refuses it.
+	Repeatable bool
 
 	// Keys are the config-file keys the option overrides, the first being
 	// its sweep path. An option without keys is command-line only.

@@ -19,7 +19,7 @@ func hfSubsetOptions() []Option {
 			Usage: "HuggingFace dataset repository of Weka-format agentic traces (e.g. semianalysisai/cc-traces-weka-061526). Selects --public-dataset weka_hf on its own; cannot be combined with another --public-dataset or with --custom-dataset-type.",
 			Bind:  func(c *config.Config) any { return &c.Dataset.HFWekaDataset },
 			Keys:  []Key{{Path: "benchmark.datasets.0.hf_weka_dataset", Doc: "type: public - the hub repository of Weka traces for dataset weka_hf."}}},
-		{Name: "dataset-filter",
+		{Name: "dataset-filter", Repeatable: true,
 			Group: GroupInput,
 			Meta:  "<key=value>",
 			Usage: "Dataset-specific filter as key=value; repeat it for several. Only public datasets that declare filters accept them: exgentic (harness, source_model) and exgentic_v2 (also benchmark).",
