@@ -213,7 +213,7 @@ func TestFlagMapping(t *testing.T) {
 		"--request-rate", "2.5", "--concurrency", "4", "--arrival-pattern", "gamma", "--arrival-smoothness", "3",
 		"--request-count", "20", "--benchmark-duration", "60", "--benchmark-grace-period", "inf",
 		"--warmup-request-count", "3", "--warmup-duration", "1.5",
-		"--goodput", "time_to_first_token:100 request_latency:250", "--goodput", "inter_token_latency:5",
+		"--goodput", "time_to_first_token:100 request_latency:250 inter_token_latency:5",
 		"--artifact-dir", "out", "--profile-export-prefix", "run1", "--export-level", "RAW",
 		"--ui", "simple", "--log-level", "debug",
 	)
@@ -453,23 +453,35 @@ func TestUsageErrorsAllListedExit2(t *testing.T) {
 
 func TestCLICommandRedacted(t *testing.T) {
 	t.Parallel()
-	r := runMain(t, context.Background(), nil, "profile", "-m", "mock-model", "--api-key", "sk-A",
-		"--api_key=sk-B", "-H", "Authorization:Bearer sk-C", "X-Trace:ok", "--header={\"X-Api-Key\":\"sk-D\",\"X-Ok\":\"v\"}",
-		"-HX-Auth-Token:sk-E", "-u", "http://user:sk-F@h:1/v1", "--concurrency", "2", "--streaming", "--ui", "none")
-	if r.code != 0 {
-		t.Fatalf("exit %d: %s", r.code, r.stderr)
-	}
-	got := r.rio.CLICommand
-	for _, secret := range []string{"sk-A", "sk-B", "sk-C", "sk-D", "sk-E", "sk-F"} {
-		if strings.Contains(got, secret) {
-			t.Errorf("CLICommand leaks %s: %s", secret, got)
+	// --api-key is given once per command line: a second one is refused,
+	// as AIPerf refuses it.
+	for _, c := range []struct {
+		args    []string
+		secrets []string
+		want    string
+	}{
+		{[]string{"--api-key", "sk-A", "-H", "Authorization:Bearer sk-C", "X-Trace:ok", "--header={\"X-Api-Key\":\"sk-D\",\"X-Ok\":\"v\"}",
+			"-HX-Auth-Token:sk-E", "-u", "http://user:sk-F@h:1/v1"}, []string{"sk-A", "sk-C", "sk-D", "sk-E", "sk-F"},
+			`aiperf profile -m 'mock-model' --api-key <redacted> -H 'Authorization:<redacted>' ` +
+				`'X-Trace:ok' --header={"X-Api-Key":"<redacted>","X-Ok":"v"} -HX-Auth-Token:<redacted> ` +
+				`-u 'http://<redacted>@h:1/v1' --concurrency 2 --streaming --ui 'none'`},
+		{[]string{"--api_key=sk-B"}, []string{"sk-B"},
+			`aiperf profile -m 'mock-model' --api_key=<redacted> --concurrency 2 --streaming --ui 'none'`},
+	} {
+		args := append(append([]string{"profile", "-m", "mock-model"}, c.args...), "--concurrency", "2", "--streaming", "--ui", "none")
+		r := runMain(t, context.Background(), nil, args...)
+		if r.code != 0 {
+			t.Fatalf("exit %d: %s", r.code, r.stderr)
 		}
-	}
-	want := `aiperf profile -m 'mock-model' --api-key <redacted> --api_key=<redacted> -H 'Authorization:<redacted>' ` +
-		`'X-Trace:ok' --header={"X-Api-Key":"<redacted>","X-Ok":"v"} -HX-Auth-Token:<redacted> ` +
-		`-u 'http://<redacted>@h:1/v1' --concurrency 2 --streaming --ui 'none'`
-	if got != want {
-		t.Errorf("CLICommand =\n%s\nwant\n%s", got, want)
+		got := r.rio.CLICommand
+		for _, secret := range c.secrets {
+			if strings.Contains(got, secret) {
+				t.Errorf("CLICommand leaks %s: %s", secret, got)
+			}
+		}
+		if got != c.want {
+			t.Errorf("CLICommand =\n%s\nwant\n%s", got, c.want)
+		}
 	}
 }
 
