@@ -228,6 +228,7 @@ func (pl *pipeline) consumeOne(p *metrics.Processed) {
 			pl.noteWriteErr(s.consume(p))
 		}
 	}
+	p.Release() // every sink copies what it keeps (sink.consume's contract)
 }
 
 func (pl *pipeline) noteWriteErr(err error) {

@@ -28,7 +28,9 @@ import (
 type sink struct {
 	phases phaseSet
 	// consume takes one processed record, already scrubbed of the run's
-	// secrets.
+	// secrets. It copies what it keeps: once every sink has had the
+	// record, its Values array goes back to the processor
+	// (metrics.Processed.Release).
 	consume func(p *metrics.Processed) error
 	// finish runs once after the last record; nil when the sink holds
 	// nothing open.

@@ -109,7 +109,16 @@ type Processor struct {
 	// scratch recycles the per-record working state (recordContext and
 	// its value table) between Process calls; nothing of it outlives one.
 	scratch sync.Pool
+	// free holds Values arrays given back by Processed.Release, for the
+	// next records' values (a channel: Release runs on the consumer,
+	// Process on the processors).
+	free chan []Value
 }
+
+// freeValues is how many released Values arrays a Processor keeps: more
+// than the records between the processors and the consumer at any moment
+// in steady state; beyond it released arrays are dropped.
+const freeValues = 256
 
 // NewProcessor checks opts against reg: a Parser is required, every metric
 // must belong to reg and have its Requires among opts.Metrics, and every SLO
@@ -149,7 +158,8 @@ func NewProcessor(reg *Registry, opts ProcessorOptions) (*Processor, error) {
 		th = *opts.Thresholds
 	}
 	p := &Processor{reg: reg, opts: opts, th: th, slos: slos, nMetrics: len(reg.metrics),
-		toDisplay: make([]float64, len(reg.metrics)), deps: make([][]int, len(reg.metrics))}
+		toDisplay: make([]float64, len(reg.metrics)), deps: make([][]int, len(reg.metrics)),
+		free: make(chan []Value, freeValues)}
 	p.scratch.New = func() any { return new(recordContext) }
 	for _, m := range opts.Metrics {
 		f, _ := scale(m.Unit, m.displayUnit()) // what ToDisplay multiplies by
@@ -209,6 +219,7 @@ func (p *Processor) Process(rec *record.Record) Processed {
 		ProcessorID: p.opts.ID,
 		StartNs:     c.startNs,
 		EndNs:       p.wallNanos(rec.End),
+		free:        p.free,
 	}
 	text, reasoning := &c.text, &c.reasoning
 	if rec.Error == nil {
@@ -249,12 +260,25 @@ func (p *Processor) Process(rec *record.Record) Processed {
 		}
 	}
 	c.gathered = vals
-	out.Values = make([]Value, len(vals))
+	out.Values = p.valuesArray(len(vals))
 	copy(out.Values, vals)
 	for i := range vals { // the buffer keeps no list alive between records
 		vals[i].List = nil
 	}
 	return out
+}
+
+// valuesArray returns an array for n values: a released one when one
+// that is large enough is free, else a new one.
+func (p *Processor) valuesArray(n int) []Value {
+	select {
+	case vals := <-p.free:
+		if cap(vals) >= n {
+			return vals[:n]
+		}
+	default:
+	}
+	return make([]Value, n)
 }
 
 // newContext returns a cleared recordContext for rec, recycled from an

@@ -256,3 +256,44 @@ func TestContextOverflowCount(t *testing.T) {
 		t.Error("context_overflow_count on a valid record")
 	}
 }
+
+// TestReleaseReusesValues: a released record's Values array holds the next
+// record's values, which are those of a fresh processor; the released
+// record keeps no array, and a list value it held stays intact.
+func TestReleaseReusesValues(t *testing.T) {
+	reg := Builtin()
+	proc := newTestProcessor(t, reg, nil)
+	fresh := newTestProcessor(t, reg, nil)
+
+	first := proc.Process(streamRec(0, 2, 10, 20, 30, 40))
+	itl, ok := valueOf(first, "inter_chunk_latency")
+	if !ok || len(itl.List) == 0 {
+		t.Fatalf("first record has no inter_chunk_latency list: %+v", itl)
+	}
+	list := slices.Clone(itl.List)
+	array := &first.Values[0]
+	first.Release()
+	if first.Values != nil {
+		t.Fatalf("Values after Release = %d values, want nil", len(first.Values))
+	}
+	if !slices.Equal(itl.List, list) {
+		t.Fatalf("a released record's list changed: %v, want %v", itl.List, list)
+	}
+
+	second := proc.Process(streamRec(5, 3, 15, 35))
+	want := fresh.Process(streamRec(5, 3, 15, 35))
+	if &second.Values[0] != array {
+		t.Error("the second record's values are not in the released array")
+	}
+	if len(second.Values) != len(want.Values) {
+		t.Fatalf("second record: %d values, want %d", len(second.Values), len(want.Values))
+	}
+	for i, v := range second.Values {
+		w := want.Values[i]
+		if v.Metric != w.Metric || v.Scalar != w.Scalar || !slices.Equal(v.List, w.List) {
+			t.Errorf("value %d: %s = %v %v, want %s = %v %v", i, v.Metric.Tag, v.Scalar, v.List, w.Metric.Tag, w.Scalar, w.List)
+		}
+	}
+	var zero Processed
+	zero.Release() // a record from no processor: nothing to give back
+}

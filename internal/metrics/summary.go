@@ -94,4 +94,26 @@ type Processed struct {
 	// content responses (AIPerf's generation start, and its request end
 	// for latency and benchmark duration); 0 when there is none.
 	firstContent, lastContent time.Duration
+
+	// free is the Processor's free list Release hands Values back to.
+	free chan []Value
+}
+
+// Release hands p.Values back to the Processor that made them, to hold a
+// later record's values: a record's values are some forty words, its
+// largest allocation on the record path. Call it once every consumer of p
+// is done with it; afterwards p.Values is nil and nothing may keep or read
+// the array it was (a List a Value held is not reused and stays valid).
+// Never calling it is always safe: the array is then garbage as usual.
+func (p *Processed) Release() {
+	vals := p.Values
+	p.Values = nil
+	if p.free == nil || cap(vals) == 0 {
+		return
+	}
+	clear(vals) // the free list keeps no metric list alive
+	select {
+	case p.free <- vals[:0]:
+	default: // full: let it go
+	}
 }
