@@ -10,6 +10,10 @@
 #   CONCURRENCY=16 DURATION=3 bench/ceiling.sh
 #   ROUNDS=3 OLD_BIN=/tmp/old/aiperf ENGINES="lean old" bench/ceiling.sh   # A B A B A B
 #
+# STREAMING=1 makes every request a streamed one (wrk's body asks for
+# "stream":true, aiperf runs with --streaming): wrk still reads each SSE
+# answer to its end without parsing it.
+#
 # ENGINES (default "lean") are the aiperf clients run in turn in each of
 # ROUNDS rounds (default 1), each round starting with wrk, so a comparison
 # is interleaved in one run: "lean" is this build (its only HTTP/1.1
@@ -29,7 +33,9 @@ DURATION=${DURATION:-5}
 OSL=${OSL:-16}
 ROUNDS=${ROUNDS:-1}
 ENGINES=${ENGINES:-lean}
-export OSL # bench/wrk-chat.lua reads it
+export OSL STREAMING=${STREAMING:-0} # bench/wrk-chat.lua reads them
+stream_flag=()
+[ "$STREAMING" != 1 ] || stream_flag=(--streaming)
 
 command -v wrk >/dev/null || { echo "wrk not installed (apt-get install wrk)" >&2; exit 1; }
 build
@@ -53,8 +59,8 @@ run_engine() {
 	*) echo "unknown engine $engine (lean, old; net/http is no longer an HTTP/1.1 engine: OLD_BIN of an older build with OLD_ENGINE=net/http)" >&2; exit 1 ;;
 	esac
 	local base
-	base=$(baseline_cpu --isl 16 --osl "$OSL" --extra-inputs ignore_eos:true)
-	profile "$dir" --concurrency "$CONCURRENCY" --benchmark-duration "$DURATION" --benchmark-grace-period 0 \
+	base=$(baseline_cpu "${stream_flag[@]}" --isl 16 --osl "$OSL" --extra-inputs ignore_eos:true)
+	profile "$dir" "${stream_flag[@]}" --concurrency "$CONCURRENCY" --benchmark-duration "$DURATION" --benchmark-grace-period 0 \
 		--isl 16 --osl "$OSL" --extra-inputs ignore_eos:true
 	local rps n cpu
 	read -r rps n < <(j "$dir/profile_export_aiperf.json" request_throughput.avg request_count.avg)
@@ -64,7 +70,7 @@ run_engine() {
 	[ -n "${KEEP_RECORDS:-}" ] || rm -f "$dir"/profile_export*.jsonl "$OUT"/baseline/profile_export*.jsonl
 	echo "$rps $n $cpu $base"
 }
-echo "# non-streaming chat, concurrency $CONCURRENCY, $DURATION s each, mock --fast, engines: $ENGINES, rounds: $ROUNDS"
+echo "# $([ "$STREAMING" = 1 ] && echo streaming || echo non-streaming) chat, concurrency $CONCURRENCY, $DURATION s each, mock --fast, engines: $ENGINES, rounds: $ROUNDS"
 printf '%-6s %-9s %-10s %-9s %-10s %-12s %s\n' round client req/s requests cpu_s cpu_us/req "/wrk"
 for round in $(seq 1 "$ROUNDS"); do
 	read -r wrk_rps wrk_n wrk_cpu < <(wrk_ceiling "$OUT/wrk-$round" "$CONCURRENCY" "$DURATION")

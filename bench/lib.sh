@@ -121,7 +121,8 @@ mock_rss_mb() {
 	awk '/^VmHWM:/ { printf "%.0f", $2 / 1024 }' "/proc/$MOCK_PID/status"
 }
 
-# profile DIR ARGS...: run `aiperf profile` against the mock, pinned to
+# profile DIR ARGS...: run `aiperf profile` ($PROFILE_BIN when set, else
+# this build) against the mock, pinned to
 # $CLIENT_CPU, under benchtool run (CPU, peak RSS, peak in-flight, summed
 # over HEALTH_URLS (comma-separated) when set, into
 # DIR/run.json); the console output goes to DIR/console.log.
@@ -132,7 +133,7 @@ profile() {
 	local pin
 	pin_to "$CLIENT_CPU"
 	"$BIN/benchtool" run -health "${HEALTH_URLS:-$URL}" -o "$dir/run.json" -- \
-		"${pin[@]}" "$BIN/aiperf" profile -m mock-model -u "127.0.0.1:$PORT" --ui none \
+		"${pin[@]}" "${PROFILE_BIN:-$BIN/aiperf}" profile -m mock-model -u "127.0.0.1:$PORT" --ui none \
 		--artifact-dir "$dir" "$@" >"$dir/console.log" 2>&1 || {
 		echo "aiperf profile failed; see $dir/console.log" >&2
 		tail -20 "$dir/console.log" >&2

@@ -26,6 +26,11 @@
 # both aiperf (AIPERF_PACER_QUANTUM) and the reference (-quantum).
 # mock_us is the mock's CPU µs per request over each row's run (its utime +
 # stime, 10 ms resolution): whether its core, not the client, is the limit.
+# OLD_BIN=/path/to/aiperf adds, at each rate right after this build's row,
+# the same run of an older build (pacer column "old", its own start-up
+# subtracted): a before/after comparison in one run. ROUNDS=N (default 1)
+# repeats the whole rate list N times, so every row is interleaved with its
+# reference's and the old build's.
 # CLOSED=64 adds, at each rate, the same request count in a closed loop at
 # that concurrency (pacer "closed"): the same work never idle, so open
 # loop's extra cost per request reads off user_us and sys_us.
@@ -52,13 +57,22 @@ echo "# wake floor on the client core (benchtool wakefloor -n 300 -gap 5ms; late
 echo "# one idle wake-up every 1 ms (benchtool wakefloor -gap 1ms -n 2000; lateness p50 p90 p99 max ms, CPU µs per wake-up): pacer $("${pin[@]}" "$BIN/benchtool" wakefloor -sleeper wake -gap 1ms -n 2000), raw timerfd $("${pin[@]}" "$BIN/benchtool" wakefloor -sleeper raw -gap 1ms -n 2000)"
 base=$(baseline_cpu --isl "$ISL" --osl "$OSL" --extra-inputs ignore_eos:true)
 read -r base_user base_sys < <(j "$OUT/baseline/run.json" user_s sys_s)
+if [ -n "${OLD_BIN:-}" ]; then
+	[ -x "$OLD_BIN" ] || { echo "OLD_BIN=$OLD_BIN is not an executable" >&2; exit 1; }
+	PROFILE_BIN=$OLD_BIN profile "$OUT/baseline-old" --request-count 10 --isl "$ISL" --osl "$OSL" --extra-inputs ignore_eos:true
+	read -r old_base old_user old_sys < <(j "$OUT/baseline-old/run.json" cpu_s user_s sys_s)
+	echo "# OLD_BIN $OLD_BIN: start-up CPU ${old_base} s (user ${old_user}, sys ${old_sys}), subtracted in its rows"
+fi
 QUANTUM=${QUANTUM:-100us}
 echo "# start-up CPU (10-request run) ${base} s (user ${base_user}, sys ${base_sys}), subtracted in cpu_us/req, user_us and sys_us"
 echo "# non-streaming, --arrival-pattern $ARRIVAL, isl $ISL, osl $OSL, $DURATION s per step, pacer quantum $QUANTUM"
 printf '%-8s %-6s %-10s %-9s %-9s %-9s %-8s %-9s %-10s %-8s %-8s %-8s %-8s %s\n' target pacer achieved lag_p50 lag_p99 lag_max late client_cpu cpu_us/req user_us sys_us mock_us rss_mb ok
-# row DIR RATE PACER N: one aiperf row from DIR's artifacts; sets ok.
+# row DIR RATE PACER N: one aiperf row from DIR's artifacts; sets ok. The
+# start-up subtracted is this build's, or the old build's for pacer old.
 row() {
 	local dir=$1 rate=$2 pacer=$3 n=$4 achieved p50 p99 lmax late cpu user sys rss
+	local base=$base base_user=$base_user base_sys=$base_sys
+	if [ "$pacer" = old ]; then base=$old_base base_user=$old_user base_sys=$old_sys; fi
 	read -r achieved p50 p99 lmax late < <(j "$dir/profile_export_aiperf.json" \
 		request_throughput.avg schedule_lag.p50 schedule_lag.p99 schedule_lag.max late_request_count.avg)
 	read -r cpu user sys rss < <(j "$dir/run.json" cpu_s user_s sys_s peak_tree_rss_mb)
@@ -72,11 +86,13 @@ row() {
 mock_since() { awk -v a="$1" -v b="$(mock_cpu)" -v n="$2" 'BEGIN { printf "%.1f", (b - a) * 1e6 / n }'; }
 best=0
 ref_best=0
+for round in $(seq 1 "${ROUNDS:-1}"); do
+[ "${ROUNDS:-1}" = 1 ] || echo "# round $round (load $(cut -d' ' -f1-3 /proc/loadavg))"
 for rate in $RATES; do
 	n=$((rate * DURATION))
 	rate_ok=no
 	for pacer in $PACERS; do
-		dir=$OUT/rate-$rate-$pacer
+		dir=$OUT/rate-$rate-$pacer-r$round
 		m0=$(mock_cpu)
 		AIPERF_PACER=$pacer AIPERF_PACER_QUANTUM=$QUANTUM profile "$dir" --request-rate "$rate" --arrival-pattern "$ARRIVAL" --request-count "$n" \
 			--isl "$ISL" --osl "$OSL" --extra-inputs ignore_eos:true
@@ -84,17 +100,25 @@ for rate in $RATES; do
 		row "$dir" "$rate" "$pacer" "$n"
 		if [ "$ok" = yes ]; then rate_ok=yes; fi
 	done
+	if [ -n "${OLD_BIN:-}" ]; then
+		dir=$OUT/rate-$rate-old-r$round
+		m0=$(mock_cpu)
+		PROFILE_BIN=$OLD_BIN AIPERF_PACER_QUANTUM=$QUANTUM profile "$dir" --request-rate "$rate" --arrival-pattern "$ARRIVAL" --request-count "$n" \
+			--isl "$ISL" --osl "$OSL" --extra-inputs ignore_eos:true
+		mock_us=$(mock_since "$m0" "$n")
+		row "$dir" "$rate" old "$n"
+	fi
 	if [ -n "${CLOSED:-}" ]; then
 		# The same requests in a closed loop (--concurrency CLOSED): what
 		# the same work costs per request when it is never idle.
-		dir=$OUT/rate-$rate-closed
+		dir=$OUT/rate-$rate-closed-r$round
 		m0=$(mock_cpu)
 		profile "$dir" --concurrency "$CLOSED" --request-count "$n" --isl "$ISL" --osl "$OSL" --extra-inputs ignore_eos:true
 		mock_us=$(mock_since "$m0" "$n")
 		row "$dir" "$rate" closed "$n"
 	fi
 	if [ "${REF:-1}" != 0 ]; then
-		dir=$OUT/rate-$rate-ref
+		dir=$OUT/rate-$rate-ref-r$round
 		mkdir -p "$dir"
 		m0=$(mock_cpu)
 		"$BIN/benchtool" run -o "$dir/run.json" -- "${pin[@]}" "$BIN/benchtool" openloop -url "$URL/v1/chat/completions" \
@@ -116,6 +140,7 @@ for rate in $RATES; do
 	elif [ -z "${KEEP_GOING:-}" ]; then
 		break
 	fi
+done
 done
 if [ "${REF:-1}" != 0 ]; then
 	echo "the open-loop reference's highest rate with lag p99 < 1 ms among those run: $ref_best req/s"
