@@ -49,6 +49,7 @@ func RecordToWire(r *record.Record) *clusterpb.Record {
 		CacheBustTarget:   r.CacheBustTarget,
 		Trace:             traceToWire(&r.Trace),
 		Server:            serverToWire(r.Server),
+		SpecDecode:        specDecodeToWire(r.SpecDecode),
 	}
 	if len(r.Chunks) > 0 {
 		w.Chunks = make([]*clusterpb.Chunk, len(r.Chunks))
@@ -102,6 +103,7 @@ func RecordFromWire(w *clusterpb.Record) *record.Record {
 		CacheBustTarget:   w.CacheBustTarget,
 		Trace:             traceFromWire(w.Trace),
 		Server:            serverFromWire(w.Server),
+		SpecDecode:        specDecodeFromWire(w.SpecDecode),
 	}
 	if len(w.Chunks) > 0 {
 		r.Chunks = make([]record.Chunk, len(w.Chunks))
@@ -126,6 +128,32 @@ func serverToWire(s record.ServerTiming) *clusterpb.ServerTiming {
 		QueueNs: int64(s.Queue), ValidationNs: int64(s.Validation), PrefillNs: int64(s.Prefill),
 		DecodeNs: int64(s.Decode), InferenceNs: int64(s.Inference),
 		PromptTokens: int32(s.PromptTokens), DecodedTokens: int32(s.DecodedTokens),
+	}
+}
+
+// specDecodeToWire converts the speculative-decoding acceptance; nil when
+// the response carried none.
+func specDecodeToWire(s record.SpecDecode) *clusterpb.SpecDecode {
+	if s.Engine == "" && !s.ZeroStep && s.Steps == 0 && s.Drafted == 0 && s.Accepted == 0 && len(s.Histogram) == 0 &&
+		s.MeanAcceptanceLength == 0 && s.DraftAcceptanceRate == 0 {
+		return nil
+	}
+	return &clusterpb.SpecDecode{
+		Engine: s.Engine, ZeroStep: s.ZeroStep,
+		MeanAcceptanceLength: s.MeanAcceptanceLength, DraftAcceptanceRate: s.DraftAcceptanceRate,
+		Steps: s.Steps, Drafted: s.Drafted, Accepted: s.Accepted, Histogram: s.Histogram,
+	}
+}
+
+// specDecodeFromWire is the inverse of specDecodeToWire.
+func specDecodeFromWire(w *clusterpb.SpecDecode) record.SpecDecode {
+	if w == nil {
+		return record.SpecDecode{}
+	}
+	return record.SpecDecode{
+		Engine: w.Engine, ZeroStep: w.ZeroStep,
+		MeanAcceptanceLength: w.MeanAcceptanceLength, DraftAcceptanceRate: w.DraftAcceptanceRate,
+		Steps: w.Steps, Drafted: w.Drafted, Accepted: w.Accepted, Histogram: w.Histogram,
 	}
 }
 

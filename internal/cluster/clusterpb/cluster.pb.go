@@ -1372,8 +1372,9 @@ type Record struct {
 	AudioSeconds      float64                `protobuf:"fixed64,35,opt,name=audio_seconds,json=audioSeconds,proto3" json:"audio_seconds,omitempty"`
 	CacheBustMarker   string                 `protobuf:"bytes,36,opt,name=cache_bust_marker,json=cacheBustMarker,proto3" json:"cache_bust_marker,omitempty"`
 	CacheBustTarget   string                 `protobuf:"bytes,37,opt,name=cache_bust_target,json=cacheBustTarget,proto3" json:"cache_bust_target,omitempty"`
-	Trace             *HTTPTrace             `protobuf:"bytes,38,opt,name=trace,proto3" json:"trace,omitempty"`   // the transport's timeline (record.HTTPTrace)
-	Server            *ServerTiming          `protobuf:"bytes,39,opt,name=server,proto3" json:"server,omitempty"` // the server's own account (record.ServerTiming)
+	Trace             *HTTPTrace             `protobuf:"bytes,38,opt,name=trace,proto3" json:"trace,omitempty"`                             // the transport's timeline (record.HTTPTrace)
+	Server            *ServerTiming          `protobuf:"bytes,39,opt,name=server,proto3" json:"server,omitempty"`                           // the server's own account (record.ServerTiming)
+	SpecDecode        *SpecDecode            `protobuf:"bytes,40,opt,name=spec_decode,json=specDecode,proto3" json:"spec_decode,omitempty"` // speculative-decoding acceptance (record.SpecDecode)
 	unknownFields     protoimpl.UnknownFields
 	sizeCache         protoimpl.SizeCache
 }
@@ -1681,6 +1682,114 @@ func (x *Record) GetServer() *ServerTiming {
 	return nil
 }
 
+func (x *Record) GetSpecDecode() *SpecDecode {
+	if x != nil {
+		return x.SpecDecode
+	}
+	return nil
+}
+
+// SpecDecode is record.SpecDecode; absent when the response carried none.
+type SpecDecode struct {
+	state                protoimpl.MessageState `protogen:"open.v1"`
+	Engine               string                 `protobuf:"bytes,1,opt,name=engine,proto3" json:"engine,omitempty"`
+	ZeroStep             bool                   `protobuf:"varint,2,opt,name=zero_step,json=zeroStep,proto3" json:"zero_step,omitempty"`
+	MeanAcceptanceLength float64                `protobuf:"fixed64,3,opt,name=mean_acceptance_length,json=meanAcceptanceLength,proto3" json:"mean_acceptance_length,omitempty"`
+	DraftAcceptanceRate  float64                `protobuf:"fixed64,4,opt,name=draft_acceptance_rate,json=draftAcceptanceRate,proto3" json:"draft_acceptance_rate,omitempty"`
+	Steps                int64                  `protobuf:"varint,5,opt,name=steps,proto3" json:"steps,omitempty"`
+	Drafted              int64                  `protobuf:"varint,6,opt,name=drafted,proto3" json:"drafted,omitempty"`
+	Accepted             int64                  `protobuf:"varint,7,opt,name=accepted,proto3" json:"accepted,omitempty"`
+	Histogram            []int64                `protobuf:"varint,8,rep,packed,name=histogram,proto3" json:"histogram,omitempty"`
+	unknownFields        protoimpl.UnknownFields
+	sizeCache            protoimpl.SizeCache
+}
+
+func (x *SpecDecode) Reset() {
+	*x = SpecDecode{}
+	mi := &file_cluster_proto_msgTypes[18]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SpecDecode) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SpecDecode) ProtoMessage() {}
+
+func (x *SpecDecode) ProtoReflect() protoreflect.Message {
+	mi := &file_cluster_proto_msgTypes[18]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SpecDecode.ProtoReflect.Descriptor instead.
+func (*SpecDecode) Descriptor() ([]byte, []int) {
+	return file_cluster_proto_rawDescGZIP(), []int{18}
+}
+
+func (x *SpecDecode) GetEngine() string {
+	if x != nil {
+		return x.Engine
+	}
+	return ""
+}
+
+func (x *SpecDecode) GetZeroStep() bool {
+	if x != nil {
+		return x.ZeroStep
+	}
+	return false
+}
+
+func (x *SpecDecode) GetMeanAcceptanceLength() float64 {
+	if x != nil {
+		return x.MeanAcceptanceLength
+	}
+	return 0
+}
+
+func (x *SpecDecode) GetDraftAcceptanceRate() float64 {
+	if x != nil {
+		return x.DraftAcceptanceRate
+	}
+	return 0
+}
+
+func (x *SpecDecode) GetSteps() int64 {
+	if x != nil {
+		return x.Steps
+	}
+	return 0
+}
+
+func (x *SpecDecode) GetDrafted() int64 {
+	if x != nil {
+		return x.Drafted
+	}
+	return 0
+}
+
+func (x *SpecDecode) GetAccepted() int64 {
+	if x != nil {
+		return x.Accepted
+	}
+	return 0
+}
+
+func (x *SpecDecode) GetHistogram() []int64 {
+	if x != nil {
+		return x.Histogram
+	}
+	return nil
+}
+
 // ServerTiming is record.ServerTiming: durations in ns; the token counts
 // are -1 when the server did not report them.
 type ServerTiming struct {
@@ -1700,7 +1809,7 @@ type ServerTiming struct {
 
 func (x *ServerTiming) Reset() {
 	*x = ServerTiming{}
-	mi := &file_cluster_proto_msgTypes[18]
+	mi := &file_cluster_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1712,7 +1821,7 @@ func (x *ServerTiming) String() string {
 func (*ServerTiming) ProtoMessage() {}
 
 func (x *ServerTiming) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_proto_msgTypes[18]
+	mi := &file_cluster_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1725,7 +1834,7 @@ func (x *ServerTiming) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ServerTiming.ProtoReflect.Descriptor instead.
 func (*ServerTiming) Descriptor() ([]byte, []int) {
-	return file_cluster_proto_rawDescGZIP(), []int{18}
+	return file_cluster_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *ServerTiming) GetSource() int32 {
@@ -1820,7 +1929,7 @@ type HTTPTrace struct {
 
 func (x *HTTPTrace) Reset() {
 	*x = HTTPTrace{}
-	mi := &file_cluster_proto_msgTypes[19]
+	mi := &file_cluster_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1832,7 +1941,7 @@ func (x *HTTPTrace) String() string {
 func (*HTTPTrace) ProtoMessage() {}
 
 func (x *HTTPTrace) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_proto_msgTypes[19]
+	mi := &file_cluster_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1845,7 +1954,7 @@ func (x *HTTPTrace) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HTTPTrace.ProtoReflect.Descriptor instead.
 func (*HTTPTrace) Descriptor() ([]byte, []int) {
-	return file_cluster_proto_rawDescGZIP(), []int{19}
+	return file_cluster_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *HTTPTrace) GetGetConnNs() int64 {
@@ -2004,7 +2113,7 @@ type TraceDetail struct {
 
 func (x *TraceDetail) Reset() {
 	*x = TraceDetail{}
-	mi := &file_cluster_proto_msgTypes[20]
+	mi := &file_cluster_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2016,7 +2125,7 @@ func (x *TraceDetail) String() string {
 func (*TraceDetail) ProtoMessage() {}
 
 func (x *TraceDetail) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_proto_msgTypes[20]
+	mi := &file_cluster_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2029,7 +2138,7 @@ func (x *TraceDetail) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TraceDetail.ProtoReflect.Descriptor instead.
 func (*TraceDetail) Descriptor() ([]byte, []int) {
-	return file_cluster_proto_rawDescGZIP(), []int{20}
+	return file_cluster_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *TraceDetail) GetRequestChunks() []*TraceChunk {
@@ -2091,7 +2200,7 @@ type TraceChunk struct {
 
 func (x *TraceChunk) Reset() {
 	*x = TraceChunk{}
-	mi := &file_cluster_proto_msgTypes[21]
+	mi := &file_cluster_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2103,7 +2212,7 @@ func (x *TraceChunk) String() string {
 func (*TraceChunk) ProtoMessage() {}
 
 func (x *TraceChunk) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_proto_msgTypes[21]
+	mi := &file_cluster_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2116,7 +2225,7 @@ func (x *TraceChunk) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TraceChunk.ProtoReflect.Descriptor instead.
 func (*TraceChunk) Descriptor() ([]byte, []int) {
-	return file_cluster_proto_rawDescGZIP(), []int{21}
+	return file_cluster_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *TraceChunk) GetAtNs() int64 {
@@ -2144,7 +2253,7 @@ type Chunk struct {
 
 func (x *Chunk) Reset() {
 	*x = Chunk{}
-	mi := &file_cluster_proto_msgTypes[22]
+	mi := &file_cluster_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2156,7 +2265,7 @@ func (x *Chunk) String() string {
 func (*Chunk) ProtoMessage() {}
 
 func (x *Chunk) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_proto_msgTypes[22]
+	mi := &file_cluster_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2169,7 +2278,7 @@ func (x *Chunk) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Chunk.ProtoReflect.Descriptor instead.
 func (*Chunk) Descriptor() ([]byte, []int) {
-	return file_cluster_proto_rawDescGZIP(), []int{22}
+	return file_cluster_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *Chunk) GetAtNs() int64 {
@@ -2204,7 +2313,7 @@ type ErrorDetails struct {
 
 func (x *ErrorDetails) Reset() {
 	*x = ErrorDetails{}
-	mi := &file_cluster_proto_msgTypes[23]
+	mi := &file_cluster_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2216,7 +2325,7 @@ func (x *ErrorDetails) String() string {
 func (*ErrorDetails) ProtoMessage() {}
 
 func (x *ErrorDetails) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_proto_msgTypes[23]
+	mi := &file_cluster_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2229,7 +2338,7 @@ func (x *ErrorDetails) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ErrorDetails.ProtoReflect.Descriptor instead.
 func (*ErrorDetails) Descriptor() ([]byte, []int) {
-	return file_cluster_proto_rawDescGZIP(), []int{23}
+	return file_cluster_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *ErrorDetails) GetCode() int32 {
@@ -2263,7 +2372,7 @@ type Header struct {
 
 func (x *Header) Reset() {
 	*x = Header{}
-	mi := &file_cluster_proto_msgTypes[24]
+	mi := &file_cluster_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2275,7 +2384,7 @@ func (x *Header) String() string {
 func (*Header) ProtoMessage() {}
 
 func (x *Header) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_proto_msgTypes[24]
+	mi := &file_cluster_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2288,7 +2397,7 @@ func (x *Header) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Header.ProtoReflect.Descriptor instead.
 func (*Header) Descriptor() ([]byte, []int) {
-	return file_cluster_proto_rawDescGZIP(), []int{24}
+	return file_cluster_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *Header) GetName() string {
@@ -2403,8 +2512,7 @@ const file_cluster_proto_rawDesc = "" +
 	"\x06CANCEL\x10\x02\x12\a\n" +
 	"\x03END\x10\x03\x12\x11\n" +
 	"\rPREFILL_LIMIT\x10\x04\x12\f\n" +
-	"\bSHUTDOWN\x10\x05\"\xf9\n" +
-	"\n" +
+	"\bSHUTDOWN\x10\x05\"\xb9\v\n" +
 	"\x06Record\x12\x10\n" +
 	"\x03seq\x18\x01 \x01(\x04R\x03seq\x12\x14\n" +
 	"\x05phase\x18\x02 \x01(\x05R\x05phase\x12\x1d\n" +
@@ -2450,7 +2558,19 @@ const file_cluster_proto_rawDesc = "" +
 	"\x11cache_bust_marker\x18$ \x01(\tR\x0fcacheBustMarker\x12*\n" +
 	"\x11cache_bust_target\x18% \x01(\tR\x0fcacheBustTarget\x122\n" +
 	"\x05trace\x18& \x01(\v2\x1c.aiperf.cluster.v1.HTTPTraceR\x05trace\x127\n" +
-	"\x06server\x18' \x01(\v2\x1f.aiperf.cluster.v1.ServerTimingR\x06server\"\xa3\x02\n" +
+	"\x06server\x18' \x01(\v2\x1f.aiperf.cluster.v1.ServerTimingR\x06server\x12>\n" +
+	"\vspec_decode\x18( \x01(\v2\x1d.aiperf.cluster.v1.SpecDecodeR\n" +
+	"specDecode\"\x95\x02\n" +
+	"\n" +
+	"SpecDecode\x12\x16\n" +
+	"\x06engine\x18\x01 \x01(\tR\x06engine\x12\x1b\n" +
+	"\tzero_step\x18\x02 \x01(\bR\bzeroStep\x124\n" +
+	"\x16mean_acceptance_length\x18\x03 \x01(\x01R\x14meanAcceptanceLength\x122\n" +
+	"\x15draft_acceptance_rate\x18\x04 \x01(\x01R\x13draftAcceptanceRate\x12\x14\n" +
+	"\x05steps\x18\x05 \x01(\x03R\x05steps\x12\x18\n" +
+	"\adrafted\x18\x06 \x01(\x03R\adrafted\x12\x1a\n" +
+	"\baccepted\x18\a \x01(\x03R\baccepted\x12\x1c\n" +
+	"\thistogram\x18\b \x03(\x03R\thistogram\"\xa3\x02\n" +
 	"\fServerTiming\x12\x16\n" +
 	"\x06source\x18\x01 \x01(\x05R\x06source\x12\x10\n" +
 	"\x03has\x18\x02 \x01(\rR\x03has\x12\x19\n" +
@@ -2530,7 +2650,7 @@ func file_cluster_proto_rawDescGZIP() []byte {
 }
 
 var file_cluster_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_cluster_proto_msgTypes = make([]protoimpl.MessageInfo, 25)
+var file_cluster_proto_msgTypes = make([]protoimpl.MessageInfo, 26)
 var file_cluster_proto_goTypes = []any{
 	(PhaseControl_Action)(0),  // 0: aiperf.cluster.v1.PhaseControl.Action
 	(*ClockRequest)(nil),      // 1: aiperf.cluster.v1.ClockRequest
@@ -2551,13 +2671,14 @@ var file_cluster_proto_goTypes = []any{
 	(*Credit)(nil),            // 16: aiperf.cluster.v1.Credit
 	(*PhaseControl)(nil),      // 17: aiperf.cluster.v1.PhaseControl
 	(*Record)(nil),            // 18: aiperf.cluster.v1.Record
-	(*ServerTiming)(nil),      // 19: aiperf.cluster.v1.ServerTiming
-	(*HTTPTrace)(nil),         // 20: aiperf.cluster.v1.HTTPTrace
-	(*TraceDetail)(nil),       // 21: aiperf.cluster.v1.TraceDetail
-	(*TraceChunk)(nil),        // 22: aiperf.cluster.v1.TraceChunk
-	(*Chunk)(nil),             // 23: aiperf.cluster.v1.Chunk
-	(*ErrorDetails)(nil),      // 24: aiperf.cluster.v1.ErrorDetails
-	(*Header)(nil),            // 25: aiperf.cluster.v1.Header
+	(*SpecDecode)(nil),        // 19: aiperf.cluster.v1.SpecDecode
+	(*ServerTiming)(nil),      // 20: aiperf.cluster.v1.ServerTiming
+	(*HTTPTrace)(nil),         // 21: aiperf.cluster.v1.HTTPTrace
+	(*TraceDetail)(nil),       // 22: aiperf.cluster.v1.TraceDetail
+	(*TraceChunk)(nil),        // 23: aiperf.cluster.v1.TraceChunk
+	(*Chunk)(nil),             // 24: aiperf.cluster.v1.Chunk
+	(*ErrorDetails)(nil),      // 25: aiperf.cluster.v1.ErrorDetails
+	(*Header)(nil),            // 26: aiperf.cluster.v1.Header
 }
 var file_cluster_proto_depIdxs = []int32{
 	5,  // 0: aiperf.cluster.v1.WorkerMessage.hello:type_name -> aiperf.cluster.v1.Hello
@@ -2576,25 +2697,26 @@ var file_cluster_proto_depIdxs = []int32{
 	17, // 13: aiperf.cluster.v1.ControllerMessage.control:type_name -> aiperf.cluster.v1.PhaseControl
 	16, // 14: aiperf.cluster.v1.Credits.credits:type_name -> aiperf.cluster.v1.Credit
 	0,  // 15: aiperf.cluster.v1.PhaseControl.action:type_name -> aiperf.cluster.v1.PhaseControl.Action
-	23, // 16: aiperf.cluster.v1.Record.chunks:type_name -> aiperf.cluster.v1.Chunk
-	24, // 17: aiperf.cluster.v1.Record.error:type_name -> aiperf.cluster.v1.ErrorDetails
-	25, // 18: aiperf.cluster.v1.Record.request_header:type_name -> aiperf.cluster.v1.Header
-	20, // 19: aiperf.cluster.v1.Record.trace:type_name -> aiperf.cluster.v1.HTTPTrace
-	19, // 20: aiperf.cluster.v1.Record.server:type_name -> aiperf.cluster.v1.ServerTiming
-	21, // 21: aiperf.cluster.v1.HTTPTrace.detail:type_name -> aiperf.cluster.v1.TraceDetail
-	22, // 22: aiperf.cluster.v1.TraceDetail.request_chunks:type_name -> aiperf.cluster.v1.TraceChunk
-	22, // 23: aiperf.cluster.v1.TraceDetail.response_chunks:type_name -> aiperf.cluster.v1.TraceChunk
-	25, // 24: aiperf.cluster.v1.TraceDetail.request_header:type_name -> aiperf.cluster.v1.Header
-	25, // 25: aiperf.cluster.v1.TraceDetail.response_header:type_name -> aiperf.cluster.v1.Header
-	1,  // 26: aiperf.cluster.v1.Controller.Clock:input_type -> aiperf.cluster.v1.ClockRequest
-	4,  // 27: aiperf.cluster.v1.Controller.Work:input_type -> aiperf.cluster.v1.WorkerMessage
-	2,  // 28: aiperf.cluster.v1.Controller.Clock:output_type -> aiperf.cluster.v1.ClockReply
-	11, // 29: aiperf.cluster.v1.Controller.Work:output_type -> aiperf.cluster.v1.ControllerMessage
-	28, // [28:30] is the sub-list for method output_type
-	26, // [26:28] is the sub-list for method input_type
-	26, // [26:26] is the sub-list for extension type_name
-	26, // [26:26] is the sub-list for extension extendee
-	0,  // [0:26] is the sub-list for field type_name
+	24, // 16: aiperf.cluster.v1.Record.chunks:type_name -> aiperf.cluster.v1.Chunk
+	25, // 17: aiperf.cluster.v1.Record.error:type_name -> aiperf.cluster.v1.ErrorDetails
+	26, // 18: aiperf.cluster.v1.Record.request_header:type_name -> aiperf.cluster.v1.Header
+	21, // 19: aiperf.cluster.v1.Record.trace:type_name -> aiperf.cluster.v1.HTTPTrace
+	20, // 20: aiperf.cluster.v1.Record.server:type_name -> aiperf.cluster.v1.ServerTiming
+	19, // 21: aiperf.cluster.v1.Record.spec_decode:type_name -> aiperf.cluster.v1.SpecDecode
+	22, // 22: aiperf.cluster.v1.HTTPTrace.detail:type_name -> aiperf.cluster.v1.TraceDetail
+	23, // 23: aiperf.cluster.v1.TraceDetail.request_chunks:type_name -> aiperf.cluster.v1.TraceChunk
+	23, // 24: aiperf.cluster.v1.TraceDetail.response_chunks:type_name -> aiperf.cluster.v1.TraceChunk
+	26, // 25: aiperf.cluster.v1.TraceDetail.request_header:type_name -> aiperf.cluster.v1.Header
+	26, // 26: aiperf.cluster.v1.TraceDetail.response_header:type_name -> aiperf.cluster.v1.Header
+	1,  // 27: aiperf.cluster.v1.Controller.Clock:input_type -> aiperf.cluster.v1.ClockRequest
+	4,  // 28: aiperf.cluster.v1.Controller.Work:input_type -> aiperf.cluster.v1.WorkerMessage
+	2,  // 29: aiperf.cluster.v1.Controller.Clock:output_type -> aiperf.cluster.v1.ClockReply
+	11, // 30: aiperf.cluster.v1.Controller.Work:output_type -> aiperf.cluster.v1.ControllerMessage
+	29, // [29:31] is the sub-list for method output_type
+	27, // [27:29] is the sub-list for method input_type
+	27, // [27:27] is the sub-list for extension type_name
+	27, // [27:27] is the sub-list for extension extendee
+	0,  // [0:27] is the sub-list for field type_name
 }
 
 func init() { file_cluster_proto_init() }
@@ -2626,7 +2748,7 @@ func file_cluster_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_cluster_proto_rawDesc), len(file_cluster_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   25,
+			NumMessages:   26,
 			NumExtensions: 0,
 			NumServices:   1,
 		},
