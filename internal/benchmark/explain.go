@@ -179,7 +179,10 @@ func judgeValidity(plan *Plan, h *clienthealth.Report, d *timeDecomposition, wor
 	if c := h.CPUUtilizationPct; c != nil {
 		f.CPUKnown, f.CPU = true, *c/100
 	}
-	if w := h.CPUWaitPct; w != nil {
+	if w := h.CPUWaitPct; w != nil && len(workers) == 0 {
+		// With load workers this process only gathers the records: their
+		// times were stamped on the workers, so its own wait for a CPU
+		// is in none of them.
 		f.CPUWaitKnown, f.CPUWait = true, *w/100
 	}
 	if n := plan.Profiling.Concurrency; n > 0 {

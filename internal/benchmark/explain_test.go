@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/aiperf-go/aiperf/internal/clienthealth"
+	"github.com/aiperf-go/aiperf/internal/cluster"
 	"github.com/aiperf-go/aiperf/internal/config"
 	"github.com/aiperf-go/aiperf/internal/mockserver"
 	"github.com/aiperf-go/aiperf/internal/validity"
@@ -329,6 +330,33 @@ func TestRunHeldVerdict(t *testing.T) {
 	for _, r := range reasons {
 		if r.Check == validity.CheckUnsent && !strings.HasPrefix(r.Message, "VALID") {
 			t.Errorf("unsent requests judged: %s", r.Message)
+		}
+	}
+}
+
+// TestJudgeCPUWaitWorkers: the client's CPU wait is judged when this
+// process sent the requests, and not with load workers, whose records
+// were timed on their own machines.
+func TestJudgeCPUWaitWorkers(t *testing.T) {
+	half := 50.0
+	h := &clienthealth.Report{CPUWaitPct: &half}
+	cfg := config.Defaults()
+	plan := &Plan{Config: &cfg}
+	for _, c := range []struct {
+		name    string
+		workers []cluster.WorkerInfo
+		judged  bool
+	}{
+		{"this process", nil, true},
+		{"load workers", []cluster.WorkerInfo{{State: "ready"}}, false},
+	} {
+		v := judgeValidity(plan, h, nil, c.workers, 10)
+		judged := false
+		for _, r := range v.Reasons {
+			judged = judged || (r.Check == validity.CheckCPUWait && r.Level == validity.Invalid)
+		}
+		if judged != c.judged {
+			t.Errorf("%s: CPU wait judged INVALID %v, want %v (%+v)", c.name, judged, c.judged, v.Reasons)
 		}
 	}
 }
