@@ -121,6 +121,7 @@ func TestApplyChatTemplateWithoutTemplate(t *testing.T) {
 		if p.ChatTemplate != nil || p.ChatTemplateErr == nil || !strings.Contains(p.ChatTemplateErr.Error(), "no chat template") {
 			t.Fatalf("config %q: template %v, error %v", config, p.ChatTemplate, p.ChatTemplateErr)
 		}
+		p.Dataset.Expand() // the synthetic texts are built as they are asked for
 		for _, c := range p.Dataset.Conversations {
 			if c.Turns[0].InputTokens != 64 {
 				t.Errorf("%s: InputTokens %d, want the bare 64", c.ID, c.Turns[0].InputTokens)

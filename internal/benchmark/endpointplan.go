@@ -182,7 +182,8 @@ func (p *Plan) workerRequestOptions(wo *worker.Options) {
 // formatPayloads assigns models to the dataset's turns (when -m names
 // several) and builds every request body: a turn's RawPayload is sent as
 // it is, every other turn goes through the endpoint with its own extra
-// fields merged last, except a lazy trace prompt's, built when sent.
+// fields merged last, except a lazy trace prompt's, built when sent, and
+// a deferred synthetic dataset's, built with its texts.
 func (p *Plan) formatPayloads() error {
 	if p.ChatTemplate != nil || p.Config.Cluster.Workers > 0 {
 		// A templated count needs the body, and load workers get the
@@ -200,29 +201,58 @@ func (p *Plan) formatPayloads() error {
 	if ds.Rows != nil {
 		return nil // every body built when sent (worker)
 	}
+	if ds.Deferred() {
+		// Synthetic prompts built in order as they are sent: each
+		// conversation's bodies are built with its texts. The first is
+		// built now, so that a body the endpoint cannot make is still an
+		// error before the run (every synthetic conversation has the
+		// same shape). A dataset no larger than what the first request
+		// builds ahead anyway is built whole, as before (inputs.json
+		// then written before the run).
+		var first error
+		ds.OnBuilt(func(c int) {
+			if err := p.conversationBodies(c); err != nil && c == 0 {
+				first = err
+			}
+		})
+		if ds.Conversation(0); ds.Len() <= dataset.Lookahead+1 {
+			ds.Complete()
+		}
+		return first
+	}
 	for c := range ds.Conversations {
-		conv := &ds.Conversations[c]
-		p.Payloads[c] = make([][]byte, len(conv.Turns))
-		for t := range conv.Turns {
-			turn := &conv.Turns[t]
-			if turn.RawPayload != nil {
-				p.Payloads[c][t] = turn.RawPayload
-				continue
-			}
-			if turn.Prompt != nil {
-				continue // built when sent (worker)
-			}
-			body, err := p.Endpoint.AppendPayload(nil, turn, endpoint.WithTurnExtra(&p.EOptions, turn))
-			if err != nil {
-				return usageError(fmt.Errorf("building the request body of %s turn %d: %w", conv.ID, t, err))
-			}
-			p.Payloads[c][t] = body
-			if !p.Meta.TokenizesInput || noInputText(turn) {
-				turn.InputTokens = -1
-			}
+		if err := p.conversationBodies(c); err != nil {
+			return err
 		}
 	}
 	p.countTemplatedISL()
+	return nil
+}
+
+// conversationBodies builds the request bodies of conversation c's turns
+// into Payloads[c] (see formatPayloads); a turn's input token count is
+// then -1 where its endpoint counts none or it sends no text.
+func (p *Plan) conversationBodies(c int) error {
+	conv := &p.Dataset.Conversations[c]
+	p.Payloads[c] = make([][]byte, len(conv.Turns))
+	for t := range conv.Turns {
+		turn := &conv.Turns[t]
+		if turn.RawPayload != nil {
+			p.Payloads[c][t] = turn.RawPayload
+			continue
+		}
+		if turn.Prompt != nil {
+			continue // built when sent (worker)
+		}
+		body, err := p.Endpoint.AppendPayload(nil, turn, endpoint.WithTurnExtra(&p.EOptions, turn))
+		if err != nil {
+			return usageError(fmt.Errorf("building the request body of %s turn %d: %w", conv.ID, t, err))
+		}
+		p.Payloads[c][t] = body
+		if !p.Meta.TokenizesInput || noInputText(turn) {
+			turn.InputTokens = -1
+		}
+	}
 	return nil
 }
 

@@ -237,6 +237,7 @@ func (p *Plan) BuildDataset() error {
 		Entries:   p.Config.DatasetEntries(),
 		Seed:      p.Seed,
 		SeedSet:   p.SeedSet,
+		Deferred:  true,
 	}
 	if in.OutputTokens.Mean != nil {
 		o.OSLMean = *in.OutputTokens.Mean

@@ -119,10 +119,16 @@ func Run(ctx context.Context, cfg *config.Config, rio IO) error {
 	if plan.ChatTemplateErr != nil {
 		log.Warn("--apply-chat-template has no effect: input tokens are counted on the bare prompt text", "reason", plan.ChatTemplateErr)
 	}
+	// A deferred dataset's inputs.json is written after the run: writing
+	// it now would build every prompt before the first request.
+	inputsAfter := plan.Dataset.Deferred()
 	if plan.skipsInputsJSON() {
 		log.Info("inputs.json not written: the requests of a trace or verbatim dataset are its source replayed (as AIPerf 0.13 skips it)", "type", plan.DatasetType)
-	} else if err := export.WriteInputs(plan.Paths.Inputs, sessions(plan)); err != nil {
-		return &config.ExitError{Code: config.ExitFailure, Err: fmt.Errorf("writing inputs.json: %w", err)}
+		inputsAfter = false
+	} else if !inputsAfter {
+		if err := writeInputs(plan); err != nil {
+			return err
+		}
 	}
 
 	if hooks := controlHooks(plan); hooks != nil && cfg.Telemetry.ResetKVCache != nil {
@@ -137,9 +143,19 @@ func Run(ctx context.Context, cfg *config.Config, rio IO) error {
 		log.Error("run failed", "error", err, fileOnly)
 		return err
 	}
+	var inputsErr error
+	if inputsAfter {
+		// A failure here still leaves the results to write and print.
+		if inputsErr = writeInputs(plan); inputsErr != nil {
+			log.Error("writing inputs.json failed", "error", inputsErr, fileOnly)
+		}
+	}
 	if err := writeArtifacts(plan, res, rio); err != nil {
 		log.Error("writing artifacts failed", "error", err, fileOnly)
-		return &config.ExitError{Code: config.ExitFailure, Err: err}
+		return &config.ExitError{Code: config.ExitFailure, Err: errors.Join(err, inputsErr)}
+	}
+	if inputsErr != nil {
+		return inputsErr
 	}
 	return exitStatus(res)
 }
@@ -552,6 +568,14 @@ func count(s *metrics.Summary, tag string) int {
 		return int(r.Value)
 	}
 	return 0
+}
+
+// writeInputs writes inputs.json.
+func writeInputs(p *Plan) error {
+	if err := export.WriteInputs(p.Paths.Inputs, sessions(p)); err != nil {
+		return &config.ExitError{Code: config.ExitFailure, Err: fmt.Errorf("writing inputs.json: %w", err)}
+	}
+	return nil
 }
 
 // sessions lists the request bodies per conversation for inputs.json.

@@ -172,13 +172,18 @@ type Field struct {
 
 // Dataset is an immutable, indexable set of conversations: Conversations,
 // or a trace's compact rows (Rows) that build each conversation when it is
-// asked for. Code that reads any dataset goes through Len and
-// Conversation; code that needs the slice calls Expand first.
+// asked for, or Conversations whose content is built in order as they are
+// asked for (NewDeferred). Code that reads any dataset goes through Len,
+// FirstTurn and Conversation; code that needs the slice calls Expand
+// first.
 type Dataset struct {
 	Conversations []Conversation
 	// Rows, when non-nil, holds the dataset instead of Conversations
 	// (nil then): a trace loaded with LoadOptions.CompactRows.
 	Rows *TraceRows
+	// Pending, when non-nil, builds Conversations' content in order
+	// (NewDeferred).
+	Pending *Pending
 }
 
 // Len returns the number of conversations.
@@ -190,17 +195,21 @@ func (d *Dataset) Len() int {
 }
 
 // Conversation returns conversation i. Of compact rows it is built anew
-// on each call: changing it changes nothing in the dataset.
+// on each call: changing it changes nothing in the dataset. Of a deferred
+// dataset it waits until conversation i is built.
 func (d *Dataset) Conversation(i int) *Conversation {
 	if d.Rows != nil {
 		return d.Rows.Conversation(i)
+	}
+	if d.Pending != nil {
+		d.Pending.wait(i, Lookahead)
 	}
 	return &d.Conversations[i]
 }
 
 // FirstTurn returns conversation i's number of turns and its first turn's
-// timestamp (valid when has), without building a compact row's
-// conversation.
+// timestamp (valid when has), without building a compact row's or a
+// deferred conversation.
 func (d *Dataset) FirstTurn(i int) (turns int, at time.Duration, has bool) {
 	if d.Rows != nil {
 		at, has := d.Rows.Timestamp(i)
@@ -214,9 +223,13 @@ func (d *Dataset) FirstTurn(i int) (turns int, at time.Duration, has bool) {
 }
 
 // Expand turns compact rows into Conversations (with their prompts still
-// lazy), for code that reads or changes the slice; a dataset held as
-// Conversations is left as it is.
+// lazy) and builds every deferred conversation (Pending is nil after),
+// for code that reads or changes the slice, before the run: it is not
+// safe alongside Conversation. A dataset held as Conversations is left as
+// it is.
 func (d *Dataset) Expand() {
+	d.Complete()
+	d.Pending = nil
 	if d.Rows == nil {
 		return
 	}

@@ -71,6 +71,11 @@ type SyntheticOptions struct {
 	// turns, batches and requests with context prompts use the estimate
 	// alone, as AIPerf does.
 	Shape Shape
+	// Deferred leaves the texts to be built in order as conversations are
+	// asked for (dataset.NewDeferred), so the first request does not wait
+	// for every prompt; the texts are the same. Without user-context
+	// prompts only: those are drawn after every text.
+	Deferred bool
 }
 
 // corpus is the corpus the prompts are cut from: o.Corpus, else the
@@ -175,7 +180,8 @@ func runSeed(what string, invalid error, tok tokenizer.Tokenizer, seed uint64, s
 // conversation, then the user-context prompts), so with the same seed,
 // corpus and tokenizer the prompts are AIPerf's, byte for byte. The texts
 // are therefore built one after another: where a window starts depends on
-// how many fix-up draws the texts before it took.
+// how many fix-up draws the texts before it took. With o.Deferred they
+// are built so, in order, as the conversations are asked for.
 func Synthetic(o SyntheticOptions, tok tokenizer.Tokenizer) (*dataset.Dataset, error) {
 	seed, err := runSeed("synthetic prompts", o.Validate(), tok, o.Seed, o.SeedSet)
 	if err != nil {
@@ -192,35 +198,74 @@ func Synthetic(o SyntheticOptions, tok tokenizer.Tokenizer) (*dataset.Dataset, e
 	}
 	b := promptBuilder{tok: tok, corpus: c, pick: pyrand.Derive(seed, dataset.StreamPromptCorpus).Py().RandRange}
 	ctx := o.Shape.buildContext(&b)
-
 	convs, jobs := o.layout(seed)
-	for _, j := range jobs {
+	s := &synthesizer{o: &o, tok: tok, b: &b, ctx: ctx, convs: convs, jobs: jobs}
+	if o.Deferred && ctx.contextLength <= 0 {
+		ctx.apply(convs) // the system prompt, built already
+		return dataset.NewDeferred(convs, s.conversation), nil
+	}
+	for i := range convs {
+		s.texts(i)
+	}
+	ctx.buildUserContexts(&b, len(convs))
+	ctx.apply(convs)
+	dataset.ForEachParallel(len(convs), s.count)
+	return &dataset.Dataset{Conversations: convs}, nil
+}
+
+// synthesizer builds a synthetic dataset's texts, conversation after
+// conversation, each from where the generator was left by the ones
+// before (see Synthetic).
+type synthesizer struct {
+	o     *SyntheticOptions
+	tok   tokenizer.Tokenizer
+	b     *promptBuilder
+	ctx   *promptContext
+	convs []dataset.Conversation
+	jobs  []promptJob // in conversation order
+	next  int         // the first job not built
+}
+
+// conversation builds conversation i's texts and counts: a deferred
+// dataset's build (the user-context prompts, drawn after every text,
+// are then absent).
+func (s *synthesizer) conversation(i int) {
+	s.texts(i)
+	s.count(i)
+}
+
+// texts builds the texts of conversation i, which follows the last one
+// built.
+func (s *synthesizer) texts(i int) {
+	o := s.o
+	for ; s.next < len(s.jobs) && s.jobs[s.next].conv == i; s.next++ {
+		j := s.jobs[s.next]
 		var prefix []int
 		if j.prefix >= 0 {
-			prefix = ctx.prefixes[j.prefix]
+			prefix = s.ctx.prefixes[j.prefix]
 		}
-		text, count := b.buildAfter(prefix, j.length)
+		text, count := s.b.buildAfter(prefix, j.length)
 		if j.fit && o.ChatTemplate != nil {
 			target := len(prefix) + j.length + o.ChatOverhead.FirstTurn() + o.PromptSpecialTokens
-			text, count = b.fitRendered(o.ChatTemplate, target, prefix, text, count)
+			text, count = s.b.fitRendered(o.ChatTemplate, target, prefix, text, count)
 		}
-		turn := &convs[j.conv].Turns[j.turn]
+		turn := &s.convs[j.conv].Turns[j.turn]
 		turn.Texts[j.text] = text
 		if len(turn.Texts) == 1 {
 			turn.InputTokens = count
 		}
 	}
-	ctx.buildUserContexts(&b, len(convs))
-	ctx.apply(convs)
-	dataset.ForEachParallel(len(convs), func(i int) {
-		for t := range convs[i].Turns {
-			turn := &convs[i].Turns[t]
-			if len(turn.Texts) != 1 || turn.System != "" || turn.UserContext != "" {
-				turn.InputTokens = tok.Count(dataset.JoinInputs(turn))
-			}
+}
+
+// count sets the input token count of conversation i's turns that are
+// more than their one text (AIPerf counts the parts joined with spaces).
+func (s *synthesizer) count(i int) {
+	for t := range s.convs[i].Turns {
+		turn := &s.convs[i].Turns[t]
+		if len(turn.Texts) != 1 || turn.System != "" || turn.UserContext != "" {
+			turn.InputTokens = s.tok.Count(dataset.JoinInputs(turn))
 		}
-	})
-	return &dataset.Dataset{Conversations: convs}, nil
+	}
 }
 
 // promptJob is one synthetic text to build: where it goes and how long it
