@@ -9,14 +9,20 @@
 #   bench/startup.sh
 #   RUNS=3 HF_TOKENIZER=~/.cache/aiperf-go/test-models/qwen3-3.7.2 bench/startup.sh
 #   BASE_BIN=/tmp/old/aiperf bench/startup.sh   # also rows for another build, runs interleaved
+#   COUNT=20000 ISL=550 CONCURRENCY=64 RUNS=3 bench/startup.sh   # does a long run's first request wait?
 #
 # Knobs: RUNS (default 5), HF_TOKENIZER (a local tokenizer directory; the
 # HF row is skipped when it does not exist), BASE_BIN (an aiperf binary to
 # compare with, e.g. built from an older commit: its runs alternate with
-# this tree's so both see the same machine load); see lib.sh.
+# this tree's so both see the same machine load), COUNT (--request-count,
+# default 1), ISL (--isl, default 16) and CONCURRENCY (default 1); see
+# lib.sh.
 source "$(dirname "$0")/lib.sh"
 
 RUNS=${RUNS:-5}
+COUNT=${COUNT:-1}
+ISL=${ISL:-16}
+CONCURRENCY=${CONCURRENCY:-1}
 HF_TOKENIZER=${HF_TOKENIZER:-$HOME/.cache/aiperf-go/test-models/qwen3-3.7.2}
 
 build
@@ -34,7 +40,7 @@ one() {
 	local t0 cpu TIMEFORMAT='%3U %3S'
 	t0=$(date +%s%N)
 	cpu=$({ time "${pin[@]}" "$bin" profile -m mock-model -u "127.0.0.1:$PORT" --ui none --artifact-dir "$dir" \
-		--tokenizer "$tok" --request-count 1 --isl 16 --osl 4 --no-server-metrics --no-gpu-telemetry >"$dir/console.log" 2>&1; } 2>&1)
+		--tokenizer "$tok" --request-count "$COUNT" --concurrency "$CONCURRENCY" --isl "$ISL" --osl 4 --no-server-metrics --no-gpu-telemetry >"$dir/console.log" 2>&1; } 2>&1)
 	stop_mock
 	local first
 	first=$(grep '"method":"POST"' "$dir/server.jsonl" | grep -o '"received_ns":[0-9]*' | cut -d: -f2 | sort -n | head -1)
@@ -69,8 +75,8 @@ row() {
 	fi
 }
 
-echo "# exec of aiperf profile -> first request received by the mock (--request-count 1, telemetry off);"
-echo "# cpu: user + system CPU of the whole 1-request run (start-up, the request, the exports)"
+echo "# exec of aiperf profile -> first request received by the mock (--request-count $COUNT --concurrency $CONCURRENCY --isl $ISL, telemetry off);"
+echo "# cpu: user + system CPU of the whole run (start-up, the requests, the exports)"
 if [ -n "${BASE_BIN:-}" ]; then echo "# *-base rows: $BASE_BIN"; fi
 row builtin builtin
 if [ -d "$HF_TOKENIZER" ]; then row hf "$HF_TOKENIZER"; else echo "hf: $HF_TOKENIZER not found, skipped"; fi

@@ -97,10 +97,12 @@ type Corpus struct {
 	tokens []lazyTokens // tokens[i] caches chunk i's ids
 }
 
-// lazyTokens is one chunk's token ids, computed once.
+// lazyTokens is one chunk's token ids, computed once, with the windows
+// that count runs of them re-encoded when the tokenizer keeps those.
 type lazyTokens struct {
 	once sync.Once
 	ids  []int
+	win  *tokenizer.Windows
 }
 
 // corpusCacheSize is how many tokenized corpora newCorpus keeps: a run
@@ -199,8 +201,44 @@ func (c *Corpus) size() int { return c.starts[len(c.chunks)] }
 // Callers must not modify the result.
 func (c *Corpus) chunkTokens(i int) []int {
 	lt := &c.tokens[i]
-	lt.once.Do(func() { lt.ids = c.tok.Encode(c.chunks[i]) })
+	lt.once.Do(func() {
+		if we, ok := c.tok.(tokenizer.WindowEncoder); ok {
+			if w, ok := we.EncodeWindows(c.chunks[i]); ok {
+				lt.ids, lt.win = w.IDs(), w
+				return
+			}
+		}
+		lt.ids = c.tok.Encode(c.chunks[i])
+	})
 	return lt.ids
+}
+
+// runText returns the text of the n stream tokens from start (Decode of
+// them) and how many tokens it encodes to, without decoding or encoding
+// them, when they lie in one chunk whose tokenizer keeps its windows
+// (tokenizer.Windows) and the text is theirs byte for byte; ok is false
+// otherwise.
+func (c *Corpus) runText(start, n int) (text string, count int, ok bool) {
+	i, found := slices.BinarySearch(c.starts, start)
+	if !found {
+		i--
+	}
+	for i < len(c.chunks) && c.starts[i+1] == c.starts[i] { // skip chunks without tokens
+		i++
+	}
+	if i >= len(c.chunks) || start+n > c.starts[i+1] {
+		return "", 0, false
+	}
+	c.chunkTokens(i)
+	w := c.tokens[i].win
+	if w == nil {
+		return "", 0, false
+	}
+	from := start - c.starts[i]
+	if text, ok = w.Text(from, from+n); !ok {
+		return "", 0, false
+	}
+	return text, w.Count(from, from+n), true
 }
 
 // appendWindow appends to dst the n tokens of the stream from index start

@@ -1,6 +1,7 @@
 package synthesis
 
 import (
+	"math/rand/v2"
 	"reflect"
 	"sync"
 	"testing"
@@ -92,5 +93,41 @@ func TestDeferredOnBuilt(t *testing.T) {
 	ds.Complete()
 	if !reflect.DeepEqual(seen, []int{0, 1, 2, 3, 4}) {
 		t.Fatalf("hook ran for %v, want 0..4 once each in order", seen)
+	}
+}
+
+// TestRunTextMatchesDecode: a corpus window's text and count taken from
+// the chunk's kept encoding are Decode of its tokens and the count of
+// that text encoded afresh, for windows of every length anywhere in the
+// corpus, which is what lets a prompt skip its first re-encoding.
+func TestRunTextMatchesDecode(t *testing.T) {
+	tok := builtinTokenizer(t)
+	c, err := newCorpus(tok)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(3, 4))
+	taken := 0
+	for k := range 3000 {
+		n := 1 + r.IntN(2000)
+		if k%10 == 0 {
+			n = 1 + r.IntN(8)
+		}
+		start := r.IntN(c.size())
+		text, count, ok := c.runText(start, n)
+		if !ok {
+			continue
+		}
+		taken++
+		ids := c.appendWindow(nil, start, n)
+		if dec := tok.Decode(ids); text != dec {
+			t.Fatalf("window %d+%d: text differs from Decode", start, n)
+		}
+		if want := tok.Count(text); count != want {
+			t.Fatalf("window %d+%d: count %d, Count %d", start, n, count, want)
+		}
+	}
+	if taken < 1500 { // the rest cross a chunk boundary or cut a character
+		t.Fatalf("only %d of 3000 windows were taken from the kept encoding", taken)
 	}
 }

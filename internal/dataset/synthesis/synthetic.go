@@ -397,10 +397,20 @@ func (b *promptBuilder) build(n int) (text string, count int) {
 // extended with a fresh window, and decoded again, until the text encodes
 // to exactly that many tokens or maxLengthFixups rounds are spent, when
 // the last decoding is kept.
+//
+// A window without a prefix that re-encodes to itself, nearly every one,
+// is taken as it is when the corpus can say so without encoding it again
+// (Corpus.runText): the text and count the first round would give.
 func (b *promptBuilder) buildAfter(prefix []int, n int) (text string, count int) {
+	start := b.pick(b.corpus.size())
+	if len(prefix) == 0 {
+		if text, count, ok := b.corpus.runText(start, n); ok && count == n {
+			return text, n
+		}
+	}
 	ids := make([]int, len(prefix), len(prefix)+n)
 	copy(ids, prefix)
-	ids = b.corpus.Window(b.pick, n, ids)
+	ids = b.corpus.appendWindow(ids, start, n)
 	n += len(prefix)
 	for range maxLengthFixups {
 		t := b.tok.Decode(ids)
