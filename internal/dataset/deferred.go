@@ -1,7 +1,8 @@
 package dataset
 
 import (
-	"errors"
+	"bytes"
+	"encoding/gob"
 	"sync"
 	"sync/atomic"
 )
@@ -114,12 +115,27 @@ func (p *Pending) run() {
 	}
 }
 
-// errPendingGob says a dataset still being built was asked to travel.
-var errPendingGob = errors.New("dataset: a dataset still being built cannot be encoded; complete it first")
+// gobDataset is what a Dataset sends to other processes (load workers).
+type gobDataset struct {
+	Conversations []Conversation
+	Rows          *TraceRows
+}
 
-// GobEncode refuses, as TraceRows' does: a dataset sent to other
-// processes is completed first, and its Pending is nil.
-func (p *Pending) GobEncode() ([]byte, error) { return nil, errPendingGob }
+// GobEncode sends the dataset with every deferred conversation built
+// first: the other process gets it whole.
+func (d *Dataset) GobEncode() ([]byte, error) {
+	d.Complete()
+	var b bytes.Buffer
+	err := gob.NewEncoder(&b).Encode(gobDataset{Conversations: d.Conversations, Rows: d.Rows})
+	return b.Bytes(), err
+}
 
-// GobDecode refuses, as GobEncode does.
-func (p *Pending) GobDecode([]byte) error { return errPendingGob }
+// GobDecode receives what GobEncode sent.
+func (d *Dataset) GobDecode(data []byte) error {
+	var g gobDataset
+	if err := gob.NewDecoder(bytes.NewReader(data)).Decode(&g); err != nil {
+		return err
+	}
+	*d = Dataset{Conversations: g.Conversations, Rows: g.Rows}
+	return nil
+}
