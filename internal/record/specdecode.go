@@ -55,6 +55,28 @@ var (
 	draftNKey     = []byte(`"draft_n"`)
 )
 
+// hasSpecDecodeKey reports whether data contains specDecodeKey or
+// draftNKey, as two bytes.Contains would, in one pass over its
+// underscores. Every response body goes through it, and bytes.Index on
+// a key that starts with a quote stops at every quote of a JSON body;
+// both keys hold exactly one '_', which a body has only a few of, so each
+// '_' is checked against the bytes around it in the two keys.
+func hasSpecDecodeKey(data []byte) bool {
+	const specAt, draftAt = len(`"speculative`), len(`"draft`) // each key's '_'
+	for i := 0; ; {
+		j := bytes.IndexByte(data[i:], '_')
+		if j < 0 {
+			return false
+		}
+		i += j
+		if i >= specAt && bytes.HasPrefix(data[i-specAt:], specDecodeKey) ||
+			i >= draftAt && bytes.HasPrefix(data[i-draftAt:], draftNKey) {
+			return true
+		}
+		i++
+	}
+}
+
 // specPayload is the union of the vLLM and TensorRT-LLM field names.
 type specPayload struct {
 	Histogram       []json.Number `json:"acceptance_histogram"`
@@ -75,8 +97,7 @@ type specPayload struct {
 // ParseSpecDecode reads a spec-decode payload from a response body or one
 // streamed chunk's data; ok is false when there is none or it is malformed.
 func ParseSpecDecode(data []byte) (SpecDecode, bool) {
-	hasSpec, hasDraft := bytes.Contains(data, specDecodeKey), bytes.Contains(data, draftNKey)
-	if !hasSpec && !hasDraft {
+	if !hasSpecDecodeKey(data) {
 		return SpecDecode{}, false
 	}
 	var v struct {

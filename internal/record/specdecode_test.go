@@ -1,6 +1,7 @@
 package record
 
 import (
+	"bytes"
 	"slices"
 	"testing"
 )
@@ -101,6 +102,24 @@ func FuzzParseSpecDecode(f *testing.F) {
 		}
 		if steps != s.Steps || acc != s.Accepted || s.Accepted > s.Drafted || s.Steps <= 0 {
 			t.Fatalf("inconsistent %+v from %q", s, data)
+		}
+	})
+}
+
+// FuzzHasSpecDecodeKey holds the one-pass key check to the two
+// bytes.Contains it replaces.
+func FuzzHasSpecDecodeKey(f *testing.F) {
+	for _, seed := range []string{
+		``, `_`, `{"a_b":1}`, `{"speculative_decoding":{}}`, `"draft_n"`, `x"draft_n"`,
+		`"speculative_decodin"`, `speculative_decoding"`, `"draft_n`, `__"draft_n"__`,
+		`{"finish_reason":"length","usage":{"prompt_tokens":2}}`, `"speculative"draft_n"`,
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		want := bytes.Contains(data, specDecodeKey) || bytes.Contains(data, draftNKey)
+		if got := hasSpecDecodeKey(data); got != want {
+			t.Fatalf("hasSpecDecodeKey(%q) = %v, want %v", data, got, want)
 		}
 	})
 }
