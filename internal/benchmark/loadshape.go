@@ -39,7 +39,9 @@ type PhaseSpec struct {
 	// first token (0 = none); the ramps move Concurrency, Prefill and Rate
 	// from a low start to those targets; RateSeries follows Rate's ramp;
 	// Users > 0 selects user-centric mode at UserRate requests/s shared.
-	Prefill                                int
+	Prefill int
+	// Wire caps requests on the wire (--request-concurrency); 0 = none.
+	Wire                                   int
 	ConcurrencyRamp, PrefillRamp, RateRamp *config.Ramp
 	RateSeries                             []config.RatePoint
 	Users                                  int
@@ -50,6 +52,9 @@ type PhaseSpec struct {
 func shapeSpec(cfg *config.Config, s *PhaseSpec) {
 	sh := &cfg.Shape
 	s.Prefill = cfg.PrefillConcurrency()
+	if sh.RequestConcurrency != nil {
+		s.Wire = *sh.RequestConcurrency
+	}
 	s.ConcurrencyRamp, s.PrefillRamp, s.RateRamp = sh.ConcurrencyRamp, sh.PrefillRamp, sh.RateRamp
 	s.RateSeries = sh.RateSeries
 	if r, ok := cfg.SeriesRate(); ok {
@@ -115,6 +120,10 @@ func warmupSpec(cfg *config.Config, prof *PhaseSpec) *PhaseSpec {
 	s.Prefill = prof.Prefill
 	if w.PrefillConcurrency != nil {
 		s.Prefill = *w.PrefillConcurrency
+	}
+	s.Wire = prof.Wire
+	if w.RequestConcurrency != nil {
+		s.Wire = *w.RequestConcurrency
 	}
 	s.ConcurrencyRamp = orRamp(w.ConcurrencyRamp, prof.ConcurrencyRamp)
 	s.PrefillRamp = orRamp(w.PrefillRamp, prof.PrefillRamp)

@@ -241,8 +241,14 @@ func (r *phaseRunner) startPool(spec *PhaseSpec, l *phaseLoad, sched *timing.Sch
 	if l.gate != nil {
 		wo.Prefill, wo.Parser = l.gate, r.plan.Endpoint
 	}
+	if spec.Wire > 0 {
+		wo.Wire = timing.NewGate(spec.Wire)
+	}
 	if r.cluster == nil {
 		return worker.NewPool(r.requestContext(), wo)
+	}
+	if wo.Wire != nil {
+		return nil, usageError(fmt.Errorf("--workers: --request-concurrency is not supported with load workers yet"))
 	}
 	if l.gateSteps != nil {
 		return nil, usageError(fmt.Errorf("--workers: prefill-concurrency ramps are not supported with load workers yet"))

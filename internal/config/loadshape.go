@@ -17,6 +17,11 @@ type LoadShape struct {
 	// PrefillConcurrency caps requests sent and not yet answered with a
 	// first content chunk (--prefill-concurrency; streaming only).
 	PrefillConcurrency *int `json:"prefill_concurrency,omitempty"`
+	// RequestConcurrency caps requests on the wire, sent and not yet
+	// ended, whatever sent them (--request-concurrency): session
+	// concurrency bounds conversations, and a conversation whose turns
+	// fork (agentic subagents) can have several requests out at once.
+	RequestConcurrency *int `json:"request_concurrency,omitempty"`
 	// ConcurrencyRamp, PrefillRamp and RateRamp ramp the session
 	// concurrency, the prefill concurrency and the request rate to their
 	// targets (--concurrency-ramp-duration, ...; YAML concurrency_ramp,
@@ -108,6 +113,7 @@ type RatePoint struct {
 type WarmupLoad struct {
 	Concurrency        *int           `json:"warmup_concurrency,omitempty"`
 	PrefillConcurrency *int           `json:"warmup_prefill_concurrency,omitempty"`
+	RequestConcurrency *int           `json:"warmup_request_concurrency,omitempty"`
 	RequestRate        *float64       `json:"warmup_request_rate,omitempty"`
 	ArrivalPattern     ArrivalPattern `json:"warmup_arrival_pattern,omitempty"`
 	// GracePeriod bounds the wait for warmup responses after
@@ -226,6 +232,9 @@ func (c *Config) validateShape(p *problems) {
 		if l.Concurrency != nil && *s.PrefillConcurrency > *l.Concurrency {
 			p.add("--prefill-concurrency", "must be <= --concurrency (%d), got %d", *l.Concurrency, *s.PrefillConcurrency)
 		}
+	}
+	if s.RequestConcurrency != nil {
+		atLeast1(p, "--request-concurrency", *s.RequestConcurrency)
 	}
 	validateRamp(p, "--concurrency-ramp-duration", s.ConcurrencyRamp)
 	validateRamp(p, "--prefill-concurrency-ramp-duration", s.PrefillRamp)
@@ -412,6 +421,9 @@ func (c *Config) validateWarmupLoad(p *problems) {
 			p.add("--warmup-prefill-concurrency", "requires --streaming: the prefill slot is released at the first streamed token")
 		}
 	}
+	if w.RequestConcurrency != nil {
+		atLeast1(p, "--warmup-request-concurrency", *w.RequestConcurrency)
+	}
 	if w.RequestRate != nil {
 		positive(p, "--warmup-request-rate", *w.RequestRate)
 	}
@@ -436,7 +448,7 @@ func (c *Config) validateWarmupLoad(p *problems) {
 	if w.RateRamp != nil && w.RequestRate == nil && c.Load.RequestRate == nil {
 		p.add("--warmup-request-rate-ramp-duration", "requires warmup rate-controlled scheduling: pass --warmup-request-rate")
 	}
-	set := w.Concurrency != nil || w.PrefillConcurrency != nil || w.RequestRate != nil || w.ArrivalPattern != "" ||
+	set := w.Concurrency != nil || w.PrefillConcurrency != nil || w.RequestConcurrency != nil || w.RequestRate != nil || w.ArrivalPattern != "" ||
 		w.GracePeriod != nil || w.ConcurrencyRamp != nil || w.PrefillRamp != nil || w.RateRamp != nil
 	if set && !c.WarmupEnabled() {
 		p.add("--warmup-concurrency", "the --warmup-* load flags need a warmup: pass --warmup-request-count, --warmup-duration or --num-warmup-sessions")

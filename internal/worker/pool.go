@@ -124,6 +124,11 @@ type Options struct {
 	// content chunk, parsed with Parser (required then), or when it ends.
 	Prefill *timing.Gate
 	Parser  ResponseParser
+	// Wire, when set, is the request-concurrency gate: each request
+	// (turn) takes a slot before it is sent (before its prefill slot) and
+	// gives it back when it ends, so no more requests are on the wire
+	// than its limit, whatever conversations and forks sent them.
+	Wire *timing.Gate
 	// OnSend, when set, is called as each request (turn) is sent, from the
 	// worker's goroutine, with the request's record the moment its Sent is
 	// stamped (it is every request's transport.Request.OnSent), before the

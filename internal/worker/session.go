@@ -304,14 +304,23 @@ func (p *Pool) sendTurn(workerID string, s *Stream, o TurnOptions, t int, last b
 		rec.RequestHeader = header
 	}
 	req := &transport.Request{URL: p.o.URLs[rec.URLIndex], Body: wire, Header: header, Session: s.correlation}
+	leave := func() {} // gives the request-concurrency slot back
+	if g := p.o.Wire; g != nil {
+		if g.Acquire(p.ctx) != nil {
+			return TurnResult{}
+		}
+		leave = g.Release
+	}
 	release, ok := p.prefillSlot(req)
 	if !ok {
+		leave()
 		return TurnResult{}
 	}
 	req.OnSent = p.o.OnSend // one hook for every request: no closure each
 	p.sessionStarted(s)
 	p.o.Sender.Do(p.ctx, p.o.Clock, req, rec)
 	release()
+	leave()
 	if p.o.Polling != nil {
 		p.pollJob(req, rec)
 	}
