@@ -12,24 +12,11 @@ import (
 type decoderSequence []decoder
 
 func newDecoderSequence(path string, raw json.RawMessage) (decoder, error) {
-	var spec struct {
-		Type     string            `json:"type"`
-		Decoders []json.RawMessage `json:"decoders"`
-	}
-	if err := decodeStrict(path, "Sequence", raw, &spec); err != nil {
+	seq, err := newSequence(path, "decoders", raw, newDecoder)
+	if err != nil {
 		return nil, err
 	}
-	var seq decoderSequence
-	for i, r := range spec.Decoders {
-		d, err := newDecoder(subPath(path, "decoders", i), r)
-		if err != nil {
-			return nil, err
-		}
-		if d != nil {
-			seq = append(seq, d)
-		}
-	}
-	return seq, nil
+	return decoderSequence(seq), nil
 }
 
 func (s decoderSequence) decodeChain(tokens []string) []string {

@@ -12,24 +12,11 @@ import (
 type normalizerSequence []normalizer
 
 func newNormalizerSequence(path string, raw json.RawMessage) (normalizer, error) {
-	var spec struct {
-		Type        string            `json:"type"`
-		Normalizers []json.RawMessage `json:"normalizers"`
-	}
-	if err := decodeStrict(path, "Sequence", raw, &spec); err != nil {
+	seq, err := newSequence(path, "normalizers", raw, newNormalizer)
+	if err != nil {
 		return nil, err
 	}
-	var seq normalizerSequence
-	for i, r := range spec.Normalizers {
-		n, err := newNormalizer(subPath(path, "normalizers", i), r)
-		if err != nil {
-			return nil, err
-		}
-		if n != nil {
-			seq = append(seq, n)
-		}
-	}
-	return seq, nil
+	return normalizerSequence(seq), nil
 }
 
 func (s normalizerSequence) normalize(text string) string {

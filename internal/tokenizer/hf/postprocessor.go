@@ -10,24 +10,11 @@ import (
 type postProcessorSequence []postProcessor
 
 func newPostProcessorSequence(path string, raw json.RawMessage) (postProcessor, error) {
-	var spec struct {
-		Type       string            `json:"type"`
-		Processors []json.RawMessage `json:"processors"`
-	}
-	if err := decodeStrict(path, "Sequence", raw, &spec); err != nil {
+	seq, err := newSequence(path, "processors", raw, newPostProcessor)
+	if err != nil {
 		return nil, err
 	}
-	var seq postProcessorSequence
-	for i, r := range spec.Processors {
-		p, err := newPostProcessor(subPath(path, "processors", i), r)
-		if err != nil {
-			return nil, err
-		}
-		if p != nil {
-			seq = append(seq, p)
-		}
-	}
-	return seq, nil
+	return postProcessorSequence(seq), nil
 }
 
 func (s postProcessorSequence) process(ids []int) []int {

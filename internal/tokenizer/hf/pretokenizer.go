@@ -7,24 +7,11 @@ import "encoding/json"
 type preTokenizerSequence []preTokenizer
 
 func newPreTokenizerSequence(path string, raw json.RawMessage) (preTokenizer, error) {
-	var spec struct {
-		Type          string            `json:"type"`
-		PreTokenizers []json.RawMessage `json:"pretokenizers"`
-	}
-	if err := decodeStrict(path, "Sequence", raw, &spec); err != nil {
+	seq, err := newSequence(path, "pretokenizers", raw, newPreTokenizer)
+	if err != nil {
 		return nil, err
 	}
-	var seq preTokenizerSequence
-	for i, r := range spec.PreTokenizers {
-		p, err := newPreTokenizer(subPath(path, "pretokenizers", i), r)
-		if err != nil {
-			return nil, err
-		}
-		if p != nil {
-			seq = append(seq, p)
-		}
-	}
-	return seq, nil
+	return preTokenizerSequence(seq), nil
 }
 
 func (s preTokenizerSequence) preTokenize(dst, src []word) []word {

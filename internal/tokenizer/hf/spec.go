@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"regexp"
 )
 
@@ -29,6 +30,31 @@ func cleanJSONError(err error) error {
 		return fmt.Errorf("unsupported option %q", m[1])
 	}
 	return err
+}
+
+// newSequence builds the members of a "Sequence" component, listed under
+// field, each by build at its own path; members that build to nil
+// (no-ops) are left out. The spec is decoded as strictly as every other
+// component's: into a struct of "type" and field alone, made for field.
+func newSequence[T any](path, field string, raw json.RawMessage, build func(string, json.RawMessage) (T, error)) ([]T, error) {
+	spec := reflect.New(reflect.StructOf([]reflect.StructField{
+		{Name: "Type", Type: reflect.TypeFor[string](), Tag: `json:"type"`},
+		{Name: "Members", Type: reflect.TypeFor[[]json.RawMessage](), Tag: reflect.StructTag(`json:"` + field + `"`)},
+	}))
+	if err := decodeStrict(path, "Sequence", raw, spec.Interface()); err != nil {
+		return nil, err
+	}
+	var seq []T
+	for i, r := range spec.Elem().Field(1).Interface().([]json.RawMessage) {
+		m, err := build(subPath(path, field, i), r)
+		if err != nil {
+			return nil, err
+		}
+		if any(m) != nil {
+			seq = append(seq, m)
+		}
+	}
+	return seq, nil
 }
 
 // subPath is the JSON path of element i of the array field of path.
