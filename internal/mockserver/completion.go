@@ -15,13 +15,13 @@ import (
 // maxBodyBytes bounds a request body.
 const maxBodyBytes = 64 << 20
 
-// complete serves /v1/chat/completions and /v1/completions: it parses the
-// request, maybe injects a failure, plans the output, and answers streaming
-// or not against the latency model, counting from arrival.
-func (s *Server) complete(w http.ResponseWriter, r *http.Request, api apiKind, arrival time.Time) {
-	active := int(s.active.Add(1)) // includes this request, as AIPerf samples after its own bump
-	defer s.active.Add(-1)
-
+// admit reads a request's body and parses it with parse, draws its fault
+// (--error-rate's draw included) and answers the faults that end a
+// request at once; a slow-headers fault holds the request FaultDelay on
+// wt, moving *arrival, since everything, the latency model included,
+// starts that late. ok is false when the request has been answered (a
+// bad body, such a fault) or ended while held.
+func admit[T any](s *Server, w http.ResponseWriter, r *http.Request, wt *waiter, arrival *time.Time, parse func([]byte) (T, error)) (req T, fault Fault, ok bool) {
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBodyBytes))
 	if err != nil {
 		status := http.StatusBadRequest
@@ -29,29 +29,39 @@ func (s *Server) complete(w http.ResponseWriter, r *http.Request, api apiKind, a
 			status = http.StatusRequestEntityTooLarge
 		}
 		writeError(w, status, "invalid_request_error", "reading request body: "+err.Error())
-		return
+		return req, fault, false
 	}
-	req, err := parseRequest(api, body)
+	if req, err = parse(body); err == nil {
+		fault, err = s.pickFault(r)
+	}
 	if err != nil {
 		writeError(w, http.StatusBadRequest, "invalid_request_error", err.Error())
-		return
-	}
-	fault, err := s.pickFault(r) // includes --error-rate's draw
-	if err != nil {
-		writeError(w, http.StatusBadRequest, "invalid_request_error", err.Error())
-		return
+		return req, fault, false
 	}
 	if answerFault(w, fault) {
-		return
+		return req, fault, false
 	}
+	if fault == FaultSlowHeaders {
+		*arrival = arrival.Add(s.cfg.FaultDelay)
+		if wt.until(r.Context(), *arrival) != nil {
+			return req, fault, false
+		}
+	}
+	return req, fault, true
+}
+
+// complete serves /v1/chat/completions and /v1/completions: it parses the
+// request, maybe injects a failure, plans the output, and answers streaming
+// or not against the latency model, counting from arrival.
+func (s *Server) complete(w http.ResponseWriter, r *http.Request, api apiKind, arrival time.Time) {
+	active := int(s.active.Add(1)) // includes this request, as AIPerf samples after its own bump
+	defer s.active.Add(-1)
+
 	wt := waiter{done: s.done, fine: s.fine}
 	defer wt.stop()
-	if fault == FaultSlowHeaders {
-		// Everything, the latency model included, starts FaultDelay late.
-		arrival = arrival.Add(s.cfg.FaultDelay)
-		if wt.until(r.Context(), arrival) != nil {
-			return
-		}
+	req, fault, ok := admit(s, w, r, &wt, &arrival, func(body []byte) (parsedRequest, error) { return parseRequest(api, body) })
+	if !ok {
+		return
 	}
 	if q := s.cfg.ServerQueue; q > 0 { // the queue the server account reports
 		arrival = arrival.Add(q)

@@ -2,9 +2,7 @@ package mockserver
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -63,35 +61,11 @@ type exchange struct {
 func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request, spec *apiSpec, arrival time.Time) {
 	active := int(s.active.Add(1))
 	defer s.active.Add(-1)
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBodyBytes))
-	if err != nil {
-		status := http.StatusBadRequest
-		if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
-			status = http.StatusRequestEntityTooLarge
-		}
-		writeError(w, status, "invalid_request_error", "reading request body: "+err.Error())
-		return
-	}
-	req, err := spec.parse(r, body)
-	if err != nil {
-		writeError(w, http.StatusBadRequest, "invalid_request_error", err.Error())
-		return
-	}
-	fault, err := s.pickFault(r)
-	if err != nil {
-		writeError(w, http.StatusBadRequest, "invalid_request_error", err.Error())
-		return
-	}
-	if answerFault(w, fault) {
-		return
-	}
 	wt := waiter{done: s.done, fine: s.fine}
 	defer wt.stop()
-	if fault == FaultSlowHeaders {
-		arrival = arrival.Add(s.cfg.FaultDelay)
-		if wt.until(r.Context(), arrival) != nil {
-			return
-		}
+	req, fault, ok := admit(s, w, r, &wt, &arrival, func(body []byte) (apiRequest, error) { return spec.parse(r, body) })
+	if !ok {
+		return
 	}
 	pr := parsedRequest{Prompt: req.Prompt}
 	pr.MaxTokens, pr.MinTokens, pr.IgnoreEOS = req.MaxTokens, req.MinTokens, req.IgnoreEOS
