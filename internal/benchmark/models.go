@@ -1,13 +1,11 @@
 package benchmark
 
 import (
-	"crypto/sha256"
 	"fmt"
-	"math/rand/v2"
-	"strconv"
 
 	"github.com/aiperf-go/aiperf/internal/config"
 	"github.com/aiperf-go/aiperf/internal/dataset"
+	"github.com/aiperf-go/aiperf/internal/pyrand"
 )
 
 // streamModelSelection names the random model choice's stream, AIPerf's
@@ -17,19 +15,21 @@ const streamModelSelection = "composer.turn.model_selection"
 // assignModels gives every turn that names no model one of models, as
 // AIPerf's composers do when -m lists several (--model-selection-strategy):
 // round_robin gives the n-th such turn, in dataset order, models[n mod
-// len]; random picks uniformly from a stream of the run's seed. A turn's
-// own model (a dataset "model" field) and raw payloads are left alone. With
-// one model nothing changes: the run's model is every request's.
+// len]; random draws each turn's model as AIPerf does, with Python's
+// random.choice on the generator AIPerf derives from the run's seed for
+// "composer.turn.model_selection", so the same seed gives AIPerf's model
+// sequence. A turn's own model (a dataset "model" field) and raw payloads
+// are left alone. With one model nothing changes: the run's model is every
+// request's.
 func assignModels(ds *dataset.Dataset, models []string, strategy config.ModelSelectionStrategy, seed uint64) error {
 	if len(models) < 2 {
 		return nil
 	}
-	var rng *rand.Rand
+	var rng *pyrand.Random
 	switch strategy {
 	case config.ModelRoundRobin:
 	case config.ModelRandom:
-		key := sha256.Sum256([]byte(strconv.FormatUint(seed, 10) + ":" + streamModelSelection))
-		rng = rand.New(rand.NewChaCha8(key))
+		rng = pyrand.Derive(seed, streamModelSelection).Py()
 	default:
 		return fmt.Errorf("--model-selection-strategy: unknown strategy %q", strategy)
 	}
@@ -42,7 +42,7 @@ func assignModels(ds *dataset.Dataset, models []string, strategy config.ModelSel
 				continue
 			}
 			if rng != nil {
-				turn.Model = models[rng.IntN(len(models))]
+				turn.Model = models[rng.Choice(len(models))]
 			} else {
 				turn.Model = models[n%len(models)]
 			}

@@ -62,3 +62,27 @@ func TestAssignModels(t *testing.T) {
 		t.Error("unknown strategy accepted")
 	}
 }
+
+// TestRandomModelsMatchAIPerf pins --model-selection-strategy random to
+// AIPerf 0.13's sequence for the same seed: rng.derive(
+// "composer.turn.model_selection").choice(models) once per turn, printed by
+// AIPerf's own RandomGenerator (aiperf.common.random_generator, init(seed)).
+func TestRandomModelsMatchAIPerf(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		seed   uint64
+		models []string
+		want   []string
+	}{
+		{42, []string{"a", "b", "c"}, []string{"a", "b", "c", "c", "a", "c", "a", "b", "b", "c", "c", "b"}},
+		{7, []string{"m1", "m2"}, []string{"m1", "m1", "m2", "m1", "m2", "m2", "m2", "m2", "m2", "m2", "m2", "m2"}},
+	} {
+		ds := modelsDataset(5, 1, 6) // 12 turns over three conversations, in dataset order
+		if err := assignModels(ds, c.models, config.ModelRandom, c.seed); err != nil {
+			t.Fatal(err)
+		}
+		if got := turnModels(ds); !slices.Equal(got, c.want) {
+			t.Errorf("seed %d: %v; AIPerf draws %v", c.seed, got, c.want)
+		}
+	}
+}
