@@ -77,11 +77,12 @@ func (o *ConsoleOptions) width() int {
 // consoleGroups is the order the metric tables print in. AIPerf 0.13
 // prints every group table before its main one; here the main table
 // (TTFT, ITL, latency, throughput: what a reader looks for first) leads,
-// the usage, cache and reasoning tables follow, and the Effective table
-// comes last: it restates concurrency and throughput over the run's
-// timeline (zeros while idle, instants of huge rate), which only reads
-// right next to the figures it complements. The tables and their titles
-// are AIPerf's; only the order differs.
+// the usage, cache and reasoning tables follow, and the Effective and
+// Active tables come last: they restate concurrency and throughput over
+// the run's timeline (zeros while idle, instants of huge rate; Active only
+// over the time requests were in flight), which only read right next to
+// the figures they complement. The tables and their titles are AIPerf's;
+// only the order differs.
 var consoleGroups = [...]struct {
 	g    metrics.Group
 	name string
@@ -92,6 +93,7 @@ var consoleGroups = [...]struct {
 	{metrics.GroupReasoning, "Reasoning"},
 	{metrics.GroupSpecDecode, "Spec Decode"},
 	{metrics.GroupEffective, "Effective"},
+	{metrics.GroupActive, "Active"},
 }
 
 // consoleStatColumns are the stat columns of the metric tables.

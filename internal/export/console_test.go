@@ -287,3 +287,28 @@ func TestConsoleFooterReachesStdoutAndTextFile(t *testing.T) {
 		t.Errorf("console text file lacks the footer (err %v):\n%s", err, data)
 	}
 }
+
+// TestConsoleActiveTable: the active_* metrics print in their own table,
+// AIPerf's "Active" group (titled "<title>: Active"), after the Effective
+// one, not in the main table.
+func TestConsoleActiveTable(t *testing.T) {
+	t.Parallel()
+	reg := metrics.Builtin()
+	s := fixtureSummary()
+	for _, tag := range []string{"effective_total_throughput", "active_total_throughput"} {
+		m, ok := reg.Lookup(tag)
+		if !ok {
+			t.Fatalf("no metric %s", tag)
+		}
+		st := statsOf(100, 300, 5)
+		st.TimeWeighted = true
+		s.Results = append(s.Results, metrics.Result{Metric: m, Stats: st})
+	}
+	out := renderConsole(t, s, fixtureConsoleOptions(0))
+	eff := strings.Index(out, "NVIDIA AIPerf | LLM Metrics: Effective")
+	act := strings.Index(out, "NVIDIA AIPerf | LLM Metrics: Active")
+	row := strings.Index(out, "Active Total Throughput")
+	if eff < 0 || act < 0 || act < eff || row < act {
+		t.Errorf("Effective table at %d, Active table at %d, active row at %d; want the Active table after the Effective one, holding the row:\n%s", eff, act, row, out)
+	}
+}
