@@ -43,6 +43,9 @@ func compatNotes(cfg *config.Config) []string {
 	if cfg.AgenticReplay() && cfg.Shape.Replay.Speedup != nil {
 		notes = append(notes, "--replay-speedup has no effect on the agentic_replay timing mode: it replays the traces' own timing")
 	}
+	if cfg.Conversation.InterTurnDelayCapSeconds != nil && !cfg.InterTurnDelayCapApplies() {
+		notes = append(notes, "--inter-turn-delay-cap-seconds has no effect here: as in AIPerf it caps the delays of file and trace datasets (--input-file, Weka traces), not synthetic or public-dataset sessions")
+	}
 	if x.UnsafeOverride && x.Scenario == "" {
 		notes = append(notes, "--unsafe-override has no effect without --scenario")
 	}

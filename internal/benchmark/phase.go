@@ -99,7 +99,7 @@ func (p *Plan) poolOptions(client *transport.Client, clk *clock.Clock, keepHeade
 	if p.Sessions.MultiTurn {
 		wo.Endpoint, wo.EOptions = p.Endpoint, &p.EOptions
 	}
-	if capNS, ok := p.Config.InterTurnDelayCap(); ok {
+	if capNS, ok := p.Config.InterTurnDelayCap(); ok && p.Config.InterTurnDelayCapApplies() {
 		wo.CapDelays, wo.DelayCap = true, time.Duration(capNS)
 	}
 	p.workerRequestOptions(&wo)

@@ -1,6 +1,9 @@
 package config
 
-import "math"
+import (
+	"math"
+	"strings"
+)
 
 // Default values of the conversation options, as in AIPerf 0.13.
 const (
@@ -54,6 +57,16 @@ func (c *Config) InterTurnDelayCap() (nanos int64, ok bool) {
 		return 0, false
 	}
 	return int64(*p * 1e9), true
+}
+
+// InterTurnDelayCapApplies reports whether --inter-turn-delay-cap-seconds
+// reaches the run's pauses. AIPerf clamps the delays its file and trace
+// loaders read (multi_turn and the trace formats, Weka traces included) and
+// leaves the others alone: synthetic sessions' --session-turn-delay-mean
+// pauses and the public conversation datasets'.
+func (c *Config) InterTurnDelayCapApplies() bool {
+	pub := c.Dataset.ResolvedPublic()
+	return c.Dataset.InputFile != "" || pub == PublicWekaHF || strings.HasPrefix(string(pub), "semianalysis_cc_traces_weka")
 }
 
 // validateConversation checks the conversation options. --num-sessions

@@ -59,7 +59,7 @@ func numSessionsOptions() []Option {
 		{Name: "inter-turn-delay-cap-seconds",
 			Group: GroupConv,
 			Meta:  "<seconds>",
-			Usage: "Clamp every pause between turns, generated or read from a dataset file, to at most this many seconds.",
+			Usage: "Clamp the pauses between turns that a dataset file or trace gives (multi_turn and trace delays, Weka think times) to at most this many seconds; synthetic sessions are left alone, as in AIPerf.",
 			Bind:  func(c *config.Config) any { return &c.Conversation.InterTurnDelayCapSeconds },
 			Keys:  []Key{{Path: "benchmark.datasets.0.inter_turn_delay_cap_seconds"}}},
 		{Name: "session-header",
