@@ -1,30 +1,51 @@
 package benchmark
 
 import (
+	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/aiperf-go/aiperf/internal/config"
-	"github.com/aiperf-go/aiperf/internal/export"
+	"github.com/aiperf-go/aiperf/internal/configfile"
 	"github.com/aiperf-go/aiperf/internal/tokenizer"
 )
 
-// The input_config block of profile_export_aiperf.json follows AIPerf's
-// config v2 layout (models, endpoint, datasets, phases, artifacts, slos,
-// tokenizer, runtime) so that tools reading AIPerf's summaries find the
-// same keys. Only what this run actually used is written.
+// The input_config block of profile_export_aiperf.json is AIPerf's
+// benchmark configuration without the fields left unset (config v2
+// layout: models, endpoint, datasets, phases, artifacts, slos, tokenizer,
+// telemetry, runtime, logging), so that tools reading AIPerf's summaries
+// find the same keys. It is built in two layers:
+//   - inputConfigDoc: what the run resolved (the models, the phases and
+//     dataset as planned, the artifact switches, the tokenizer that
+//     loaded, the HTTP engine that ran), written by hand because no single
+//     option holds it;
+//   - every other option given on the command line or set away from its
+//     default, at its input_config path (option.InputConfigPath), as its
+//     config-file key encodes it (configfile.InputConfigSettings). A new
+//     option appears there without an edit here.
+//
+// Where both write a key, the resolved value wins.
 type inputConfigDoc struct {
-	Models    inputModels         `json:"models"`
-	Endpoint  inputEndpoint       `json:"endpoint"`
-	Datasets  []inputDataset      `json:"datasets"`
-	Phases    []inputPhase        `json:"phases"`
-	Artifacts inputArtifacts      `json:"artifacts"`
-	SLOs      map[string]float64  `json:"slos,omitzero"`
-	Tokenizer inputTokenizer      `json:"tokenizer"`
-	GPU       inputGPUTelemetry   `json:"gpu_telemetry"`
-	Server    inputServerMetrics  `json:"server_metrics"`
-	Runtime   map[string]string   `json:"runtime"`
-	Extra     []config.ExtraInput `json:"extra_inputs,omitzero"`
-	Headers   []config.Header     `json:"headers,omitzero"`
+	Models         inputModels        `json:"models"`
+	Endpoint       inputEndpoint      `json:"endpoint"`
+	Datasets       []inputDataset     `json:"datasets"`
+	Phases         []inputPhase       `json:"phases"`
+	Artifacts      inputArtifacts     `json:"artifacts"`
+	SLOs           map[string]float64 `json:"slos,omitzero"`
+	Tokenizer      inputTokenizer     `json:"tokenizer"`
+	GPU            inputGPUTelemetry  `json:"gpu_telemetry"`
+	Server         inputServerMetrics `json:"server_metrics"`
+	NetworkLatency inputEnabled       `json:"network_latency"`
+	// AIPerf writes its integrations' sections even when empty.
+	OTel    struct{}          `json:"otel"`
+	MLflow  struct{}          `json:"mlflow"`
+	WandB   struct{}          `json:"wandb"`
+	Runtime map[string]string `json:"runtime"`
+}
+
+// inputEnabled is a section that AIPerf always writes with its switch.
+type inputEnabled struct {
+	Enabled bool `json:"enabled"`
 }
 
 type inputModels struct {
@@ -39,7 +60,7 @@ type inputEndpoint struct {
 	URLs                []string               `json:"urls"`
 	Type                string                 `json:"type"`
 	Path                string                 `json:"path,omitzero"`
-	Streaming           bool                   `json:"streaming"`
+	Streaming           bool                   `json:"streaming,omitzero"`
 	APIKey              config.Secret          `json:"api_key,omitzero"`
 	Timeout             float64                `json:"timeout"`
 	UseLegacyMaxTokens  bool                   `json:"use_legacy_max_tokens,omitzero"`
@@ -117,15 +138,14 @@ type inputPhase struct {
 	EndOffset   *int     `json:"end_offset,omitzero"`
 }
 
-// inputArtifacts is AIPerf's artifacts section: the export level as its
-// summary/records/raw switches ([format] or false), which its
-// BenchmarkConfig validates (it forbids keys it does not know).
+// inputArtifacts is AIPerf's artifacts section. The export level's
+// records/raw switches come from --export-level's keys when it was set;
+// summary is written only when turned off (false), as AIPerf leaves it
+// out by default.
 type inputArtifacts struct {
 	Dir               string   `json:"dir"`
 	Prefix            string   `json:"prefix,omitzero"`
-	Summary           any      `json:"summary"`
-	Records           any      `json:"records"`
-	Raw               bool     `json:"raw"`
+	Summary           any      `json:"summary,omitzero"`
 	SliceDuration     *float64 `json:"slice_duration,omitzero"`
 	AutoPlot          bool     `json:"auto_plot"`
 	PlotRequired      bool     `json:"plot_required"`
@@ -135,14 +155,10 @@ type inputArtifacts struct {
 // artifactsDoc writes the artifacts section of one run.
 func artifactsDoc(p *Plan) inputArtifacts {
 	cfg := p.Config
-	a := inputArtifacts{Dir: p.Paths.Dir, Prefix: cfg.Output.ProfileExportPrefix, Summary: []string{"json"}, Records: []string{"jsonl"},
-		Raw: p.Paths.Level == export.LevelRaw, SliceDuration: cfg.Visuals.SliceDurationSeconds, AutoPlot: cfg.AutoPlot(),
+	a := inputArtifacts{Dir: p.Paths.Dir, Prefix: cfg.Output.ProfileExportPrefix, SliceDuration: cfg.Visuals.SliceDurationSeconds, AutoPlot: cfg.AutoPlot(),
 		PlotRequired: cfg.Visuals.PlotRequired, ExportOutputsJSON: cfg.Artifacts.ExportOutputsJSON}
 	if cfg.Artifacts.NoSummaryJSON {
 		a.Summary = false
-	}
-	if p.Paths.Level == export.LevelSummary {
-		a.Records = false
 	}
 	return a
 }
@@ -156,7 +172,22 @@ type inputTokenizer struct {
 	TrustRemoteCode bool   `json:"trust_remote_code,omitzero"`
 }
 
-func inputConfig(p *Plan, ui config.UIType) inputConfigDoc {
+// inputConfig returns the input_config block of the run (see
+// inputConfigDoc).
+func inputConfig(p *Plan, ui config.UIType) *jsonObject {
+	doc, err := orderedTree(resolvedInputConfig(p, ui))
+	if err != nil { // the document is made of plain values: cannot happen
+		panic(fmt.Sprintf("input_config: %v", err))
+	}
+	given := p.Config.Given
+	for _, s := range configfile.InputConfigSettings(p.Config, func(o string) bool { return slices.Contains(given, o) }) {
+		place(doc, s.Path, s.Value)
+	}
+	return doc
+}
+
+// resolvedInputConfig is the part of input_config that the run resolved.
+func resolvedInputConfig(p *Plan, ui config.UIType) inputConfigDoc {
 	cfg := p.Config
 	doc := inputConfigDoc{
 		Endpoint: inputEndpoint{
@@ -175,15 +206,14 @@ func inputConfig(p *Plan, ui config.UIType) inputConfigDoc {
 
 			HTTPMaxResponseHeaderBytes: cfg.Network.MaxResponseHeaderBytes,
 		},
-		GPU:       gpuTelemetryDoc(&cfg.Telemetry.GPU),
-		Server:    serverMetricsDoc(&cfg.Telemetry.ServerMetrics),
-		Artifacts: artifactsDoc(p),
-		SLOs:      p.SLOs,
-		Tokenizer: tokenizerDoc(p),
+		GPU:            gpuTelemetryDoc(&cfg.Telemetry.GPU),
+		Server:         serverMetricsDoc(cfg),
+		Artifacts:      artifactsDoc(p),
+		SLOs:           p.SLOs,
+		Tokenizer:      tokenizerDoc(p),
+		NetworkLatency: inputEnabled{cfg.NetworkLatencyEnabled()},
 		// The HTTP engine and version that ran (not AIPerf's keys).
 		Runtime: map[string]string{"ui": string(ui), "http_client": string(cfg.HTTPEngine()), "http_version": string(cfg.HTTPVersionResolved())},
-		Extra:   cfg.Input.Extra,
-		Headers: cfg.Input.Headers,
 	}
 	for _, m := range p.Models {
 		doc.Models.Items = append(doc.Models.Items, inputModel{Name: m})
@@ -235,7 +265,8 @@ func gpuTelemetryDoc(g *config.GPUTelemetry) inputGPUTelemetry {
 	return doc
 }
 
-func serverMetricsDoc(s *config.ServerMetrics) inputServerMetrics {
+func serverMetricsDoc(cfg *config.Config) inputServerMetrics {
+	s := &cfg.Telemetry.ServerMetrics
 	doc := inputServerMetrics{Enabled: !s.Disabled, URLs: config.RedactURLs(s.URLs)}
 	if s.Disabled {
 		doc.URLs = nil
@@ -244,7 +275,7 @@ func serverMetricsDoc(s *config.ServerMetrics) inputServerMetrics {
 	if doc.URLs == nil {
 		doc.URLs = []string{}
 	}
-	for _, f := range s.Formats {
+	for _, f := range cfg.ServerMetricsExportFormats() {
 		doc.Formats = append(doc.Formats, string(f))
 	}
 	return doc

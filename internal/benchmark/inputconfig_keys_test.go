@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/aiperf-go/aiperf/internal/configfile"
+	"github.com/aiperf-go/aiperf/internal/option"
 )
 
 // TestInputConfigKeysAreConfigFileKeys checks that every key the
@@ -34,9 +35,23 @@ func TestInputConfigKeysAreConfigFileKeys(t *testing.T) {
 }
 
 // outputOnly are the input_config keys with no config-file twin: what the
-// run resolved (the HTTP engine, the UI), the command line's extra inputs
-// and headers as AIPerf's summary lists them.
-var outputOnly = []string{"runtime", "extra_inputs", "headers", "models.items"}
+// run resolved (the HTTP engine, the UI), the models as AIPerf's summary
+// lists them, and AIPerf's logging and runtime settings, which options
+// place there by their own input_config paths.
+var outputOnly = []string{"runtime", "models.items", "logging"}
+
+// TestInputConfigPathsOfOptions checks every option's input_config paths:
+// each is one of its own config-file keys, or a path of its own that
+// config files do not read (outputOnly).
+func TestInputConfigPathsOfOptions(t *testing.T) {
+	for _, o := range option.All() {
+		for _, at := range o.InputConfigPaths() {
+			if at.Key == nil && !slices.ContainsFunc(outputOnly, func(p string) bool { return strings.HasPrefix(at.Path, p+".") }) {
+				t.Errorf("--%s: input_config path %s is neither one of its keys nor under %v", o.Name, at.Path, outputOnly)
+			}
+		}
+	}
+}
 
 // jsonPaths appends the dot paths of the JSON keys of t (inline structs
 // flattened, slices and maps by their elements).

@@ -20,7 +20,7 @@ const RunConfigFile = "run_config.json"
 type runConfigDoc struct {
 	BenchmarkID string          `json:"benchmark_id"`
 	SweepID     string          `json:"sweep_id,omitzero"`
-	Cfg         inputConfigDoc  `json:"cfg"`
+	Cfg         *jsonObject     `json:"cfg"`
 	Variation   *runVariation   `json:"variation,omitzero"`
 	Trial       int             `json:"trial"`
 	ArtifactDir string          `json:"artifact_dir"`

@@ -111,6 +111,7 @@ func (p *profileCommand) check(args []string) error {
 	problems = append(problems, p.cf.problems...)
 	problems = append(problems, p.valueProblems.errs...)
 	p.cfg.Output.ArtifactDirExplicit = p.cfg.Output.ArtifactDirExplicit || p.cmd.Flags().Changed("output-artifact-dir")
+	p.cfg.Given = explicitFlags(p.cmd.Flags())
 	if len(p.cf.problems) == 0 {
 		// A config file that did not load left the configuration half
 		// applied: checking it would add problems the file does not have

@@ -86,6 +86,12 @@ type Config struct {
 	// How the HTTP client reaches the servers: engine, HTTP version,
 	// TLS, proxies (network.go).
 	Network Network `json:"network,omitzero"`
+
+	// Given names the options set on the command line (canonical flag
+	// names), so that the input_config block records what the user set
+	// even where it equals the default, as AIPerf's does. Provenance, not
+	// configuration: not serialised.
+	Given []string `json:"-"`
 }
 
 // Endpoint is where requests go and how they are shaped (AIPerf's

@@ -14,6 +14,7 @@ package option
 import (
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/aiperf-go/aiperf/internal/config"
@@ -89,6 +90,54 @@ type Option struct {
 	// Keys are the config-file keys the option overrides, the first being
 	// its sweep path. An option without keys is command-line only.
 	Keys []Key
+	// InputConfig are the dot paths under "benchmark" where the option's
+	// value appears in the input_config block of the summaries: a path of
+	// one of its keys (the value is encoded as that key encodes it) or a
+	// path of its own, for an option AIPerf records there without a
+	// config-file key of ours (logging.level, runtime.workers). Nil: its
+	// first key under "benchmark." (an option with none is not recorded).
+	InputConfig []string
+	// NoInputConfig keeps the option out of input_config (where the
+	// resolved value is recorded elsewhere).
+	NoInputConfig bool
+}
+
+// InputConfigPath is one place of an option's value in input_config.
+type InputConfigPath struct {
+	// Path is the dot path under "benchmark".
+	Path string
+	// Key is the config-file key at Path; nil for a path of the option's
+	// own.
+	Key *Key
+}
+
+// InputConfigPaths returns where o's value appears in input_config (see
+// Option.InputConfig); none when it does not.
+func (o *Option) InputConfigPaths() []InputConfigPath {
+	if o.NoInputConfig {
+		return nil
+	}
+	key := func(p string) *Key {
+		for i := range o.Keys {
+			if o.Keys[i].Path == "benchmark."+p {
+				return &o.Keys[i]
+			}
+		}
+		return nil
+	}
+	if o.InputConfig != nil {
+		out := make([]InputConfigPath, len(o.InputConfig))
+		for i, p := range o.InputConfig {
+			out[i] = InputConfigPath{p, key(p)}
+		}
+		return out
+	}
+	for i := range o.Keys {
+		if p, ok := strings.CutPrefix(o.Keys[i].Path, "benchmark."); ok {
+			return []InputConfigPath{{p, &o.Keys[i]}}
+		}
+	}
+	return nil
 }
 
 // Key is one config-file key of an option.
