@@ -124,8 +124,11 @@ var allowed = map[string][]string{
 	// The network round-trip probes write their JSONL with the
 	// export package's writers.
 	"internal/telemetry/netlatency": {"internal/telemetry", "internal/export", "internal/metrics/stats"},
-	"internal/telemetry/dcgm":       {"internal/telemetry/gpu", "internal/telemetry/prom"},
-	"internal/telemetry/nvml":       {"internal/telemetry/gpu"},
+	"internal/telemetry/dcgm":       {"internal/telemetry/gpu", "internal/telemetry/prom", "internal/telemetry/amd"},
+	// amd maps AMD's device-metrics exporter page; the DCGM source hands
+	// it the pages it recognises.
+	"internal/telemetry/amd":  {"internal/telemetry/gpu", "internal/telemetry/prom"},
+	"internal/telemetry/nvml": {"internal/telemetry/gpu"},
 	// energy joins GPU telemetry with the metrics summary (AIPerf's
 	// post-aggregation analyzer).
 	"internal/telemetry/energy": {"internal/telemetry/gpu", "internal/metrics", "internal/export"},

@@ -3,7 +3,8 @@
 // modelName, Hostname, ...) becomes one gpu.Sample per GPU, with AIPerf
 // 0.13's field names and units (power in W, energy in MJ from DCGM's mJ,
 // memory in GB from MiB, SM activity in % from a ratio, throttling in µs
-// from ns).
+// from ns). A URL that serves AMD's device-metrics exporter page instead is
+// read by package amd, so --gpu-telemetry URL covers both vendors.
 package dcgm
 
 import (
@@ -18,6 +19,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/aiperf-go/aiperf/internal/telemetry/amd"
 	"github.com/aiperf-go/aiperf/internal/telemetry/gpu"
 	"github.com/aiperf-go/aiperf/internal/telemetry/prom"
 )
@@ -90,6 +92,9 @@ func (s *Source) Collect(ctx context.Context) (time.Time, []gpu.Sample, error) {
 	}
 	if sc.Duplicate {
 		return sc.FirstByte, nil, nil
+	}
+	if amd.Detect(sc.Families) { // an AMD device-metrics exporter at a DCGM-style URL
+		return sc.FirstByte, amd.Samples(sc.Families), nil
 	}
 	return sc.FirstByte, s.samples(sc.Families), nil
 }

@@ -178,3 +178,26 @@ func FuzzLoadMetricsFile(f *testing.F) {
 		}
 	})
 }
+
+// A URL that serves AMD's device-metrics exporter page yields AMD GPUs
+// with amd_* fields through the same source.
+func TestCollectReadsAnAMDExporterPage(t *testing.T) {
+	page, err := os.ReadFile(filepath.Join("..", "amd", "testdata", "exporter_page.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; version=0.0.4")
+		_, _ = w.Write(page)
+	}))
+	defer srv.Close()
+	_, samples, err := New(srv.URL+"/metrics", nil, srv.Client()).Collect(context.Background())
+	if err != nil || len(samples) != 2 {
+		t.Fatalf("collect: %v, %d samples, want 2", err, len(samples))
+	}
+	for _, s := range samples {
+		if s.Meta.Platform != gpu.PlatformAMD || s.Values[gpu.AMDPower] == 0 || len(s.Values) != 12 {
+			t.Errorf("GPU %d: platform %q, %d fields %v; want amd and its 12 amd_* fields", s.Meta.Index, s.Meta.Platform, len(s.Values), s.Values)
+		}
+	}
+}

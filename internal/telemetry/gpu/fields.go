@@ -59,8 +59,11 @@ type Field struct {
 	From string
 }
 
-// DefaultFields are AIPerf 0.13's GPU telemetry fields, in its order (the
-// order of every export).
+// DefaultFields are AIPerf's GPU telemetry fields, in its order (the order
+// of every export): 0.13's NVIDIA fields, then 0.14's AMD fields (amdsmi's
+// and the AMD device-metrics exporter's, whose console table shows memory
+// free/total after used, memory temperature after temperature and the two
+// clocks last).
 func DefaultFields() []Field {
 	return []Field{
 		{Name: NVIDIAPower, Display: "NVIDIA GPU Power Usage", Unit: "W"},
@@ -81,8 +84,13 @@ func DefaultFields() []Field {
 		{Name: "amd_umc_activity", Display: "AMD UMC Activity", Unit: "%"},
 		{Name: "amd_mm_activity", Display: "AMD MM Activity", Unit: "%"},
 		{Name: "amd_memory_used", Display: "AMD GPU Memory Used", Unit: "GB"},
+		{Name: "amd_memory_free", Display: "AMD GPU Memory Free", Unit: "GB"},
+		{Name: "amd_memory_total", Display: "AMD GPU Memory Total", Unit: "GB"},
 		{Name: "amd_temperature", Display: "AMD GPU Temperature", Unit: "°C"},
+		{Name: "amd_memory_temperature", Display: "AMD Memory Temperature", Unit: "°C"},
 		{Name: "amd_ecc_uncorrectable", Display: "AMD ECC Uncorrectable", Unit: "count", Counter: true},
 		{Name: "amd_throttle_status", Display: "AMD Throttle Status", Unit: "count"},
+		{Name: "amd_sm_clock", Display: "AMD SM Clock Frequency", Unit: "MHz"},
+		{Name: "amd_mem_clock", Display: "AMD Memory Clock Frequency", Unit: "MHz"},
 	}
 }
