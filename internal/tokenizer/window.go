@@ -19,7 +19,7 @@ type WindowEncoder interface {
 }
 
 // Windows is a text's encoding kept with where each token and each
-// pre-tokenization piece starts. Count gives Count(Decode(ids[from:to]))
+// pre-tokenization piece starts. Run gives Count(Decode(ids[from:to]))
 // in time proportional to the pieces at the run's two ends, not its
 // length: a piece of the run that starts where one of the text starts is
 // the text's piece (the split goes forward from the same characters), up
@@ -83,33 +83,70 @@ func (w *Windows) Text(from, to int) (string, bool) {
 	return w.text[a:b], true
 }
 
-// Count returns Count(t) for t, true := Text(from, to): the number of tokens
-// the run re-encodes to.
-func (w *Windows) Count(from, to int) int {
-	a, b := int(w.starts[from]), int(w.starts[to])
-	s := w.text[a:b]
-	count, p := 0, 0
-	// Split from the run's start until a piece starts where one of the
-	// text does.
-	for p < len(s) && !w.pieceAt(a+p) {
-		n := nextPiece(s[p:])
-		count += w.v.countPiece(s[p : p+n])
-		p += n
+// RunPart is one part of a run of tokens: tokens [From, To) of a text's
+// Windows.
+type RunPart struct {
+	W        *Windows
+	From, To int
+}
+
+// Run returns the text of parts joined, which is Decode of their tokens
+// joined, and how many tokens that text encodes to (Count), without
+// decoding or encoding the parts again; ok is false when a cut falls
+// inside a character (Decode then gives U+FFFD for the cut bytes). In each
+// part the text's own pieces are reused from where the run's pieces meet
+// them to the last that starts windowMargin bytes or more before the
+// part's end; the rest, the seams between parts included, is split and
+// encoded afresh.
+func Run(parts []RunPart) (text string, count int, ok bool) {
+	if text, ok = runText(parts); !ok || len(parts) == 0 {
+		return text, 0, ok
 	}
-	// From there the run's pieces are the text's, through the last piece
-	// that starts windowMargin bytes or more before the run's end.
-	if p < len(s) {
-		if y := w.lastPieceAtOrBefore(b - windowMargin); y > a+p {
-			count += w.tokenAt(y) - w.tokenAt(a+p)
-			p = y - a
+	v := parts[0].W.v
+	p, off := 0, 0 // the next piece's start in text; the part's start
+	for _, r := range parts {
+		w, base := r.W, int(r.W.starts[r.From])
+		end := off + int(w.starts[r.To]) - base
+		// Split until a piece starts where one of the part's text does.
+		for p < end && (p < off || !w.pieceAt(p-off+base)) {
+			p, count = splitPiece(v, text, p, count)
 		}
+		if p < end {
+			if y := w.lastPieceAtOrBefore(end - windowMargin - off + base); y > p-off+base {
+				count += w.tokenAt(y) - w.tokenAt(p-off+base)
+				p = y - base + off
+			}
+		}
+		off = end
 	}
-	for p < len(s) {
-		n := nextPiece(s[p:])
-		count += w.v.countPiece(s[p : p+n])
-		p += n
+	for p < len(text) {
+		p, count = splitPiece(v, text, p, count)
 	}
-	return count
+	return text, count, true
+}
+
+// runText returns the parts' texts joined; false when a cut falls inside
+// a character.
+func runText(parts []RunPart) (string, bool) {
+	if len(parts) == 1 {
+		return parts[0].W.Text(parts[0].From, parts[0].To)
+	}
+	var b strings.Builder
+	for _, r := range parts {
+		s, ok := r.W.Text(r.From, r.To)
+		if !ok {
+			return "", false
+		}
+		b.WriteString(s)
+	}
+	return b.String(), true
+}
+
+// splitPiece encodes the piece of text that starts at p: it returns where
+// the next starts and count plus the piece's tokens.
+func splitPiece(v *vocabulary, text string, p, count int) (int, int) {
+	n := nextPiece(text[p:])
+	return p + n, count + v.countPiece(text[p:p+n])
 }
 
 // pieceAt reports whether a piece of the text starts at byte x.

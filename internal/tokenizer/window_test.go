@@ -51,8 +51,8 @@ func checkWindows(t *testing.T, tok Tokenizer, text string, r *rand.Rand, runs i
 		} else if !ok {
 			continue
 		}
-		if got, want := w.Count(from, to), tok.Count(s); got != want {
-			t.Fatalf("Count(%d, %d) of %q = %d, Count = %d", from, to, s, got, want)
+		if _, got, _ := Run([]RunPart{{w, from, to}}); got != tok.Count(s) {
+			t.Fatalf("Run(%d, %d) of %q counts %d, Count %d", from, to, s, got, tok.Count(s))
 		}
 	}
 }
@@ -111,8 +111,55 @@ func FuzzWindowsCount(f *testing.F) {
 		if !ok {
 			return
 		}
-		if got, want := w.Count(a, b), tok.Count(s); got != want {
-			t.Fatalf("Count(%d, %d) of %q = %d, Count = %d", a, b, s, got, want)
+		if _, got, _ := Run([]RunPart{{w, a, b}}); got != tok.Count(s) {
+			t.Fatalf("Run(%d, %d) of %q counts %d, Count %d", a, b, s, got, tok.Count(s))
 		}
 	})
+}
+
+// TestRunAcrossTexts: a run through several texts (a window that crosses
+// corpus chunks, each encoded on its own) counts as its joined text
+// encoded afresh, whatever the seams join: words, contractions, spaces,
+// newlines.
+func TestRunAcrossTexts(t *testing.T) {
+	tok := mustBuiltin(t)
+	r := rand.New(rand.NewPCG(5, 6))
+	ends := []string{"", " ", "  ", "\n", "\n\n", "'", "'s", "word", "12", "!", " \n", "ſ"}
+	for range 300 {
+		var ws []*Windows
+		for range 1 + r.IntN(3) {
+			text := ends[r.IntN(len(ends))] + windowSample(r)[:200+r.IntN(200)] + ends[r.IntN(len(ends))]
+			w, ok := tok.(WindowEncoder).EncodeWindows(text)
+			if !ok {
+				continue // a cut inside a character
+			}
+			ws = append(ws, w)
+		}
+		if len(ws) == 0 {
+			continue
+		}
+		parts := make([]RunPart, len(ws))
+		var ids []int
+		for i, w := range ws {
+			n := len(w.IDs())
+			parts[i] = RunPart{W: w, From: 0, To: n}
+			if i == 0 {
+				parts[i].From = r.IntN(n + 1)
+			}
+			if i == len(ws)-1 {
+				parts[i].To = parts[i].From + r.IntN(n-parts[i].From+1)
+			}
+			ids = append(ids, w.IDs()[parts[i].From:parts[i].To]...)
+		}
+		text, count, ok := Run(parts)
+		if !ok {
+			continue
+		}
+		if dec := tok.Decode(ids); text != dec {
+			t.Fatalf("Run's text %q, Decode %q", text, dec)
+		}
+		if want := tok.Count(text); count != want {
+			t.Fatalf("Run of %q counts %d, Count %d", text, count, want)
+		}
+	}
 }

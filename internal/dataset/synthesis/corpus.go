@@ -214,31 +214,36 @@ func (c *Corpus) chunkTokens(i int) []int {
 }
 
 // runText returns the text of the n stream tokens from start (Decode of
-// them) and how many tokens it encodes to, without decoding or encoding
-// them, when they lie in one chunk whose tokenizer keeps its windows
-// (tokenizer.Windows) and the text is theirs byte for byte; ok is false
-// otherwise.
+// them, wrapping at the stream's end as appendWindow does) and how many
+// tokens it encodes to, without decoding or encoding them, when the
+// tokenizer keeps the chunks' windows (tokenizer.Windows) and the text is
+// theirs byte for byte; ok is false otherwise.
 func (c *Corpus) runText(start, n int) (text string, count int, ok bool) {
+	if n < 0 || n > c.size() {
+		return "", 0, false
+	}
 	i, found := slices.BinarySearch(c.starts, start)
 	if !found {
 		i--
 	}
-	for i < len(c.chunks) && c.starts[i+1] == c.starts[i] { // skip chunks without tokens
-		i++
+	parts := make([]tokenizer.RunPart, 0, 2)
+	for from := start - c.starts[i]; n > 0; i, from = i+1, 0 {
+		if i == len(c.chunks) {
+			i = 0 // wrap to the stream's start
+		}
+		take := min(n, c.starts[i+1]-c.starts[i]-from)
+		if take <= 0 {
+			continue // a chunk without tokens
+		}
+		c.chunkTokens(i)
+		w := c.tokens[i].win
+		if w == nil {
+			return "", 0, false
+		}
+		parts = append(parts, tokenizer.RunPart{W: w, From: from, To: from + take})
+		n -= take
 	}
-	if i >= len(c.chunks) || start+n > c.starts[i+1] {
-		return "", 0, false
-	}
-	c.chunkTokens(i)
-	w := c.tokens[i].win
-	if w == nil {
-		return "", 0, false
-	}
-	from := start - c.starts[i]
-	if text, ok = w.Text(from, from+n); !ok {
-		return "", 0, false
-	}
-	return text, w.Count(from, from+n), true
+	return tokenizer.Run(parts)
 }
 
 // appendWindow appends to dst the n tokens of the stream from index start
