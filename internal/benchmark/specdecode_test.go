@@ -3,6 +3,7 @@ package benchmark
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -60,8 +61,18 @@ func TestRunSpecDecode(t *testing.T) {
 						t.Errorf("%s = %s; want avg %v", tag, doc[tag], want)
 					}
 				}
-				if !strings.Contains(out, "LLM Metrics: Spec Decode") {
-					t.Errorf("console lacks the Spec Decode table:\n%s", out)
+				// Each request's steps accepted 0, 1, 1, 2, 2, 3, 4 drafts; llama.cpp
+				// reports only totals, spread evenly (13 over 7 steps: one 1, six 2s).
+				want := map[string]int{"0": 4, "1": 8, "2": 8, "3": 4, "4": 4}
+				if form == mockserver.SpecDecodeLlamaCpp {
+					want = map[string]int{"1": 4, "2": 24}
+				}
+				var hist map[string]int
+				if err := json.Unmarshal(doc["pooled_spec_decode_acceptance_histogram"], &hist); err != nil || !maps.Equal(hist, want) {
+					t.Errorf("pooled_spec_decode_acceptance_histogram = %s; want %v", doc["pooled_spec_decode_acceptance_histogram"], want)
+				}
+				if !strings.Contains(out, "LLM Metrics: Spec Decode") || !strings.Contains(out, "Accepted-draft histogram (% steps):  ") {
+					t.Errorf("console lacks the Spec Decode table and its histogram line:\n%s", out)
 				}
 			})
 		}

@@ -142,7 +142,7 @@ func Console(w io.Writer, s *metrics.Summary, o ConsoleOptions) error {
 		// group tables (effective, usage, ...) would be rows of zeros.
 		results = slices.DeleteFunc(results, func(r metrics.Result) bool { return r.Metric.Group != metrics.GroupDefault })
 	}
-	if tables := metricTables(results, o.Title, width); tables != "" {
+	if tables := metricTables(results, o.Title, width, acceptanceHistogramLine(s.SpecDecodeHistogram)); tables != "" {
 		b.WriteString("\n\n")
 		b.WriteString(tables)
 		if !o.EmbeddedMock && cacheHintApplies(results) {
@@ -181,7 +181,7 @@ func WriteConsoleTxt(path string, s *metrics.Summary, o ConsoleOptions) error {
 
 // metricTables renders the main table followed by the group tables
 // (consoleGroups); empty tables are left out.
-func metricTables(results []metrics.Result, title string, width int) string {
+func metricTables(results []metrics.Result, title string, width int, specLine string) string {
 	var b strings.Builder
 	for _, cg := range consoleGroups {
 		var rows []metrics.Result
@@ -198,6 +198,9 @@ func metricTables(results []metrics.Result, title string, width int) string {
 			t += ": " + cg.name
 		}
 		b.WriteString(metricTable(t, rows, width))
+		if cg.g == metrics.GroupSpecDecode && specLine != "" {
+			b.WriteString("  " + specLine + "\n")
+		}
 	}
 	return b.String()
 }

@@ -240,6 +240,9 @@ func SummaryJSON(s *metrics.Summary, info RunInfo) ([]byte, error) {
 			return nil, err
 		}
 	}
+	if h := s.SpecDecodeHistogram; h != nil {
+		writeSpecDecodeHistogram(&w, h)
+	}
 	for _, m := range []struct {
 		key string
 		v   any // left out when nil

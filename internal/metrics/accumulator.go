@@ -28,6 +28,9 @@ type Accumulator struct {
 	aggOK    []bool
 
 	errs map[record.ErrorDetails]int
+	// specHist pools the valid records' speculative-decoding acceptance
+	// histograms (Summary.SpecDecodeHistogram).
+	specHist []int64
 
 	anyRecord           bool
 	firstStart, lastEnd int64 // wall ns over every record (Summary.Start/End)
@@ -143,6 +146,9 @@ func (a *Accumulator) Add(p *Processed) {
 	if rec.Error != nil {
 		a.errs[*rec.Error]++
 	}
+	if sd := &rec.SpecDecode; p.Valid && sd.Known() {
+		a.specHist = pool(a.specHist, sd.Histogram)
+	}
 	if a.sweep.on && a.sweepSrc == nil {
 		a.addSweep(p)
 	}
@@ -253,6 +259,7 @@ func (a *Accumulator) Summarize() Summary {
 	if a.anyRecord {
 		s.Start, s.End = time.Unix(0, a.firstStart), time.Unix(0, a.lastEnd)
 	}
+	s.SpecDecodeHistogram = slices.Clone(a.specHist)
 	return s
 }
 

@@ -113,3 +113,15 @@ func specDecodeMetrics() []*Metric {
 			func(acc, drafted float64) float64 { return acc / drafted * 100 }),
 	}
 }
+
+// pool adds the histogram h into into, element by element, growing it as
+// needed (requests may report different draft lengths).
+func pool(into, h []int64) []int64 {
+	for len(into) < len(h) {
+		into = append(into, 0)
+	}
+	for j, c := range h {
+		into[j] += c
+	}
+	return into
+}

@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/aiperf-go/aiperf/internal/record"
@@ -183,5 +184,41 @@ func TestSpecDecodeMetadata(t *testing.T) {
 	}
 	if !reg.byTag["spec_decode_zero_step_requests"].Flags.Has(FlagNoIndividualRecord) {
 		t.Error("spec_decode_zero_step_requests is written per record; want aggregate only")
+	}
+}
+
+// The pooled histogram sums the requests' histograms and reconciles with
+// total_spec_decode_steps; warmup records and requests without
+// speculation add nothing.
+func TestSpecDecodePooledHistogram(t *testing.T) {
+	t.Parallel()
+	reg := Builtin()
+	p := newTestProcessor(t, reg, nil)
+	acc := NewAccumulator(reg, reg.Select(chatStreaming(false)), nil)
+	for i, s := range []record.SpecDecode{makeSpec(workedExample, 4), makeSpec([]int64{1, 1, 0}, 4), {}, makeSpec([]int64{3, 3}, 4)} {
+		r := streamRec(float64(i*100), 1, float64(i*100+10))
+		r.SpecDecode = s
+		if i == 3 {
+			r.Phase = record.Warmup
+		}
+		pr := p.Process(r)
+		acc.Add(&pr)
+	}
+	s := acc.Summarize()
+	if want := []int64{2, 3, 2, 3, 1}; !slices.Equal(s.SpecDecodeHistogram, want) {
+		t.Errorf("pooled histogram = %v; want %v", s.SpecDecodeHistogram, want)
+	}
+	var steps int64
+	for _, c := range s.SpecDecodeHistogram {
+		steps += c
+	}
+	if r, ok := s.Get(tagTotalSpecSteps); !ok || r.Value != float64(steps) {
+		t.Errorf("total_spec_decode_steps = %v (%v); want the histogram's %d", r.Value, ok, steps)
+	}
+	empty := NewAccumulator(reg, reg.Select(chatStreaming(false)), nil)
+	pr := p.Process(streamRec(0, 1, 10))
+	empty.Add(&pr)
+	if h := empty.Summarize().SpecDecodeHistogram; h != nil {
+		t.Errorf("pooled histogram without speculation = %v; want nil", h)
 	}
 }

@@ -53,6 +53,11 @@ type Summary struct {
 	Errors []ErrorCount
 	// Start and End bound the phase in wall time (first send, last response).
 	Start, End time.Time
+	// SpecDecodeHistogram is AIPerf 0.14's pooled acceptance histogram:
+	// element j counts the verify steps, over every valid request that
+	// reported speculative decoding, that accepted exactly j drafts. Its
+	// sum is total_spec_decode_steps; nil when no request reported any.
+	SpecDecodeHistogram []int64
 }
 
 // Get returns the result for tag.
