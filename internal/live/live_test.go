@@ -72,6 +72,16 @@ func TestMeterSummarize(t *testing.T) {
 	if len(ttft.Series) != 3 || ttft.Series[0] != 3 || !math.IsNaN(ttft.Series[1]) || ttft.Series[2] != 10 {
 		t.Errorf("ttft series = %v; want [3 NaN 10]", ttft.Series)
 	}
+	// The series reads each published bucket's median, computed once at
+	// Roll; a bucket never published gives the same from its values.
+	for j, b := range bs {
+		raw := *b
+		raw.medians = nil
+		got, want := Summarize(testSignals, []*Bucket{&raw}, 1)[0].Series[0], ttft.Series[j]
+		if got != want && !(math.IsNaN(got) && math.IsNaN(want)) {
+			t.Errorf("bucket %d unpublished: series %v; published %v", j, got, want)
+		}
+	}
 	// rates 2/s, 0/s, 2/s
 	if rate.Count != 3 || rate.Avg != 4.0/3 || rate.P50 != 2 || rate.Series[1] != 0 {
 		t.Errorf("rate = %+v; want 3 buckets, avg 4/3, p50 2, series[1] 0", rate)
@@ -200,5 +210,29 @@ func BenchmarkMeterAdd(b *testing.B) {
 		if i%100000 == 99999 {
 			m.Roll(time.Duration(i))
 		}
+	}
+}
+
+// BenchmarkSummarizeFull is one snapshot of a full meter as the live view
+// takes it at a high request rate: 60 kept buckets, each holding the
+// SampleCap values of four distributions.
+func BenchmarkSummarizeFull(b *testing.B) {
+	sigs := []Signal{{Tag: "a"}, {Tag: "b"}, {Tag: "c"}, {Tag: "d"}, {Tag: "r", Kind: Rate}}
+	m := NewMeter(sigs, 60, 0)
+	v := 0.0
+	for k := range 60 {
+		for range SampleCap {
+			for i := range 4 {
+				v += 0.618
+				m.Add(i, math.Mod(v, 97))
+			}
+		}
+		m.Count(4, 10000)
+		m.Roll(time.Duration(k+1) * time.Second)
+	}
+	bs := m.Recent(60)
+	b.ReportAllocs()
+	for b.Loop() {
+		Summarize(sigs, bs, 10)
 	}
 }

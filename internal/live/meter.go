@@ -35,6 +35,20 @@ type Bucket struct {
 	// Errors are the phase's error counts by type up to End, most frequent
 	// first (cumulative, not per bucket).
 	Errors []ErrorCount
+	// medians are, per Distribution signal, the median of Values (NaN
+	// when there are none), computed once as the bucket is published:
+	// every snapshot's series shows each kept bucket's median, and a
+	// published bucket never changes. nil on a bucket never published.
+	medians []float64
+}
+
+// median is the median of Distribution signal i's values: the one
+// computed at publication, else computed now.
+func (b *Bucket) median(i int) float64 {
+	if b.medians != nil {
+		return b.medians[i]
+	}
+	return percentile(sortedCopy(b.Values[i]), 50)
 }
 
 // Meter records the headline signals of one phase in fixed-width time
@@ -104,6 +118,13 @@ func (m *Meter) Roll(end time.Duration) {
 	b.End = end
 	if len(m.errs) > 0 {
 		b.Errors = sortedErrors(m.errs)
+	}
+	b.medians = make([]float64, len(m.signals))
+	for i, s := range m.signals {
+		b.medians[i] = nan
+		if s.Kind != Rate {
+			b.medians[i] = percentile(sortedCopy(b.Values[i]), 50)
+		}
 	}
 	m.ring[int(b.Seq%uint64(len(m.ring)))].Store(b)
 	m.seq.Store(b.Seq)

@@ -27,7 +27,7 @@ func Summarize(signals []Signal, buckets []*Bucket, window int) []Metric {
 			case Rate:
 				m.Series[j] = b.rate(i)
 			default:
-				m.Series[j] = percentile(sortedCopy(b.Values[i]), 50)
+				m.Series[j] = b.median(i)
 			}
 		}
 		for _, b := range win {
