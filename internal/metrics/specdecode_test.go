@@ -104,9 +104,9 @@ func TestSpecDecodeRunLevelValues(t *testing.T) {
 	t.Parallel()
 	_, results := specRun(t, makeSpec(workedExample, 4), makeSpec([]int64{1, 1, 0}, 4))
 	for tag, want := range map[string]float64{
-		tagTotalSpecSteps:    11,
-		tagTotalSpecAccepted: 20,
-		tagTotalSpecDrafted:  44,
+		tagTotalSpecSteps:                              11,
+		tagTotalSpecAccepted:                           20,
+		tagTotalSpecDrafted:                            44,
 		"spec_decode_token_weighted_acceptance_length": 1 + 20.0/11,
 		"spec_decode_overall_draft_acceptance_rate":    20.0 / 44 * 100,
 	} {

@@ -40,7 +40,7 @@ type SpecDecode struct {
 	// it (vLLM) or derived from the counts.
 	MeanAcceptanceLength float64
 	// DraftAcceptanceRate is accepted / drafted, a fraction.
-	DraftAcceptanceRate float64
+	DraftAcceptanceRate      float64
 	Steps, Drafted, Accepted int64
 	// Histogram[j] is the number of steps that accepted exactly j drafts.
 	Histogram []int64
