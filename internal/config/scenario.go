@@ -7,6 +7,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
+
+	"github.com/aiperf-go/aiperf/internal/pyfmt"
 )
 
 // ScenarioSpec declares the invariants a named benchmark scenario locks
@@ -98,26 +100,7 @@ type ScenarioViolation struct {
 }
 
 func (v ScenarioViolation) String() string {
-	return fmt.Sprintf("%s: got %s, required %s (%s)", v.Flag, pyRepr(v.Current), pyRepr(v.Required), v.Message)
-}
-
-// pyRepr formats a value the way AIPerf's messages do (Python repr).
-func pyRepr(v any) string {
-	switch x := v.(type) {
-	case nil:
-		return "None"
-	case bool:
-		if x {
-			return "True"
-		}
-		return "False"
-	case string:
-		if strings.Contains(x, "'") && !strings.Contains(x, `"`) {
-			return `"` + x + `"`
-		}
-		return "'" + x + "'"
-	}
-	return fmt.Sprint(v)
+	return fmt.Sprintf("%s: got %s, required %s (%s)", v.Flag, pyfmt.Repr(v.Current), pyfmt.Repr(v.Required), v.Message)
 }
 
 // ScenarioOutcome is the result of applying a scenario: AIPerf's
