@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"net/url"
 	"slices"
@@ -180,7 +181,7 @@ func (c *Config) validateInput(p *problems) {
 	if in.RandomSeed != nil && *in.RandomSeed < 0 {
 		p.add("--random-seed", "must be >= 0, got %d", *in.RandomSeed)
 	}
-	for _, m := range sortedKeys(in.Goodput) {
+	for _, m := range slices.Sorted(maps.Keys(in.Goodput)) {
 		v := in.Goodput[m]
 		if m == "" {
 			p.add("--goodput", "metric tags must not be empty")
@@ -323,15 +324,4 @@ func isToken(s string) bool {
 		}
 	}
 	return true
-}
-
-// sortedKeys returns m's keys in order, so problems are reported
-// deterministically.
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }

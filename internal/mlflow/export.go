@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -126,7 +127,7 @@ func Export(ctx context.Context, o Options, live *StartedRun) (*Metadata, error)
 	now := time.Now().UnixMilli()
 	payload := MetricPayload(sum)
 	metrics := make([]Metric, 0, len(payload))
-	for _, k := range sortedKeys(payload) {
+	for _, k := range slices.Sorted(maps.Keys(payload)) {
 		metrics = append(metrics, Metric{Key: k, Value: payload[k], Timestamp: now})
 		md.MetricKeys = append(md.MetricKeys, k)
 	}
@@ -392,13 +393,4 @@ func upload(ctx context.Context, trackingURI string, getenv func(string) string,
 		names = append(names, f.rel)
 	}
 	return names, nil
-}
-
-func sortedKeys(m map[string]float64) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	slices.Sort(ks)
-	return ks
 }

@@ -10,7 +10,9 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"maps"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 
@@ -204,7 +206,7 @@ func Resolve(files []string, cards []Config, config, split string) (*Split, erro
 				}
 			}
 			splits = defaultSplits(dir)
-			order = sortedKeys(splits)
+			order = slices.Sorted(maps.Keys(splits))
 		}
 	default:
 		if config != "" && config != "default" {
@@ -212,7 +214,7 @@ func Resolve(files []string, cards []Config, config, split string) (*Split, erro
 		}
 		name = "default"
 		splits = defaultSplits(data)
-		order = sortedKeys(splits)
+		order = slices.Sorted(maps.Keys(splits))
 	}
 	got, ok := splits[split]
 	if !ok {
@@ -264,13 +266,4 @@ func pickConfig(cards []Config, name string) (Config, error) {
 		}
 	}
 	return Config{}, fmt.Errorf("the dataset has several configs; pick one with --hf-subset (available: %s)", strings.Join(names, ", "))
-}
-
-func sortedKeys(m map[string][]string) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
