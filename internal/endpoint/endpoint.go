@@ -69,6 +69,25 @@ type Metadata struct {
 	ImagePart string
 }
 
+// FreeForm is the metadata of an endpoint whose body is no one API's (raw,
+// template): no path (the --url is the whole address), every kind of
+// input may reach the server, and answers are read as text, streamed or
+// not, whatever their shape.
+func FreeForm(typ, description string) Metadata {
+	return Metadata{
+		Type:              typ,
+		Description:       description,
+		ServiceKind:       "openai",
+		MetricsTitle:      "LLM Metrics",
+		SupportsStreaming: true,
+		ProducesTokens:    true,
+		TokenizesInput:    true,
+		SupportsAudio:     true,
+		SupportsImages:    true,
+		SupportsVideos:    true,
+	}
+}
+
 // ExtraInput is one --extra-inputs entry, or one of a dataset turn's own
 // extra fields: a body field and its JSON value.
 type ExtraInput struct {

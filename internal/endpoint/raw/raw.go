@@ -34,20 +34,9 @@ func New(s endpoint.Settings) (endpoint.Endpoint, error) {
 
 // Metadata describes the endpoint as AIPerf's plugin metadata does.
 func (*Raw) Metadata() endpoint.Metadata {
-	return endpoint.Metadata{
-		Type: "raw",
-		Description: "Fallback for APIs no other endpoint speaks: dataset payloads (raw_payload, inputs_json) " +
-			"are sent verbatim to --url as given; responses are read by --extra-inputs response_field:<JMESPath>, " +
-			"else auto-detected (embeddings, rankings, text).",
-		ServiceKind:       "openai",
-		MetricsTitle:      "LLM Metrics",
-		SupportsStreaming: true,
-		ProducesTokens:    true,
-		TokenizesInput:    true,
-		SupportsAudio:     true,
-		SupportsImages:    true,
-		SupportsVideos:    true,
-	}
+	return endpoint.FreeForm("raw", "Fallback for APIs no other endpoint speaks: dataset payloads (raw_payload, inputs_json) "+
+		"are sent verbatim to --url as given; responses are read by --extra-inputs response_field:<JMESPath>, "+
+		"else auto-detected (embeddings, rankings, text).")
 }
 
 // ErrNoRawPayload is returned for a turn that has no raw payload.

@@ -102,20 +102,9 @@ func isFile(s string) bool {
 
 // Metadata describes the endpoint as AIPerf's plugin metadata does.
 func (*Template) Metadata() endpoint.Metadata {
-	return endpoint.Metadata{
-		Type: "template",
-		Description: "Custom request bodies from a Jinja template (named, a file, or inline) rendered with the " +
-			"turn's texts, images, audios, videos, query, passages, model, max_tokens and stream; responses " +
-			"are read by response_field (JMESPath) or auto-detected.",
-		ServiceKind:       "openai",
-		MetricsTitle:      "LLM Metrics",
-		SupportsStreaming: true,
-		ProducesTokens:    true,
-		TokenizesInput:    true,
-		SupportsAudio:     true,
-		SupportsImages:    true,
-		SupportsVideos:    true,
-	}
+	return endpoint.FreeForm("template", "Custom request bodies from a Jinja template (named, a file, or inline) rendered with the "+
+		"turn's texts, images, audios, videos, query, passages, model, max_tokens and stream; responses "+
+		"are read by response_field (JMESPath) or auto-detected.")
 }
 
 // AppendPayload renders the template for t, which must give a JSON
