@@ -423,12 +423,7 @@ func newKubeLogsCommand(env *Env, client func() (kubernetes.Interface, error)) *
 		Short: "Print the controller pod's log (--workers: every worker pod's)",
 		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			name, err := kubeTarget(env, cmd, args, &ns)
-			if err != nil {
-				return err
-			}
-			args = []string{name}
-			cs, err := client()
+			name, cs, err := kubeTargetClient(env, cmd, args, &ns, client)
 			if err != nil {
 				return err
 			}
@@ -436,7 +431,7 @@ func newKubeLogsCommand(env *Env, client func() (kubernetes.Interface, error)) *
 			if workers {
 				role = "worker"
 			}
-			return kube.Logs(cmd.Context(), cs, ns, args[0], role, follow, env.Stdout)
+			return kube.Logs(cmd.Context(), cs, ns, name, role, follow, env.Stdout)
 		},
 	}
 	kubeNamespaceFlag(cmd, &ns)

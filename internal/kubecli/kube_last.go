@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/spf13/cobra"
+	"k8s.io/client-go/kubernetes"
 )
 
 // lastBenchmark is AIPerf's ~/.aiperf/last_kube_benchmark.json: the
@@ -43,6 +44,16 @@ func saveLastBenchmark(env *Env, name, namespace string) {
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "warning: could not record the last benchmark: %v\n", err)
 	}
+}
+
+// kubeTargetClient is kubeTarget and then a client for the cluster.
+func kubeTargetClient(env *Env, cmd *cobra.Command, args []string, ns *string, client func() (kubernetes.Interface, error)) (string, kubernetes.Interface, error) {
+	name, err := kubeTarget(env, cmd, args, ns)
+	if err != nil {
+		return "", nil, err
+	}
+	cs, err := client()
+	return name, cs, err
 }
 
 // kubeTarget is the benchmark a command names: its NAME argument, else

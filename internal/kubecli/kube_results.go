@@ -120,11 +120,7 @@ func newKubeShutdownCommand(env *Env, client func() (kubernetes.Interface, error
 		Short: "Retire a finished benchmark's controller pod (it stops serving its results and exits)",
 		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			name, err := kubeTarget(env, cmd, args, &ns)
-			if err != nil {
-				return err
-			}
-			cs, err := client()
+			name, cs, err := kubeTargetClient(env, cmd, args, &ns, client)
 			if err != nil {
 				return err
 			}
@@ -153,11 +149,7 @@ func newKubeAttachCommand(env *Env, client func() (kubernetes.Interface, error))
 			"1 when it failed or was cancelled. An exited controller pod's last log lines are printed.",
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			name, err := kubeTarget(env, cmd, args, &ns)
-			if err != nil {
-				return err
-			}
-			cs, err := client()
+			name, cs, err := kubeTargetClient(env, cmd, args, &ns, client)
 			if err != nil {
 				return err
 			}
