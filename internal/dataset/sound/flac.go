@@ -343,7 +343,9 @@ func decodeSubframe(r *bitReader, size, bps int) ([]int64, error) {
 	return out, nil
 }
 
-func decodeFixed(r *bitReader, out []int64, order, bps int) error {
+// readWarmup reads a predicted subframe's first order samples, which are
+// stored verbatim at bps bits each.
+func readWarmup(r *bitReader, out []int64, order, bps int) error {
 	if order > len(out) {
 		return errors.New("flac: predictor order exceeds the block")
 	}
@@ -353,6 +355,13 @@ func decodeFixed(r *bitReader, out []int64, order, bps int) error {
 			return err
 		}
 		out[i] = v
+	}
+	return nil
+}
+
+func decodeFixed(r *bitReader, out []int64, order, bps int) error {
+	if err := readWarmup(r, out, order, bps); err != nil {
+		return err
 	}
 	if err := decodeResidual(r, out, order); err != nil {
 		return err
@@ -373,15 +382,8 @@ func decodeFixed(r *bitReader, out []int64, order, bps int) error {
 }
 
 func decodeLPC(r *bitReader, out []int64, order, bps int) error {
-	if order > len(out) {
-		return errors.New("flac: predictor order exceeds the block")
-	}
-	for i := range order {
-		v, err := r.signed(bps)
-		if err != nil {
-			return err
-		}
-		out[i] = v
+	if err := readWarmup(r, out, order, bps); err != nil {
+		return err
 	}
 	prec, err := r.bits(4)
 	if err != nil {
