@@ -19,18 +19,12 @@ type reportRow struct {
 
 type reportPage struct {
 	Sessions, Turns int
-	CSS             template.CSS
 	Targets         []reportRow
 	Summary         []reportRow
 	Charts          []template.HTML
 }
 
-var reportTemplate = sync.OnceValue(func() *template.Template {
-	return template.Must(template.New("report").Parse(`<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<title>Dataset Report</title><style>{{.CSS}}</style></head><body>
-<h1>Dataset Report</h1>
-<div class="meta">{{.Sessions}} sessions · {{.Turns}} turns · estimates at 20,000 prefill and 60 decode tokens/s · written by aiperf synthesize agentic-code</div>
+var reportTemplate = pageTemplate("Dataset Report", `<div class="meta">{{.Sessions}} sessions · {{.Turns}} turns · estimates at 20,000 prefill and 60 decode tokens/s · written by aiperf synthesize agentic-code</div>
 <h2>Target vs observed</h2>
 <table><tr><th>Metric</th><th>Target mean</th><th>Target median</th><th>Mean</th><th>Median</th><th>p05</th><th>p25</th><th>p75</th><th>p95</th><th>p99</th><th>% error (mean)</th></tr>
 {{range .Targets}}<tr><td>{{.Name}}</td><td>{{.TargetMean}}</td><td>{{.TargetMed}}</td>{{range .Stats}}<td>{{.}}</td>{{end}}<td>{{.Err}}</td></tr>{{end}}</table>
@@ -38,15 +32,49 @@ var reportTemplate = sync.OnceValue(func() *template.Template {
 <table><tr><th>Metric</th><th>Mean</th><th>Median</th><th>p05</th><th>p25</th><th>p75</th><th>p95</th><th>p99</th></tr>
 {{range .Summary}}<tr><td>{{.Name}}</td>{{range .Stats}}<td>{{.}}</td>{{end}}</tr>{{end}}</table>
 <h2>Distributions</h2>
-<div class="grid">{{range .Charts}}<div>{{.}}</div>{{end}}</div>
+<div class="grid">{{range .Charts}}<div>{{.}}</div>{{end}}</div>`)
+
+// pageShell is the HTML around each page this package writes: the page's
+// title as <title> and <h1>, the charts' CSS, then the page's body
+// template over its data.
+const pageShell = `<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<title>{{.Title}}</title><style>{{.CSS}}</style></head><body>
+<h1>{{.Title}}</h1>
+{{template "body" .Page}}
 </body></html>
-`))
-})
+`
+
+// page is what pageShell renders.
+type page struct {
+	Title string
+	CSS   template.CSS
+	Page  any
+}
+
+// pageTemplate parses, once, the page titled title with body inside
+// pageShell; the title travels with the template.
+func pageTemplate(title, body string) func() (*template.Template, string) {
+	t := sync.OnceValue(func() *template.Template {
+		return template.Must(template.Must(template.New(title).Parse(pageShell)).New("body").Parse(body))
+	})
+	return func() (*template.Template, string) { return t(), title }
+}
+
+// writePage renders a page template over data to path.
+func writePage(path string, tmpl func() (*template.Template, string), data any) error {
+	t, title := tmpl()
+	var b bytes.Buffer
+	if err := t.ExecuteTemplate(&b, title, page{Title: title, CSS: template.CSS(chartCSS), Page: data}); err != nil {
+		return err
+	}
+	return os.WriteFile(path, b.Bytes(), 0o644)
+}
 
 // writeReport writes report.html: the target-vs-observed and summary
 // tables of AIPerf's text report and a chart of every distribution.
 func writeReport(dir string, sessions []Session, c *Config, m *Metrics) error {
-	p := reportPage{Sessions: len(m.TurnsPerSession), Turns: len(m.TotalISL), CSS: template.CSS(chartCSS)}
+	p := reportPage{Sessions: len(m.TurnsPerSession), Turns: len(m.TotalISL)}
 	statCells := func(s Stats, compact bool) []string {
 		f := func(v float64) string { return fixed(v, 1, true) }
 		if compact {
@@ -125,11 +153,7 @@ func writeReport(dir string, sessions []Session, c *Config, m *Metrics) error {
 		linesSVG("Context Growth (first 10 sessions)", "turn", "context (tokens)", growth, math.NaN(), ""),
 		linesSVG("Per-Session Cache Hit Rate (first 10 sessions)", "turn", "hit rate", hits, math.NaN(), ""),
 		scatterSVG("Cache Hit Rate vs Row Input", "row input (tokens)", "sequential hit rate", m.TotalISL, m.SequentialHitRate))
-	var b bytes.Buffer
-	if err := reportTemplate().Execute(&b, p); err != nil {
-		return err
-	}
-	return os.WriteFile(filepath.Join(dir, "report.html"), b.Bytes(), 0o644)
+	return writePage(filepath.Join(dir, "report.html"), reportTemplate, p)
 }
 
 func turnsTarget(c *Config, mean bool) float64 {

@@ -1,44 +1,32 @@
 package agenticcode
 
 import (
-	"bytes"
 	"html/template"
 	"math"
-	"os"
 	"path/filepath"
-	"sync"
 )
 
 // simulationPage is simulation.html's content.
 type simulationPage struct {
-	CSS      template.CSS
 	R        SimResult
 	Sessions int
 	Summary  [][2]string
 	Charts   []template.HTML
 }
 
-var simulationTemplate = sync.OnceValue(func() *template.Template {
-	return template.Must(template.New("simulation").Parse(`<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<title>Serving Simulation</title><style>{{.CSS}}</style></head><body>
-<h1>Serving Simulation</h1>
-<div class="meta">{{.Sessions}} sessions replayed at concurrency {{.R.Params.Concurrency}} · prefill {{.R.Params.PrefillTPS}} tokens/s (one at a time) · decode {{.R.Params.DecodeTPS}} tokens/s per request · KV cache {{.R.Params.KVCapacityGB}} GB at {{.R.Params.KVBytesPerToken}} bytes/token · written by aiperf synthesize agentic-code</div>
+var simulationTemplate = pageTemplate("Serving Simulation", `<div class="meta">{{.Sessions}} sessions replayed at concurrency {{.R.Params.Concurrency}} · prefill {{.R.Params.PrefillTPS}} tokens/s (one at a time) · decode {{.R.Params.DecodeTPS}} tokens/s per request · KV cache {{.R.Params.KVCapacityGB}} GB at {{.R.Params.KVBytesPerToken}} bytes/token · written by aiperf synthesize agentic-code</div>
 <h2>Outcome</h2>
 <table><tr><th>Quantity</th><th>Value</th></tr>
 {{range .Summary}}<tr><td>{{index . 0}}</td><td>{{index . 1}}</td></tr>{{end}}</table>
 <h2>Over time</h2>
-<div class="grid">{{range .Charts}}<div>{{.}}</div>{{end}}</div>
-</body></html>
-`))
-})
+<div class="grid">{{range .Charts}}<div>{{.}}</div>{{end}}</div>`)
 
 // writeSimulation writes simulation.html: the dataset's rows (rowIDs, as
 // dataset.jsonl holds them) replayed through Simulate with
 // DefaultSimParams, as summary figures and time series charts.
 func writeSimulation(dir string, sessions []Session, rowIDs [][][]int, c *Config) error {
 	r := Simulate(sessions, rowIDs, c, DefaultSimParams)
-	p := simulationPage{CSS: template.CSS(chartCSS), R: r, Sessions: len(sessions)}
+	p := simulationPage{R: r, Sessions: len(sessions)}
 	p.Summary = [][2]string{
 		{"Simulated time", fixed(r.MaxTimeMs/60000, 1, true) + " min"},
 		{"Turns", fixed(float64(r.Turns), 0, true)},
@@ -67,9 +55,5 @@ func writeSimulation(dir string, sessions []Session, rowIDs [][][]int, c *Config
 		linesSVG("Sessions waiting to start", "time (min)", "sessions", []line{{Name: "queued", X: t, Y: queued, Step: true}}, math.NaN(), ""),
 		linesSVG("Blocks evicted (cumulative)", "time (min)", "blocks", []line{{Name: "evicted", X: t, Y: evicted, Step: true}}, math.NaN(), ""),
 	}
-	var b bytes.Buffer
-	if err := simulationTemplate().Execute(&b, p); err != nil {
-		return err
-	}
-	return os.WriteFile(filepath.Join(dir, "simulation.html"), b.Bytes(), 0o644)
+	return writePage(filepath.Join(dir, "simulation.html"), simulationTemplate, p)
 }
