@@ -3,7 +3,6 @@ package synthesis
 import (
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"strings"
 
 	"github.com/aiperf-go/aiperf/internal/dataset"
@@ -80,18 +79,11 @@ func SyntheticRankings(o RankingsOptions, tok tokenizer.Tokenizer) (*dataset.Dat
 	b := promptBuilder{tok: tok, corpus: c, pick: pyrand.Derive(seed, dataset.StreamPromptCorpus).Py().RandRange}
 	passagesRNG := pyrand.Derive(seed, streamRankingsPassages)
 	lengthRNG := pyrand.Derive(seed, dataset.StreamPromptLength)
-	var idRNG *rand.Rand
-	if !o.SeedSet {
-		idRNG = dataset.NewStream(seed, dataset.StreamSessionID)
-	}
+	sessionID := sessionIDs(seed, o.SeedSet)
 	convs := make([]dataset.Conversation, o.Entries)
 	for i := range convs {
 		conv := &convs[i]
-		if idRNG != nil {
-			conv.ID = dataset.NewUUID(idRNG)
-		} else {
-			conv.ID = fmt.Sprintf("session_%06d", i)
-		}
+		conv.ID = sessionID(i)
 		n := passagesRNG.SamplePositiveNormalInteger(float64(o.PassagesMean), float64(o.PassagesStddev))
 		turn := dataset.Turn{Role: "user", Texts: make([]string, 1+n), TextNames: make([]string, 1+n)}
 		turn.TextNames[0] = TextQuery

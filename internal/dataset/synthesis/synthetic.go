@@ -277,6 +277,17 @@ type promptJob struct {
 	fit              bool // fit the rendered length (see fitRendered)
 }
 
+// sessionIDs names conversation i as AIPerf's session ID generator does:
+// "session_%06d" when the run has a seed, else a UUID drawn from the
+// seed's session-ID stream (called in order, i = 0, 1, ...).
+func sessionIDs(seed uint64, seeded bool) func(i int) string {
+	if seeded {
+		return func(i int) string { return fmt.Sprintf("session_%06d", i) }
+	}
+	rng := dataset.NewStream(seed, dataset.StreamSessionID)
+	return func(int) string { return dataset.NewUUID(rng) }
+}
+
 // layout draws everything but the texts, in AIPerf's order (conversations,
 // then turns, then texts), each kind from the generator AIPerf derives for
 // it: turn counts, delays, (ISL, OSL) pairs, text lengths, prefix choices
@@ -291,10 +302,7 @@ func (o SyntheticOptions) layout(seed uint64) ([]dataset.Conversation, []promptJ
 	seqRNG := pyrand.Derive(seed, streamSeqDist)
 	rangeRNG := pyrand.Derive(seed, streamRangeRatio).NP()
 	prefixRNG := pyrand.Derive(seed, streamPrefixChoice)
-	var idRNG *rand.Rand
-	if !o.SeedSet {
-		idRNG = dataset.NewStream(seed, dataset.StreamSessionID)
-	}
+	sessionID := sessionIDs(seed, o.SeedSet)
 	batch := sh.batchSize()
 	// A rendered-length fit needs the text to be the request's only message
 	// (see fitRendered).
@@ -307,11 +315,7 @@ func (o SyntheticOptions) layout(seed uint64) ([]dataset.Conversation, []promptJ
 	jobs := make([]promptJob, 0, o.Entries*max(1, batch))
 	for i := range convs {
 		conv := &convs[i]
-		if idRNG != nil {
-			conv.ID = dataset.NewUUID(idRNG)
-		} else {
-			conv.ID = fmt.Sprintf("session_%06d", i)
-		}
+		conv.ID = sessionID(i)
 		turns := turnsRNG.SamplePositiveNormalInteger(float64(max(1, sh.TurnsMean)), float64(sh.TurnsStddev))
 		conv.Turns = make([]dataset.Turn, turns)
 		for t := range conv.Turns {
