@@ -196,4 +196,3 @@ func suggestFlag(fs *pflag.FlagSet, name string) string {
 	})
 	return best
 }
-

@@ -136,4 +136,3 @@ func printTraceStats(w io.Writer, s *benchmark.TraceStats) {
 		fmt.Fprintln(w)
 	}
 }
-

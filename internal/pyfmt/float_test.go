@@ -111,4 +111,3 @@ func TestAppendFloatRandomMatchesSplit(t *testing.T) {
 		}
 	}
 }
-
