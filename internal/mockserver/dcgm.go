@@ -32,7 +32,8 @@ type DCGM struct {
 	// GPUs is the number of fake GPUs (--dcgm-num-gpus, default 2).
 	GPUs int
 	// GPUName picks the GPU model (--dcgm-gpu-name: h200, h100, a100, b200,
-	// gb200, rtx6000).
+	// gb200, rtx6000; mi300x, mi325x, mi355x serve AMD's device-metrics
+	// exporter page instead of DCGM's).
 	GPUName string
 	// MinThroughput floors the peak token rate (tokens/s) that load is
 	// relative to (--dcgm-min-throughput, default 100).
@@ -48,23 +49,28 @@ func DefaultDCGM() DCGM {
 	return DCGM{GPUs: 2, GPUName: "h200", MinThroughput: 100, Window: time.Second, Hostname: "localhost"}
 }
 
-// gpuSpec is a GPU model's fixed properties.
+// gpuSpec is a GPU model's fixed properties. An AMD model's exporter
+// serves AMD's device-metrics exporter page instead of DCGM's.
 type gpuSpec struct {
 	name      string
 	memoryMiB float64
 	tdpW      float64
 	idleW     float64
 	maxSMMHz  float64
+	amd       bool
 }
 
 var gpuSpecs = map[string]gpuSpec{
-	"h200":     {"NVIDIA H200", 143771, 700, 75, 1980},
-	"h100":     {"NVIDIA H100 80GB HBM3", 81559, 700, 70, 1980},
-	"h100-sxm": {"NVIDIA H100 80GB HBM3", 81559, 700, 70, 1980},
-	"a100":     {"NVIDIA A100-SXM4-80GB", 81920, 400, 55, 1410},
-	"b200":     {"NVIDIA B200", 183359, 1000, 120, 1965},
-	"gb200":    {"NVIDIA GB200", 189471, 1200, 140, 2062},
-	"rtx6000":  {"NVIDIA RTX 6000 Ada Generation", 49140, 300, 25, 2505},
+	"h200":     {"NVIDIA H200", 143771, 700, 75, 1980, false},
+	"h100":     {"NVIDIA H100 80GB HBM3", 81559, 700, 70, 1980, false},
+	"h100-sxm": {"NVIDIA H100 80GB HBM3", 81559, 700, 70, 1980, false},
+	"a100":     {"NVIDIA A100-SXM4-80GB", 81920, 400, 55, 1410, false},
+	"b200":     {"NVIDIA B200", 183359, 1000, 120, 1965, false},
+	"gb200":    {"NVIDIA GB200", 189471, 1200, 140, 2062, false},
+	"rtx6000":  {"NVIDIA RTX 6000 Ada Generation", 49140, 300, 25, 2505, false},
+	"mi300x":   {"AMD Instinct MI300X", 196592, 750, 140, 2100, true},
+	"mi325x":   {"AMD Instinct MI325X", 262128, 1000, 160, 2100, true},
+	"mi355x":   {"AMD Instinct MI355X", 294896, 1400, 200, 2400, true},
 }
 
 // GPUNames lists the accepted --dcgm-gpu-name values.
@@ -80,7 +86,7 @@ func GPUNames() []string {
 func (d *DCGM) registerFlags(fs *flag.FlagSet) {
 	fs.Var(&dcgmPort{d}, "dcgm-port", "also serve a DCGM-exporter-style /metrics page of fake GPUs on this port (0 = a free one); off when not given")
 	fs.IntVar(&d.GPUs, "dcgm-num-gpus", d.GPUs, "number of fake GPUs on the DCGM page")
-	fs.StringVar(&d.GPUName, "dcgm-gpu-name", d.GPUName, "fake GPU model: "+strings.Join(GPUNames(), ", "))
+	fs.StringVar(&d.GPUName, "dcgm-gpu-name", d.GPUName, "fake GPU model: "+strings.Join(GPUNames(), ", ")+" (an AMD model serves AMD's device-metrics exporter page)")
 	fs.Float64Var(&d.MinThroughput, "dcgm-min-throughput", d.MinThroughput, "floor, in tokens/s, of the peak token rate GPU load is relative to")
 	fs.Var(&seconds{&d.Window}, "dcgm-window-sec", "sliding window, in seconds, of the token rate that drives GPU load")
 	fs.StringVar(&d.Hostname, "dcgm-hostname", d.Hostname, "Hostname label of the fake GPUs")
@@ -265,6 +271,9 @@ func (d *dcgmExporter) page(now time.Time) string {
 		d.renders = append(d.renders, DCGMRender{At: now, PowerW: power, EnergyMJ: shown})
 	}
 	d.mu.Unlock()
+	if d.spec.amd {
+		return d.amdPage(power, energy, load)
+	}
 
 	w := promWriter{intPlain: true}
 	labels := make([][]label, len(power))
