@@ -12,7 +12,6 @@ import (
 	"github.com/aiperf-go/aiperf/internal/accuracy"
 	"github.com/aiperf-go/aiperf/internal/dataset"
 	"github.com/aiperf-go/aiperf/internal/dataset/loader"
-	"github.com/aiperf-go/aiperf/internal/environ"
 	"github.com/aiperf-go/aiperf/internal/export"
 	"github.com/aiperf-go/aiperf/internal/metrics"
 	"github.com/aiperf-go/aiperf/internal/record"
@@ -42,7 +41,7 @@ func (p *Plan) buildAccuracyDataset() error {
 	a := &p.Config.Integrations.Accuracy
 	meta, _ := accuracy.Lookup(a.Benchmark)
 	problems, err := accuracy.Load(context.Background(), accuracy.Options{
-		Benchmark: a.Benchmark, Tasks: a.Tasks, Shots: a.NShots, CoT: a.EnableCoT, Getenv: environ.Getenv,
+		Benchmark: a.Benchmark, Tasks: a.Tasks, Shots: a.NShots, CoT: a.EnableCoT, Getenv: p.Env.Getenv,
 	})
 	if err != nil {
 		return usageError(err)

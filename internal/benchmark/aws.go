@@ -11,7 +11,6 @@ import (
 	"sync"
 
 	"github.com/aiperf-go/aiperf/internal/config"
-	"github.com/aiperf-go/aiperf/internal/environ"
 	"github.com/aiperf-go/aiperf/internal/remote"
 	"github.com/aiperf-go/aiperf/internal/sagemaker"
 	"github.com/aiperf-go/aiperf/internal/sigv4"
@@ -42,7 +41,7 @@ func (p *Plan) requestSigner() (*sigv4.Signer, error) {
 		p.aws = &awsSigning{}
 	}
 	p.aws.once.Do(func() {
-		creds := sigv4.NewCache(&sigv4.Chain{Profile: cfg.Endpoint.AWSProfile, Getenv: environ.Getenv}, nil)
+		creds := sigv4.NewCache(&sigv4.Chain{Profile: cfg.Endpoint.AWSProfile, Getenv: p.Env.Getenv}, nil)
 		if _, err := creds.Retrieve(); err != nil {
 			flag := "--auth-type sigv4"
 			if cfg.Endpoint.AuthType != config.AuthSigV4 {
@@ -118,8 +117,8 @@ func (p *Plan) localInput() (path, format string, err error) {
 	}
 	f, err := remote.Fetch(context.Background(), d.InputFile, remote.Options{
 		CacheDir:   filepath.Join(cache, "aiperf", "remote"),
-		Hub:        hub.FromEnv(environ.Getenv, nil),
-		Getenv:     environ.Getenv,
+		Hub:        hub.FromEnv(p.Env.Getenv, nil),
+		Getenv:     p.Env.Getenv,
 		AWSProfile: p.Config.Endpoint.AWSProfile,
 	})
 	if err != nil {

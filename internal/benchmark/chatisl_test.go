@@ -71,7 +71,7 @@ func TestApplyChatTemplatePlan(t *testing.T) {
 	cfg := baseConfig(t, "http://127.0.0.1:1")
 	cfg.Tokenizer.ApplyChatTemplate = true
 	cfg.Input.InputTokens.Mean = 80
-	p, err := NewPlan(cfg, builtin.New())
+	p, err := NewPlan(cfg, builtin.New(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +110,7 @@ func TestApplyChatTemplateWithoutTemplate(t *testing.T) {
 	for _, config := range []string{"", `{"bos_token": "<s>"}`} {
 		cfg := baseConfig(t, "http://127.0.0.1:1")
 		cfg.Tokenizer.ApplyChatTemplate = true
-		p, err := NewPlan(cfg, builtin.New())
+		p, err := NewPlan(cfg, builtin.New(), nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -39,7 +39,7 @@ func TestLoadWorkerPoolOptions(t *testing.T) {
 			if tc.file {
 				cfg.Dataset.InputFile, cfg.Dataset.CustomType = file, config.DatasetMultiTurn
 			}
-			p, err := NewPlan(cfg, builtin.New())
+			p, err := NewPlan(cfg, builtin.New(), nil)
 			if err != nil {
 				t.Fatal(err)
 			}

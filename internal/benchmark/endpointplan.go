@@ -12,7 +12,6 @@ import (
 	"github.com/aiperf-go/aiperf/internal/dataset"
 	"github.com/aiperf-go/aiperf/internal/dataset/synthesis"
 	"github.com/aiperf-go/aiperf/internal/endpoint"
-	"github.com/aiperf-go/aiperf/internal/environ"
 	"github.com/aiperf-go/aiperf/internal/sagemaker"
 	"github.com/aiperf-go/aiperf/internal/tokenizer"
 	"github.com/aiperf-go/aiperf/internal/userfile"
@@ -159,7 +158,7 @@ func videoPollInterval(v string) (d time.Duration, ok bool) {
 // endpoint: multipart encoding, job polling, how images are counted, and
 // the affinity headers.
 func (p *Plan) workerRequestOptions(wo *worker.Options) {
-	wo.AffinityHeaders = affinityHeaders(environ.Getenv)
+	wo.AffinityHeaders = affinityHeaders(p.Env.Getenv)
 	if p.Config.SageMaker() {
 		// The request id is SageMaker's inference id: the join key with
 		// the endpoint's data capture.
@@ -169,7 +168,7 @@ func (p *Plan) workerRequestOptions(wo *worker.Options) {
 	part := p.Meta.ImagePart
 	wo.CountImages = func(body []byte) int { return endpoint.CountParts(body, part) }
 	if poller, ok := p.Endpoint.(endpoint.Poller); ok && p.Meta.RequiresPolling {
-		interval, _ := videoPollInterval(environ.Getenv(envVideoPollInterval))
+		interval, _ := videoPollInterval(p.Env.Getenv(envVideoPollInterval))
 		wo.Polling = &worker.Polling{
 			Poller:   poller,
 			Interval: interval,

@@ -38,7 +38,7 @@ func (adaptiveExecutor) shape(r *phaseRunner, spec *PhaseSpec, seed uint64, l *p
 			return phaseErr(spec, "", err)
 		}
 		l.arrivals = c.rate
-		l.sleeper = rateSleeper(time.Duration(float64(time.Second) / ac.Max))
+		l.sleeper = rateSleeper(r.plan.Env, time.Duration(float64(time.Second)/ac.Max))
 	}
 	c.gate, l.control = l.gate, c
 	return nil

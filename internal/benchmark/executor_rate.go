@@ -20,7 +20,7 @@ func (rateExecutor) shape(r *phaseRunner, spec *PhaseSpec, seed uint64, l *phase
 	}
 	l.arrivals = arrivals
 	if spec.Rate > 0 {
-		l.sleeper = rateSleeper(time.Duration(float64(time.Second) / spec.Rate))
+		l.sleeper = rateSleeper(r.plan.Env, time.Duration(float64(time.Second)/spec.Rate))
 	}
 	l.count, l.budget = r.plan.Sessions.bounds(spec)
 	l.pick = r.sampler.Next

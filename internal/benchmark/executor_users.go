@@ -22,7 +22,7 @@ func (userExecutor) shape(r *phaseRunner, spec *PhaseSpec, _ uint64, l *phaseLoa
 		return phaseErr(spec, "user-centric schedule", err)
 	}
 	l.arrivals, l.pick = uc, users.pick
-	l.sleeper = rateSleeper(time.Duration(float64(time.Second) / spec.UserRate))
+	l.sleeper = rateSleeper(r.plan.Env, time.Duration(float64(time.Second)/spec.UserRate))
 	return nil
 }
 

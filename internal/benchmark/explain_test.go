@@ -17,6 +17,7 @@ import (
 	"github.com/aiperf-go/aiperf/internal/clienthealth"
 	"github.com/aiperf-go/aiperf/internal/cluster"
 	"github.com/aiperf-go/aiperf/internal/config"
+	"github.com/aiperf-go/aiperf/internal/environ"
 	"github.com/aiperf-go/aiperf/internal/mockserver"
 	"github.com/aiperf-go/aiperf/internal/validity"
 )
@@ -252,7 +253,7 @@ func runSched(t *testing.T, cfg *config.Config, sched func() (clienthealth.Sched
 		t.Fatalf("test config invalid: %v", err)
 	}
 	var out, errOut bytes.Buffer
-	err := Run(context.Background(), cfg, IO{Stdout: &out, Stderr: &errOut, CLICommand: "aiperf profile (test)", Version: "test", SchedStat: sched})
+	err := Run(context.Background(), cfg, IO{Env: environ.Read(), Stdout: &out, Stderr: &errOut, CLICommand: "aiperf profile (test)", Version: "test", SchedStat: sched})
 	return out.String() + errOut.String(), err
 }
 

@@ -165,7 +165,7 @@ func TestFileDatasetPlan(t *testing.T) {
 			if tt.sessions > 0 {
 				cfg.Conversation.NumSessions = ptr(tt.sessions)
 			}
-			p, err := NewPlan(cfg, builtin.New())
+			p, err := NewPlan(cfg, builtin.New(), nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -183,7 +183,7 @@ func TestFileDatasetPlan(t *testing.T) {
 	cfg := baseConfig(t, "http://127.0.0.1:1")
 	cfg.Tokenizer.Name = "builtin"
 	cfg.Dataset.InputFile = bad
-	p, err := NewPlan(cfg, builtin.New())
+	p, err := NewPlan(cfg, builtin.New(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -288,7 +288,7 @@ func TestRunTraceSynthesis(t *testing.T) {
 	cfg.Dataset.InputFile, cfg.Dataset.BlockSize = trace, ptr(16)
 	cfg.Dataset.Synthesis = config.Synthesis{SpeedupRatio: &two, OutputLenMultiplier: &two, PromptLenMultiplier: &half, MaxISL: ptr(100)}
 	cfg.Load.RequestCount = nil
-	p, err := NewPlan(cfg, builtin.New())
+	p, err := NewPlan(cfg, builtin.New(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -321,7 +321,7 @@ func TestRunTraceSynthesis(t *testing.T) {
 	cfg.Tokenizer.Name = "builtin"
 	cfg.Dataset.InputFile = single
 	cfg.Dataset.Synthesis.MaxOSL = ptr(4)
-	p, err = NewPlan(cfg, builtin.New())
+	p, err = NewPlan(cfg, builtin.New(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

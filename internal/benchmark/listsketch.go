@@ -66,8 +66,8 @@ func listSketchFrom(getenv func(string) string) (metrics.ListSketch, error) {
 
 // envListSketch is listSketchFrom over the process environment; problems
 // are logged as warnings (the defaults are used), never fatal.
-func envListSketch(log *slog.Logger) metrics.ListSketch {
-	ls, err := listSketchFrom(environ.Getenv)
+func envListSketch(env environ.Snapshot, log *slog.Logger) metrics.ListSketch {
+	ls, err := listSketchFrom(env.Getenv)
 	if err != nil {
 		log.Warn("ignoring list-metric settings; using defaults", "error", err)
 	}

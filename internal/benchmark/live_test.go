@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/aiperf-go/aiperf/internal/config"
+	"github.com/aiperf-go/aiperf/internal/environ"
 	"github.com/aiperf-go/aiperf/internal/live"
 	"github.com/aiperf-go/aiperf/internal/metrics"
 	"github.com/aiperf-go/aiperf/internal/mockserver"
@@ -127,7 +128,7 @@ func TestRunPublishesLiveSnapshots(t *testing.T) {
 	cfg.Warmup.RequestCount = ptr(4)
 	obs := &snapshotLog{}
 	var out, errOut bytes.Buffer
-	if err := Run(context.Background(), cfg, IO{Stdout: &out, Stderr: &errOut, Observers: []live.Observer{obs}}); err != nil {
+	if err := Run(context.Background(), cfg, IO{Env: environ.Read(), Stdout: &out, Stderr: &errOut, Observers: []live.Observer{obs}}); err != nil {
 		t.Fatal(err, errOut.String())
 	}
 	snaps := obs.snaps

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/aiperf-go/aiperf/internal/config"
-	"github.com/aiperf-go/aiperf/internal/environ"
 	"github.com/aiperf-go/aiperf/internal/transport"
 )
 
@@ -32,7 +31,7 @@ func buildTransportClient(plan *Plan, idle, conns int) (*transport.Client, error
 	}
 	var proxy transport.ProxyFunc
 	if cfg.Network.TrustEnv {
-		proxy = transport.EnvProxy(environ.Getenv)
+		proxy = transport.EnvProxy(plan.Env.Getenv)
 	}
 	return transport.New(transport.Options{
 		Timeout:             seconds(cfg.Endpoint.TimeoutSeconds),
@@ -82,12 +81,13 @@ func httpVersion(cfg *config.Config) transport.HTTPVersion {
 // warnIgnoredProxies says once that proxy variables are set but not used
 // (AIPerf ignores them too unless AIPERF_HTTP_TRUST_ENV=true), so that a
 // run that bypassed a required proxy is not a mystery.
-func warnIgnoredProxies(cfg *config.Config, log *slog.Logger) {
-	warnIgnoredHTTPEnv(environ.Getenv, log)
+func warnIgnoredProxies(plan *Plan, log *slog.Logger) {
+	cfg := plan.Config
+	warnIgnoredHTTPEnv(plan.Env.Getenv, log)
 	if cfg.Network.TrustEnv {
 		return
 	}
-	if set := transport.ProxyVars(environ.Getenv); len(set) > 0 {
+	if set := transport.ProxyVars(plan.Env.Getenv); len(set) > 0 {
 		log.Warn(fmt.Sprintf("%s set but not used: requests go direct; set AIPERF_HTTP_TRUST_ENV=true (or --trust-env) to send them through the proxy", strings.Join(set, ", ")))
 	}
 }

@@ -112,8 +112,8 @@ func (p *Plan) poolOptions(client *transport.Client, clk *clock.Clock, keepHeade
 const pacerEnv = "AIPERF_PACER"
 
 // rateSleeper is the sleeper of a rate schedule whose mean gap is mean.
-func rateSleeper(mean time.Duration) timing.Sleeper {
-	if mean < timing.PreciseThreshold && environ.Getenv(pacerEnv) == "spin" {
+func rateSleeper(env environ.Snapshot, mean time.Duration) timing.Sleeper {
+	if mean < timing.PreciseThreshold && env.Getenv(pacerEnv) == "spin" {
 		return &timing.Precise{}
 	}
 	return timing.AutoSleeper(mean)
@@ -125,11 +125,11 @@ func rateSleeper(mean time.Duration) timing.Sleeper {
 // each one is the point of that mode.
 // AIPERF_PACER_QUANTUM (a Go duration, e.g. 250us) replaces the default
 // for measurements (bench/rate.sh QUANTA).
-func pacerQuantum(fixed bool) time.Duration {
+func pacerQuantum(env environ.Snapshot, fixed bool) time.Duration {
 	if fixed {
 		return 0
 	}
-	if q, err := time.ParseDuration(environ.Getenv(pacerQuantumEnv)); err == nil && q >= 0 {
+	if q, err := time.ParseDuration(env.Getenv(pacerQuantumEnv)); err == nil && q >= 0 {
 		return q
 	}
 	return timing.DefaultQuantum
@@ -209,7 +209,7 @@ func (r *phaseRunner) runScheduled(stop context.Context, spec *PhaseSpec, l *pha
 func (r *phaseRunner) schedulerOptions(spec *PhaseSpec, l *phaseLoad) timing.Options {
 	limit := l.limit
 	if limit == 0 && len(l.steps) == 0 && l.arrivals != nil && r.cluster == nil && capsInFlight(r.plan) {
-		limit = connectionLimit()
+		limit = connectionLimit(r.plan.Env)
 	}
 	return timing.Options{
 		Phase:            spec.Phase,
@@ -219,7 +219,7 @@ func (r *phaseRunner) schedulerOptions(spec *PhaseSpec, l *phaseLoad) timing.Opt
 		Count:            l.count,
 		Duration:         spec.Duration,
 		Sleeper:          l.sleeper,
-		Quantum:          pacerQuantum(l.fixed),
+		Quantum:          pacerQuantum(r.plan.Env, l.fixed),
 		Backlog:          r.backlog(l.arrivals),
 		Exhausted:        l.exhausted(),
 	}

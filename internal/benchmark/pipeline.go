@@ -123,7 +123,7 @@ func startPipeline(p *Plan, clk *clock.Clock, log *slog.Logger, guard *failureGu
 	if err != nil {
 		return nil, err
 	}
-	pl.acc.SetListSketch(envListSketch(log))
+	pl.acc.SetListSketch(envListSketch(p.Env, log))
 	pl.slices = newTimeslicer(p, &pl.counts[record.Profiling], pl.acc)
 	if sat != nil {
 		sat.counts = &pl.counts[record.Profiling]

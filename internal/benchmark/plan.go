@@ -26,6 +26,7 @@ import (
 	"github.com/aiperf-go/aiperf/internal/dataset"
 	"github.com/aiperf-go/aiperf/internal/dataset/synthesis"
 	"github.com/aiperf-go/aiperf/internal/endpoint"
+	"github.com/aiperf-go/aiperf/internal/environ"
 	"github.com/aiperf-go/aiperf/internal/export"
 	"github.com/aiperf-go/aiperf/internal/metrics"
 	"github.com/aiperf-go/aiperf/internal/record"
@@ -36,6 +37,8 @@ import (
 // Plan is everything resolved before the first request: nothing in it
 // changes while the benchmark runs.
 type Plan struct {
+	// Env is the environment the run reads (IO.Env); nil: none set.
+	Env    environ.Snapshot
 	Config *config.Config
 	// aws is the run's SigV4 signer, made once (aws.go).
 	aws *awsSigning
@@ -107,10 +110,11 @@ func usageError(err error) error {
 
 // NewPlan resolves cfg. Problems the user can fix (an unknown goodput tag,
 // an unsupported tokenizer) are reported together as a usage error.
-func NewPlan(cfg *config.Config, reg *builtin.Registries) (*Plan, error) {
+// env is the environment the run reads (IO.Env).
+func NewPlan(cfg *config.Config, reg *builtin.Registries, env environ.Snapshot) (*Plan, error) {
 	// Synthetic data goes out in order, as in AIPerf 0.13 (its synthetic
 	// dataset defaults to sequential sampling); file loaders choose their own.
-	p := &Plan{Config: cfg, Models: cfg.Endpoint.ModelNames, Sampling: dataset.SamplingSequential}
+	p := &Plan{Config: cfg, Models: cfg.Endpoint.ModelNames, Sampling: dataset.SamplingSequential, Env: env}
 	var problems []error
 
 	problems = append(problems, p.resolveEndpoint(reg)...)

@@ -114,7 +114,7 @@ func (c *fakeClock) sleep(ctx context.Context, d time.Duration) error {
 // logging at debug into log.
 func testProber(t *testing.T, cfg *config.Config) (*readiness.Prober, *fakeClock, *bytes.Buffer) {
 	t.Helper()
-	p, err := NewPlan(cfg, builtin.New())
+	p, err := NewPlan(cfg, builtin.New(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

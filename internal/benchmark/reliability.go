@@ -22,8 +22,8 @@ const envConnectionLimit = "AIPERF_HTTP_CONNECTION_LIMIT"
 // connectionLimit is AIPERF_HTTP_CONNECTION_LIMIT (1-65000, as AIPerf
 // accepts it), or DefaultConnectionLimit when unset or out of range (a
 // value out of range is warned about: checkHTTPEnv).
-func connectionLimit() int {
-	n, _ := parseConnectionLimit(environ.Getenv(envConnectionLimit))
+func connectionLimit(env environ.Snapshot) int {
+	n, _ := parseConnectionLimit(env.Getenv(envConnectionLimit))
 	return n
 }
 
@@ -108,7 +108,7 @@ func poolCap(plan *Plan) int {
 	for _, ph := range phases {
 		if ph.Concurrency <= 0 || ph.Users > 0 {
 			if capsInFlight(plan) {
-				return connectionLimit()
+				return connectionLimit(plan.Env)
 			}
 			return 0
 		}

@@ -18,6 +18,7 @@ import (
 	"github.com/aiperf-go/aiperf/internal/adaptive"
 	"github.com/aiperf-go/aiperf/internal/config"
 	"github.com/aiperf-go/aiperf/internal/dataset"
+	"github.com/aiperf-go/aiperf/internal/environ"
 	"github.com/aiperf-go/aiperf/internal/mockserver"
 )
 
@@ -445,8 +446,7 @@ func TestConnectionLimit(t *testing.T) {
 		{"65001", DefaultConnectionLimit},
 		{"many", DefaultConnectionLimit},
 	} {
-		t.Setenv("AIPERF_HTTP_CONNECTION_LIMIT", tc.env)
-		if got := connectionLimit(); got != tc.want {
+		if got := connectionLimit(environ.Snapshot{"AIPERF_HTTP_CONNECTION_LIMIT": tc.env}); got != tc.want {
 			t.Errorf("AIPERF_HTTP_CONNECTION_LIMIT=%q: %d; want %d", tc.env, got, tc.want)
 		}
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/aiperf-go/aiperf/internal/cluster"
 	"github.com/aiperf-go/aiperf/internal/config"
 	"github.com/aiperf-go/aiperf/internal/dataset"
+	"github.com/aiperf-go/aiperf/internal/environ"
 	"github.com/aiperf-go/aiperf/internal/export"
 	"github.com/aiperf-go/aiperf/internal/live"
 	"github.com/aiperf-go/aiperf/internal/metrics"
@@ -65,6 +66,11 @@ type IO struct {
 	// CPU (client_health's cpu_wait_pct, the client_cpu_wait check); nil
 	// reads this process's from the kernel.
 	SchedStat func() (clienthealth.SchedStat, bool)
+	// Env is the environment the run reads (AIPERF_* tunables, proxies,
+	// credentials, the Hugging Face hub), as the command line read it once
+	// at start; nil: no variable set. The benchmark never reads the
+	// process environment itself.
+	Env environ.Snapshot
 }
 
 // Run executes one benchmark and writes its artifacts. Cancelling ctx (the
@@ -79,7 +85,7 @@ type IO struct {
 // --failed-request-threshold (3). Artifacts are written whenever a request
 // was sent.
 func Run(ctx context.Context, cfg *config.Config, rio IO) error {
-	plan, err := NewPlan(cfg, builtin.New())
+	plan, err := NewPlan(cfg, builtin.New(), rio.Env)
 	if err != nil {
 		return err
 	}
@@ -326,7 +332,7 @@ func openClient(ctx context.Context, plan *Plan, log *slog.Logger) (client *tran
 	if err != nil {
 		return nil, 0, nil, err
 	}
-	warnIgnoredProxies(plan.Config, log)
+	warnIgnoredProxies(plan, log)
 	budget := connBudget(plan)
 	budget.RaiseFileLimit(false, log)
 	restore := budget.TuneGC(log)
@@ -537,7 +543,7 @@ func runHealth(cpu *clienthealth.Monitor, res *result, plan *Plan, sends *client
 	if plan.Config.Endpoint.Streaming {
 		h.NoteUnstreamed(sends)
 	}
-	h.NoteBacklog(res.Profiling.Stats, plan.Profiling.Concurrency == 0 && !clustered && capsInFlight(plan), connectionLimit())
+	h.NoteBacklog(res.Profiling.Stats, plan.Profiling.Concurrency == 0 && !clustered && capsInFlight(plan), connectionLimit(plan.Env))
 	h.Preconnected = preOpened
 	clienthealth.Log(h, log)
 	return &h

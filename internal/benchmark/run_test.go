@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/aiperf-go/aiperf/internal/config"
+	"github.com/aiperf-go/aiperf/internal/environ"
 	"github.com/aiperf-go/aiperf/internal/mockserver"
 )
 
@@ -64,7 +65,7 @@ func run(t *testing.T, ctx context.Context, cfg *config.Config) (stdout string, 
 		t.Fatalf("test config invalid: %v", verr)
 	}
 	var out, errOut bytes.Buffer
-	err = Run(ctx, cfg, IO{Stdout: &out, Stderr: &errOut, CLICommand: "aiperf profile (test)", Version: "test"})
+	err = Run(ctx, cfg, IO{Env: environ.Read(), Stdout: &out, Stderr: &errOut, CLICommand: "aiperf profile (test)", Version: "test"})
 	return out.String() + errOut.String(), err
 }
 

@@ -19,6 +19,7 @@ import (
 	"github.com/aiperf-go/aiperf/internal/builtin"
 	"github.com/aiperf-go/aiperf/internal/config"
 	"github.com/aiperf-go/aiperf/internal/dataset"
+	"github.com/aiperf-go/aiperf/internal/environ"
 	"github.com/aiperf-go/aiperf/internal/live"
 	"github.com/aiperf-go/aiperf/internal/mockserver"
 )
@@ -31,7 +32,7 @@ func runDataset(t *testing.T, cfg *config.Config, ds *dataset.Dataset) (stdout s
 	if verr := cfg.Validate(); verr != nil {
 		t.Fatalf("test config invalid: %v", verr)
 	}
-	plan, err := NewPlan(cfg, builtin.New())
+	plan, err := NewPlan(cfg, builtin.New(), nil)
 	if err != nil {
 		return "", err
 	}
@@ -39,7 +40,7 @@ func runDataset(t *testing.T, cfg *config.Config, ds *dataset.Dataset) (stdout s
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	rio := IO{Stdout: &out, Stderr: &out, CLICommand: "aiperf profile (test)", Version: "test"}
+	rio := IO{Env: environ.Read(), Stdout: &out, Stderr: &out, CLICommand: "aiperf profile (test)", Version: "test"}
 	log, closeLog, err := openLog(plan.Paths.Log, cfg, io.Discard, &live.Board{})
 	if err != nil {
 		t.Fatal(err)

@@ -50,8 +50,8 @@ type telemetryRun struct {
 
 // envSeconds reads a duration in seconds from the environment; unset or
 // invalid (logged) gives def.
-func envSeconds(log *slog.Logger, name string, def time.Duration) time.Duration {
-	v := environ.Getenv(name)
+func envSeconds(env environ.Snapshot, log *slog.Logger, name string, def time.Duration) time.Duration {
+	v := env.Getenv(name)
 	if v == "" {
 		return def
 	}
@@ -65,8 +65,8 @@ func envSeconds(log *slog.Logger, name string, def time.Duration) time.Duration 
 
 // defaultDCGM are the exporters tried without being asked; the variable
 // set but empty means none.
-func defaultDCGM() []string {
-	v, set := environ.LookupEnv(EnvGPUDefaultDCGM)
+func defaultDCGM(env environ.Snapshot) []string {
+	v, set := env.LookupEnv(EnvGPUDefaultDCGM)
 	if !set {
 		return dcgm.DefaultURLs
 	}
@@ -116,12 +116,12 @@ func (t *telemetryRun) startServerMetrics(ctx context.Context, p *Plan, clk *clo
 	urls = append(urls, sm.URLs...)
 	o := servermetrics.Options{
 		URLs:         urls,
-		Interval:     envSeconds(log, EnvServerMetricsInterval, servermetrics.DefaultInterval),
-		FlushPeriod:  envSeconds(log, EnvServerMetricsFlush, servermetrics.DefaultFlushPeriod),
-		ReachTimeout: envSeconds(log, EnvServerMetricsReach, servermetrics.DefaultReachTimeout),
+		Interval:     envSeconds(p.Env, log, EnvServerMetricsInterval, servermetrics.DefaultInterval),
+		FlushPeriod:  envSeconds(p.Env, log, EnvServerMetricsFlush, servermetrics.DefaultFlushPeriod),
+		ReachTimeout: envSeconds(p.Env, log, EnvServerMetricsReach, servermetrics.DefaultReachTimeout),
 		Clock:        clk, Log: log, Board: board,
 	}
-	if sm.FlushSeconds != nil && environ.Getenv(EnvServerMetricsFlush) == "" {
+	if sm.FlushSeconds != nil && p.Env.Getenv(EnvServerMetricsFlush) == "" {
 		o.FlushPeriod = time.Duration(*sm.FlushSeconds * float64(time.Second))
 	}
 	if o.FlushPeriod == 0 {
@@ -165,8 +165,8 @@ func (t *telemetryRun) startGPU(ctx context.Context, p *Plan, clk *clock.Clock, 
 		extra = fields
 	}
 	o := gpu.Options{
-		Interval:     envSeconds(log, EnvGPUInterval, gpu.DefaultInterval),
-		ReachTimeout: envSeconds(log, EnvGPUReach, gpu.DefaultReachTimeout),
+		Interval:     envSeconds(p.Env, log, EnvGPUInterval, gpu.DefaultInterval),
+		ReachTimeout: envSeconds(p.Env, log, EnvGPUReach, gpu.DefaultReachTimeout),
 		Fields:       append(gpu.DefaultFields(), extra...),
 		Clock:        clk, Log: log, Board: board,
 	}
@@ -181,7 +181,7 @@ func (t *telemetryRun) startGPU(ctx context.Context, p *Plan, clk *clock.Clock, 
 	default:
 		o.Quiet = map[string]bool{}
 		seen := map[string]bool{}
-		for _, u := range append(slices.Clone(g.URLs), defaultDCGM()...) {
+		for _, u := range append(slices.Clone(g.URLs), defaultDCGM(p.Env)...) {
 			if seen[u] {
 				continue
 			}

@@ -19,6 +19,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/aiperf-go/aiperf/internal/config"
+	"github.com/aiperf-go/aiperf/internal/environ"
 	"github.com/aiperf-go/aiperf/internal/live"
 	"github.com/aiperf-go/aiperf/internal/mockserver"
 	"github.com/aiperf-go/aiperf/internal/telemetry/gpu"
@@ -510,7 +511,7 @@ func TestTelemetryPanelsReachObservers(t *testing.T) {
 	cfg := telemetryConfig(t, srv)
 	obs := &snapshotLog{}
 	var out, errOut bytes.Buffer
-	if err := Run(context.Background(), cfg, IO{Stdout: &out, Stderr: &errOut, Observers: []live.Observer{obs}}); err != nil {
+	if err := Run(context.Background(), cfg, IO{Env: environ.Read(), Stdout: &out, Stderr: &errOut, Observers: []live.Observer{obs}}); err != nil {
 		t.Fatal(err, errOut.String())
 	}
 	obs.mu.Lock()

@@ -14,7 +14,6 @@ import (
 	"github.com/aiperf-go/aiperf/internal/dataset/loader"
 	"github.com/aiperf-go/aiperf/internal/dataset/public"
 	"github.com/aiperf-go/aiperf/internal/dataset/synthesis"
-	"github.com/aiperf-go/aiperf/internal/environ"
 	"github.com/aiperf-go/aiperf/internal/worker"
 )
 
@@ -33,7 +32,7 @@ func (p *Plan) publicOptions() public.Options {
 		FixedSchedule: c.Replay.FixedSchedule,
 		IgnoreDelays:  d.IgnoreTraceDelays,
 		Weka:          p.wekaOptions(),
-		Getenv:        environ.Getenv,
+		Getenv:        p.Env.Getenv,
 	}
 	if len(d.Filters) > 0 {
 		o.Filters = map[string]string{}
@@ -71,7 +70,7 @@ func (p *Plan) basetenOptions() loader.BasetenOptions {
 		Strict:        r.Strict,
 		OmitKVHints:   r.OmitKVHints,
 		NoMinTokens:   r.NoForceMinTokens,
-		SessionColumn: environ.Getenv("AIPERF_DATASET_BASETEN_SESSION_COLUMN"),
+		SessionColumn: p.Env.Getenv("AIPERF_DATASET_BASETEN_SESSION_COLUMN"),
 	}
 	if s := r.MaxIdleGapCapSeconds; s != nil {
 		o.MaxIdleGap = seconds(*s)

@@ -12,6 +12,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/aiperf-go/aiperf/internal/environ"
 )
 
 // halfRightServer is an OpenAI chat server for the GSM8K fixture: it
@@ -69,7 +71,7 @@ func TestAccuracyHalfRight(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	code := Main(context.Background(), []string{"profile", "-m", "m", "-u", srv.URL, "--accuracy-benchmark", "gsm8k",
 		"--ui-type", "none", "--output-artifact-dir", dir, "--no-server-metrics", "--concurrency", "2", "--tokenizer", "builtin"},
-		Env{Stdout: &stdout, Stderr: &stderr, Runner: RunBenchmark})
+		Env{Stdout: &stdout, Stderr: &stderr, Runner: RunBenchmark, Snapshot: environ.Read()})
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout.String(), stderr.String())
 	}

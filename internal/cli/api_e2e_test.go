@@ -19,6 +19,7 @@ import (
 	"github.com/prometheus/common/model"
 
 	"github.com/aiperf-go/aiperf/internal/api/apitest"
+	"github.com/aiperf-go/aiperf/internal/environ"
 )
 
 // freePort returns a loopback port nothing listens on (for flags that
@@ -45,7 +46,7 @@ func TestAPIAgainstLiveRun(t *testing.T) {
 	base := "http://127.0.0.1:" + strconv.Itoa(port)
 	var stderr bytes.Buffer
 	env := Env{
-		Stderr: &stderr, Runner: RunBenchmark,
+		Stderr: &stderr, Runner: RunBenchmark, Snapshot: environ.Read(),
 		Getenv: func(k string) string {
 			if k == "AIPERF_API_SERVER_LINGER_SECONDS" {
 				return "60"

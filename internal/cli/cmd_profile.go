@@ -169,6 +169,7 @@ func (p *profileCommand) run(ctx context.Context, args []string) error {
 		Variations: p.variations(cfg),
 		Search:     p.plan,
 		Getenv:     p.env.Getenv,
+		Env:        p.env.Snapshot,
 	}
 	err := p.env.Runner(ctx, &cfg, rio)
 	switch {

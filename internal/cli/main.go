@@ -79,6 +79,8 @@ type RunIO struct {
 	// Getenv reads the environment (integration credentials, tunables);
 	// nil reads nothing.
 	Getenv func(string) string
+	// Env is the environment snapshot the benchmark reads (Env.Snapshot).
+	Env environ.Snapshot
 }
 
 // ProfileRunner runs one benchmark. cfg has been validated. It returns nil
@@ -93,6 +95,9 @@ type Env struct {
 	Stdout, Stderr io.Writer
 	// Getenv reads an environment variable; nil reads none.
 	Getenv func(string) string
+	// Snapshot is the environment read once at start, handed to the
+	// benchmark (which reads no process environment); nil: none set.
+	Snapshot environ.Snapshot
 	// IsTTY reports whether Stdout is a terminal.
 	IsTTY bool
 	// Runner runs `aiperf profile`.
@@ -117,11 +122,13 @@ type Env struct {
 // OSEnv returns the real process environment. Its Runner is a placeholder
 // until the benchmark is wired in.
 func OSEnv() Env {
+	snap := environ.Read() // read once, at start
 	return Env{
 		Stdin:         os.Stdin,
 		Stdout:        os.Stdout,
 		Stderr:        os.Stderr,
-		Getenv:        environ.Read().Getenv, // read once, at start
+		Getenv:        snap.Getenv,
+		Snapshot:      snap,
 		IsTTY:         term.IsTerminal(int(os.Stdout.Fd())),
 		Runner:        RunBenchmark,
 		Version:       stamped(),
@@ -140,7 +147,7 @@ func RunBenchmark(ctx context.Context, cfg *config.Config, rio RunIO) error {
 	}
 	bio := benchmark.IO{
 		Stdout: rio.Stdout, Stderr: rio.Stderr, IsTTY: rio.IsTTY, Width: width,
-		CLICommand: rio.CLICommand, Version: stamped().Version, Abort: rio.Abort,
+		CLICommand: rio.CLICommand, Version: stamped().Version, Abort: rio.Abort, Env: rio.Env,
 	}
 	single := rio.Search == nil && len(rio.Variations) <= 1 && cfg.Experiment.NumProfileRuns <= 1
 	integ, err := startIntegrations(cfg, rio, &bio, single) // API, OTel, MLflow, W&B

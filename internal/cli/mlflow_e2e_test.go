@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/aiperf-go/aiperf/internal/environ"
 	"github.com/aiperf-go/aiperf/internal/mlflow"
 	"github.com/aiperf-go/aiperf/internal/mlflow/mlflowtest"
 )
@@ -26,7 +27,7 @@ func TestMLflowRun(t *testing.T) {
 	code := Main(context.Background(), []string{"profile", "--mock-server", "-m", "mock-model", "--streaming", "--osl", "8",
 		"--request-count", "12", "--concurrency", "3", "--ui-type", "none", "--output-artifact-dir", dir,
 		"--mlflow-tracking-uri", uri, "--mlflow-experiment", "ci-perf", "--mlflow-tag", "team:perf", "--mlflow-run-name", "nightly"},
-		Env{Stderr: &stderr, Runner: RunBenchmark})
+		Env{Stderr: &stderr, Runner: RunBenchmark, Snapshot: environ.Read()})
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, stderr.String())
 	}

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/aiperf-go/aiperf/internal/environ"
 	"github.com/aiperf-go/aiperf/internal/otel"
 	"github.com/aiperf-go/aiperf/internal/otel/otlptest"
 	"github.com/aiperf-go/aiperf/internal/results"
@@ -134,7 +135,7 @@ func runWithOTel(t *testing.T, args ...string) (string, *otlptest.Receiver, *byt
 	var stderr bytes.Buffer
 	args = append([]string{"profile", "--mock-server", "-m", "mock-model", "--streaming", "--ui-type", "none",
 		"--output-artifact-dir", dir, "--otel-url", rx.URL}, args...)
-	if code := Main(context.Background(), args, Env{Stderr: &stderr, Runner: RunBenchmark}); code != 0 {
+	if code := Main(context.Background(), args, Env{Stderr: &stderr, Runner: RunBenchmark, Snapshot: environ.Read()}); code != 0 {
 		t.Fatalf("exit %d:\n%s", code, stderr.String())
 	}
 	return dir, rx, &stderr

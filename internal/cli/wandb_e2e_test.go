@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/aiperf-go/aiperf/internal/environ"
 	"github.com/aiperf-go/aiperf/internal/wandb/wandbtest"
 )
 
@@ -19,7 +20,7 @@ func TestWandbRun(t *testing.T) {
 	defer srv.Close()
 	dir := t.TempDir()
 	var stderr bytes.Buffer
-	env := Env{Stderr: &stderr, Runner: RunBenchmark, Getenv: func(k string) string {
+	env := Env{Stderr: &stderr, Runner: RunBenchmark, Snapshot: environ.Read(), Getenv: func(k string) string {
 		return map[string]string{"WANDB_API_KEY": "wb-key-777", "WANDB_BASE_URL": srv.URL}[k]
 	}}
 	code := Main(context.Background(), []string{"profile", "--mock-server", "-m", "mock-model", "--osl", "8", "--request-count", "6",
