@@ -293,19 +293,25 @@ func (x *experiment) run(ctx context.Context) error {
 	case aggErr != nil:
 		return &config.ExitError{Code: config.ExitFailure, Err: aggErr}
 	}
-	ok := 0
-	for _, rs := range x.results {
-		for _, r := range rs {
-			if r.ok() {
-				ok++
-			}
-		}
-	}
+	ok := x.succeeded()
 	if ok < 2 {
 		return &config.ExitError{Code: config.ExitFailure,
 			Err: fmt.Errorf("%d of %d runs succeeded; at least 2 are needed for aggregate statistics", ok, total)}
 	}
 	return nil
+}
+
+// succeeded counts the runs that finished with a summary.
+func (x *experiment) succeeded() int {
+	n := 0
+	for _, rs := range x.results {
+		for i := range rs {
+			if rs[i].ok() {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 // loop runs the benchmarks in the configured order with the cooldowns
@@ -468,14 +474,7 @@ func (x *experiment) runTrial(ctx context.Context, v, t, n, total int) error {
 // a sweep, the sweep aggregate, from the runs that finished. A run cut
 // short by an interrupt does not count.
 func (x *experiment) writeAggregates() error {
-	ok := 0
-	for _, rs := range x.results {
-		for _, r := range rs {
-			if r.ok() {
-				ok++
-			}
-		}
-	}
+	ok := x.succeeded()
 	if ok < 2 {
 		fmt.Fprintf(x.rio.Stderr, "Experiment: %d successful run(s); at least 2 are needed for aggregate statistics, none written\n", ok)
 		return nil

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"iter"
 	"math"
 	"os"
 	"path/filepath"
@@ -227,16 +228,10 @@ func (x *experiment) searchSeed(v *config.Variation) *int64 {
 // filter (no filter: feasible when one succeeded).
 func (x *experiment) observe(v int) search.Observation {
 	o := search.Observation{Objective: math.NaN()}
-	var sum float64
-	n := 0
-	for i := range x.results[v] {
-		r := &x.results[v][i]
-		if !r.ok() {
-			continue
-		}
-		if val, ok := r.Summary.Value(x.plan.Objective.Metric, x.plan.Objective.Stat); ok && !math.IsNaN(val) && !math.IsInf(val, 0) {
-			sum += val
-			n++
+	var m finiteMean
+	for r := range x.succeededRuns(v) {
+		if val, ok := r.Summary.Value(x.plan.Objective.Metric, x.plan.Objective.Stat); ok {
+			m.add(val)
 		}
 		if sla.Evaluate(x.plan.Filters, r.Summary).Pass {
 			o.Feasible = true
@@ -245,9 +240,7 @@ func (x *experiment) observe(v int) search.Observation {
 	if s, ok := overSaturated(x.results[v]); ok && s.Mode == config.OverSaturationEnforce {
 		o.Feasible = false // past the server's capacity: no SLA holds there for long
 	}
-	if n > 0 {
-		o.Objective = sum / float64(n)
-	}
+	o.Objective = m.value()
 	if q, ok := percentileOf(x.plan.Objective.Stat); ok && x.plan.Pooled {
 		if v, ok := x.pooledPercentile(v, q); ok {
 			o.Objective = v
@@ -288,31 +281,54 @@ func (x *experiment) pooledPercentile(v int, q float64) (float64, bool) {
 	return stats.Percentile(all, q), true
 }
 
+// succeededRuns yields point v's runs that finished with a summary.
+func (x *experiment) succeededRuns(v int) iter.Seq[*runResult] {
+	return func(yield func(*runResult) bool) {
+		for i := range x.results[v] {
+			if r := &x.results[v][i]; r.ok() && !yield(r) {
+				return
+			}
+		}
+	}
+}
+
+// finiteMean averages the finite values added to it, summed in order;
+// NaN when none was.
+type finiteMean struct {
+	sum float64
+	n   int
+}
+
+func (m *finiteMean) add(v float64) {
+	if stats.Finite(v) {
+		m.sum += v
+		m.n++
+	}
+}
+
+func (m finiteMean) value() float64 {
+	if m.n == 0 {
+		return math.NaN()
+	}
+	return m.sum / float64(m.n)
+}
+
 // firstBreach is the first filter (in order) no successful run of point v
 // met, and its value averaged over the runs that measured it (NaN when
 // none did): AIPerf's first_breach.
 func (x *experiment) firstBreach(v int) (sla.Filter, float64, bool) {
 	for _, f := range x.plan.Filters {
 		met := false
-		var sum float64
-		n := 0
-		for i := range x.results[v] {
-			r := &x.results[v][i]
-			if !r.ok() {
-				continue
-			}
+		var m finiteMean
+		for r := range x.succeededRuns(v) {
 			c := sla.Evaluate([]sla.Filter{f}, r.Summary).Checks[0]
 			met = met || c.Pass
-			if c.Found && !math.IsNaN(c.Value) && !math.IsInf(c.Value, 0) {
-				sum += c.Value
-				n++
+			if c.Found {
+				m.add(c.Value)
 			}
 		}
 		if !met {
-			if n == 0 {
-				return f, math.NaN(), true
-			}
-			return f, sum / float64(n), true
+			return f, m.value(), true
 		}
 	}
 	return sla.Filter{}, 0, false
