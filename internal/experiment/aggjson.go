@@ -2,7 +2,6 @@ package experiment
 
 import (
 	"math"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -161,14 +160,4 @@ func fixed(f float64, decimals int) string {
 		return ""
 	}
 	return strconv.FormatFloat(f, 'f', decimals, 64)
-}
-
-// sortedKeys returns m's keys in order.
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

@@ -5,9 +5,11 @@ import (
 	"encoding/csv"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/aiperf-go/aiperf/internal/metrics/stats"
 	"github.com/aiperf-go/aiperf/internal/results"
@@ -277,7 +279,7 @@ func writeConfidenceAggregate(dir, version string, a *confidenceAggregate, m agg
 // writeFiles writes every file, reporting every failure.
 func writeFiles(files map[string][]byte) error {
 	var errs []error
-	for _, path := range sortedKeys(files) {
+	for _, path := range slices.Sorted(maps.Keys(files)) {
 		if err := os.WriteFile(path, files[path], 0o644); err != nil {
 			errs = append(errs, err)
 		}

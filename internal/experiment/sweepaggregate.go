@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/csv"
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -492,7 +493,7 @@ func (s *sweepAggregate) sweepCSV() ([]byte, error) {
 				keys[m.Key] = true
 			}
 		}
-		names := sortedKeys(keys)
+		names := slices.Sorted(maps.Keys(keys))
 		header := slices.Clone(s.ParamNames)
 		for _, n := range names {
 			header = append(header, n+"_mean", n+"_std", n+"_min", n+"_max", n+"_cv")
