@@ -3,6 +3,7 @@ package live
 import (
 	"log/slog"
 	"math"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -234,5 +235,39 @@ func BenchmarkSummarizeFull(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		Summarize(sigs, bs, 10)
+	}
+}
+
+// TestSummarizeWindowPool: the window's statistics, pooled by merging
+// buckets sorted at publication, are those of all the window's kept
+// values sorted at once, unpublished buckets among them.
+func TestSummarizeWindowPool(t *testing.T) {
+	t.Parallel()
+	m := NewMeter(testSignals, 8, 0)
+	var all []float64
+	x := uint64(7)
+	for k := range 6 {
+		for range 50 + 37*k {
+			x = x*6364136223846793005 + 1442695040888963407
+			v := float64(x>>40) / 1024
+			m.Add(0, v)
+			if k >= 2 {
+				all = append(all, v)
+			}
+		}
+		m.Roll(time.Duration(k+1) * time.Second)
+	}
+	bs := m.Recent(6)
+	raw := *bs[3] // one bucket of the window as if never published: unsorted values
+	raw.medians = nil
+	raw.Values = [][]float64{slices.Clone(bs[3].Values[0]), nil}
+	slices.Reverse(raw.Values[0])
+	bs[3] = &raw
+	got := Summarize(testSignals, bs, 4)[0]
+	slices.Sort(all)
+	want := Metric{Count: len(all), Avg: mean(all), P50: percentile(all, 50), P99: percentile(all, 99)}
+	if got.Count != want.Count || got.Avg != want.Avg || got.P50 != want.P50 || got.P99 != want.P99 {
+		t.Errorf("window of 4: count %d avg %v p50 %v p99 %v; want %d %v %v %v",
+			got.Count, got.Avg, got.P50, got.P99, want.Count, want.Avg, want.P50, want.P99)
 	}
 }

@@ -27,7 +27,8 @@ type Bucket struct {
 	// Start and End bound the bucket (run offsets).
 	Start, End time.Duration
 	// Values holds, per signal, the Distribution values kept (at most
-	// SampleCap, a uniform sample of all of them); nil for Rate signals.
+	// SampleCap, a uniform sample of all of them), sorted once the bucket
+	// is published; nil for Rate signals.
 	Values [][]float64
 	// Count is, per signal, the number of values or the sum of the counts
 	// added to the bucket.
@@ -49,6 +50,15 @@ func (b *Bucket) median(i int) float64 {
 		return b.medians[i]
 	}
 	return percentile(sortedCopy(b.Values[i]), 50)
+}
+
+// sorted is Distribution signal i's values in order: Values itself once
+// published, else a sorted copy.
+func (b *Bucket) sorted(i int) []float64 {
+	if b.medians != nil {
+		return b.Values[i]
+	}
+	return sortedCopy(b.Values[i])
 }
 
 // Meter records the headline signals of one phase in fixed-width time
@@ -123,7 +133,8 @@ func (m *Meter) Roll(end time.Duration) {
 	for i, s := range m.signals {
 		b.medians[i] = nan
 		if s.Kind != Rate {
-			b.medians[i] = percentile(sortedCopy(b.Values[i]), 50)
+			slices.Sort(b.Values[i]) // the kept sample's order means nothing
+			b.medians[i] = percentile(b.Values[i], 50)
 		}
 	}
 	m.ring[int(b.Seq%uint64(len(m.ring)))].Store(b)

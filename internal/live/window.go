@@ -21,7 +21,14 @@ func Summarize(signals []Signal, buckets []*Bucket, window int) []Metric {
 	for i, s := range signals {
 		m := Metric{Tag: s.Tag, Header: s.Header, Unit: s.Unit, Kind: s.Kind, Avg: nan, P50: nan, P99: nan}
 		m.Series = make([]float64, len(buckets))
-		var pool []float64
+		var pool, spare []float64
+		if s.Kind != Rate {
+			n := 0
+			for _, b := range win {
+				n += len(b.Values[i])
+			}
+			pool, spare = make([]float64, 0, n), make([]float64, 0, n)
+		}
 		for j, b := range buckets {
 			switch s.Kind {
 			case Rate:
@@ -37,11 +44,13 @@ func Summarize(signals []Signal, buckets []*Bucket, window int) []Metric {
 					pool = append(pool, r)
 				}
 			default:
-				pool = append(pool, b.Values[i]...)
+				pool, spare = mergeSorted(spare[:0], pool, b.sorted(i)), pool
 			}
 		}
 		if len(pool) > 0 {
-			slices.Sort(pool)
+			if s.Kind == Rate {
+				slices.Sort(pool)
+			}
 			m.Count, m.Avg, m.P50, m.P99 = len(pool), mean(pool), percentile(pool, 50), percentile(pool, 99)
 		}
 		out[i] = m
@@ -57,6 +66,23 @@ func (b *Bucket) rate(i int) float64 {
 		return nan
 	}
 	return b.Count[i] / (float64(w) / float64(time.Second))
+}
+
+// mergeSorted appends the values of a and b, both sorted, to out in
+// order: the window pools buckets sorted at publication, which merging
+// keeps linear where sorting the pool again would not. out must not
+// share memory with a or b.
+func mergeSorted(out, a, b []float64) []float64 {
+	out = slices.Grow(out, len(a)+len(b))
+	for len(a) > 0 && len(b) > 0 {
+		if b[0] < a[0] {
+			out, b = append(out, b[0]), b[1:]
+		} else {
+			out, a = append(out, a[0]), a[1:]
+		}
+	}
+	out = append(out, a...)
+	return append(out, b...)
 }
 
 func sortedCopy(v []float64) []float64 {
