@@ -155,7 +155,7 @@ func (c *Config) validateTelemetry(p *problems) {
 	switch g.Collector {
 	case "", GPUCollectorDCGM, GPUCollectorPyNVML:
 	case GPUCollectorAMDSMI:
-		p.add("--gpu-telemetry", "amdsmi is not supported by this build (AMD's SMI library has no Go binding); use a DCGM-style exporter URL")
+		p.add("--gpu-telemetry", "amdsmi is not supported: this pure-Go build does not load AMD's SMI C library; give the URL of AMD's device-metrics exporter instead (e.g. --gpu-telemetry http://gpu-node:5000/metrics), which yields the same amd_* fields")
 	default:
 		p.add("--gpu-telemetry", "invalid collector %q", g.Collector)
 	}

@@ -106,13 +106,13 @@ func resetKVCacheOptions() []Option {
 			Redact:        SecretURL,
 			Group:         GroupGPUTelemetry,
 			Meta:          "[<value> ...]",
-			Usage:         "GPU telemetry is collected by default from DCGM exporters at localhost:9400 and localhost:9401 when they answer (power, energy, utilisation, memory, temperature into gpu_telemetry_export.jsonl and telemetry_data, and the energy-efficiency metrics). This flag also shows the GPU tables on the console and takes: more DCGM exporter URLs (node1:9400), pynvml (or nvml) to read the local NVIDIA driver instead (a build with -tags nvml on Linux), dashboard for live GPU panels, or a *.csv file of DCGM fields to collect.",
+			Usage:         "GPU telemetry is collected by default from DCGM exporters at localhost:9400 and localhost:9401 when they answer (power, energy, utilisation, memory, temperature into gpu_telemetry_export.jsonl and telemetry_data, and the energy-efficiency metrics). This flag also shows the GPU tables on the console and takes: more DCGM exporter URLs (node1:9400) or AMD device-metrics exporter URLs (node1:5000, optionally prefixed amd_dme:), pynvml (or nvml) to read the local NVIDIA driver instead (a build with -tags nvml on Linux), dashboard for live GPU panels, or a *.csv file of DCGM fields to collect.",
 			Set:           setGPUTelemetry,
 			Type:          "list",
 			NoOptDefVal:   BareValue,
 			Multi:         true,
 			OptionalValue: true,
-			Keys: []Key{{Path: "benchmark.gpu_telemetry.urls", Bind: func(c *config.Config) any { return &c.Telemetry.GPU.URLs }, Conv: ConvMetricsURLs, Doc: "DCGM exporter URLs; node1:9400 means http://node1:9400/metrics."},
+			Keys: []Key{{Path: "benchmark.gpu_telemetry.urls", Bind: func(c *config.Config) any { return &c.Telemetry.GPU.URLs }, Conv: ConvMetricsURLs, Doc: "DCGM or AMD device-metrics exporter URLs; node1:9400 means http://node1:9400/metrics."},
 				{Path: "benchmark.gpu_telemetry.collector", Bind: func(c *config.Config) any { return &c.Telemetry.GPU.Collector }, Conv: ConvChoice, Doc: "dcgm (exporters over HTTP, the default) or pynvml (the local NVIDIA driver; a build with -tags nvml on Linux)."},
 				{Path: "benchmark.gpu_telemetry.mode", Bind: func(c *config.Config) any { return &c.Telemetry.GPU.Dashboard }, Conv: ConvGPUMode, Doc: "summary (the default) or realtime_dashboard (live GPU panels)."},
 				{Path: "benchmark.gpu_telemetry.metrics_file", Bind: func(c *config.Config) any { return &c.Telemetry.GPU.MetricsFile }, Doc: "CSV of DCGM fields to collect besides the defaults: lines of \"DCGM_FI_* field, gauge|counter, help (in unit)\"."}}},
@@ -212,6 +212,11 @@ func setGPUTelemetry(c *config.Config, s string) error {
 			g.Collector = config.GPUCollectorDCGM
 		case strings.HasSuffix(lv, ".csv"):
 			g.MetricsFile = v
+		case strings.HasPrefix(lv, "amd_dme:"):
+			// AIPerf's explicit AMD-exporter prefix (a host name has no
+			// underscore); the page itself tells AMD's exporter from DCGM.
+			_, url, _ := strings.Cut(v, ":")
+			g.URLs = append(g.URLs, config.NormalizeMetricsURL(url))
 		default:
 			g.URLs = append(g.URLs, config.NormalizeMetricsURL(v))
 		}
