@@ -50,26 +50,36 @@ type artifactRun struct {
 	unwritten map[string]bool
 }
 
-// exporter is one summary artifact of a finished run.
-type exporter struct {
+// artifact is one output of a run: a per-request file streamed while the
+// run goes (open), or a summary artifact written when it ends (write).
+type artifact struct {
 	name string
-	// file is the path of the file it writes, left out of the files
-	// announced after the tables when writing fails; nil for an exporter
-	// that writes several files or announces its own.
+	// open returns the sink of a per-request file, or ok false when the
+	// run does not write it; it runs before any record flows, and an
+	// error stops the run before its first request.
+	open func(pl *pipeline, p *Plan, o export.LineOptions) (s sink, ok bool, err error)
+	// file is the path a summary artifact writes, left out of the files
+	// announced after the tables when writing fails; nil for one that
+	// writes several files or announces its own.
 	file func(p *Plan) string
-	// enabled says whether the run writes it; nil for an exporter that
-	// always runs (and decides for itself what to write).
+	// enabled says whether the run writes a summary artifact; nil for one
+	// that always runs (and decides for itself what to write).
 	enabled func(a *artifactRun) bool
 	write   func(a *artifactRun) error
 }
 
-// exporters are the summary artifacts in the order they are written:
-// telemetry and accuracy add their blocks to the summary JSON written
-// after them, the llm-d report reads that JSON, and the console comes
-// last, with every table and every file announced. A new artifact is a
-// file with its write function and one entry here. (The per-request
-// files, written while the run goes, are the pipeline's recordFiles.)
-var exporters = []exporter{
+// artifacts are every output of a run, in order. The per-request files
+// come first, fed and finished in this order. The summary artifacts
+// follow in the order they are written: telemetry and accuracy add their
+// blocks to the summary JSON written after them, the llm-d report reads
+// that JSON, and the console comes last, with every table and every file
+// announced. A new output is a file with its open or write function and
+// one entry here.
+var artifacts = []artifact{
+	{name: "records", open: openRecordsFile},
+	{name: "raw records", open: openRawFile},
+	{name: "outputs.json", open: openOutputsFile},
+	{name: "accuracy", open: openAccuracyFile},
 	{name: "telemetry", write: writeTelemetryArtifacts},
 	{name: "metric views", enabled: wantsMetricViews, write: writeMetricViews},
 	{name: "accuracy results", enabled: func(a *artifactRun) bool { return a.res.Accuracy != nil }, write: writeAccuracyResults},
@@ -85,12 +95,12 @@ var exporters = []exporter{
 }
 
 // writeResults writes the summary files and prints the result tables:
-// every exporter, each attempted even when an earlier one failed.
+// every summary artifact, each attempted even when an earlier one failed.
 func writeResults(p *Plan, res *result, rio IO) error {
 	a := newArtifactRun(p, res, rio)
 	var errs []error
-	for _, e := range exporters {
-		if e.enabled != nil && !e.enabled(a) {
+	for _, e := range artifacts {
+		if e.write == nil || e.enabled != nil && !e.enabled(a) {
 			continue
 		}
 		if err := e.write(a); err != nil {

@@ -116,30 +116,16 @@ func (pl *pipeline) observeAdaptive(p *metrics.Processed) {
 	}
 }
 
-// recordFile is one per-request artifact: a file every record (or every
-// profiling record) is streamed to as it finishes.
-type recordFile struct {
-	name string
-	// open returns the file's sink, or ok false when the run does not
-	// write it. An error stops the run before its first request.
-	open func(pl *pipeline, p *Plan, o export.LineOptions) (s sink, ok bool, err error)
-}
-
-// recordFiles are the per-request artifacts, in the order they are fed
-// and finished. A new per-request file is one entry here.
-var recordFiles = []recordFile{
-	{"records", openRecordsFile},
-	{"raw records", openRawFile},
-	{"outputs.json", openOutputsFile},
-	{"accuracy", openAccuracyFile},
-}
-
-// openRecordFiles opens every per-request artifact the run writes, before
-// any record flows. An error is the exit code 1 of an artifact that
-// cannot be written.
+// openRecordFiles opens every per-request artifact the run writes (the
+// entries of artifacts with open), before any record flows: files every
+// record (or every profiling record) is streamed to as it finishes. An
+// error is the exit code 1 of an artifact that cannot be written.
 func (pl *pipeline) openRecordFiles(p *Plan, o export.LineOptions) ([]sink, error) {
 	var sinks []sink
-	for _, f := range recordFiles {
+	for _, f := range artifacts {
+		if f.open == nil {
+			continue
+		}
 		s, ok, err := f.open(pl, p, o)
 		if err != nil {
 			return nil, &config.ExitError{Code: config.ExitFailure, Err: err}
