@@ -85,7 +85,7 @@ Example:
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "aiperf mock server listening on %s (Ctrl-C to stop)\n", srv.URL())
 			if u := srv.DCGMURL(); u != "" {
-				fmt.Fprintf(cmd.OutOrStdout(), "DCGM exporter of %d fake GPUs at %s\n", cfg.DCGM.GPUs, u)
+				fmt.Fprintf(cmd.OutOrStdout(), "%s of %d fake GPUs at %s\n", cfg.DCGM.Exporter(), cfg.DCGM.GPUs, u)
 			}
 			<-cmd.Context().Done()
 			if err := srv.Close(); err != nil {

@@ -83,6 +83,15 @@ func GPUNames() []string {
 	return out
 }
 
+// Exporter names the page the exporter serves: "AMD device-metrics
+// exporter" for an AMD model, else "DCGM exporter".
+func (d DCGM) Exporter() string {
+	if gpuSpecs[d.GPUName].amd {
+		return "AMD device-metrics exporter"
+	}
+	return "DCGM exporter"
+}
+
 func (d *DCGM) registerFlags(fs *flag.FlagSet) {
 	fs.Var(&dcgmPort{d}, "dcgm-port", "also serve a DCGM-exporter-style /metrics page of fake GPUs on this port (0 = a free one); off when not given")
 	fs.IntVar(&d.GPUs, "dcgm-num-gpus", d.GPUs, "number of fake GPUs on the DCGM page")
