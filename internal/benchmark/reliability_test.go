@@ -451,3 +451,34 @@ func TestConnectionLimit(t *testing.T) {
 		}
 	}
 }
+
+// TestRunFailingAtStartStillWritesInputs: a run whose prompts are built
+// as they are sent (more conversations than are built ahead) and that
+// fails before its first request (the span receiver's port is taken)
+// still leaves inputs.json, as a run building its prompts ahead does.
+func TestRunFailingAtStartStillWritesInputs(t *testing.T) {
+	t.Parallel()
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer taken.Close()
+	url, _ := mock(t, nil)
+	cfg := baseConfig(t, url)
+	cfg.Load.RequestCount = ptr(100)
+	cfg.Fidelity.OTLPTracesReceiver = taken.Addr().String()
+	out, err := run(t, context.Background(), cfg)
+	if err == nil {
+		t.Fatalf("Run succeeded with the receiver's port taken\n%s", out)
+	}
+	var inputs struct {
+		Data []json.RawMessage `json:"data"`
+	}
+	raw, rerr := os.ReadFile(filepath.Join(cfg.Output.ArtifactDir, "inputs.json"))
+	if rerr != nil || json.Unmarshal(raw, &inputs) != nil {
+		t.Fatalf("inputs.json after a failed start: %v (Run: %v)", rerr, err)
+	}
+	if len(inputs.Data) != 100 {
+		t.Errorf("inputs.json has %d sessions; want 100", len(inputs.Data))
+	}
+}

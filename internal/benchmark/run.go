@@ -145,16 +145,18 @@ func Run(ctx context.Context, cfg *config.Config, rio IO) error {
 		log.Info("KV cache reset", "urls", cfg.Endpoint.URLs)
 	}
 	res, err := execute(ctx, plan, rio, log, board, console)
-	if err != nil {
-		log.Error("run failed", "error", err, fileOnly)
-		return err
-	}
 	var inputsErr error
 	if inputsAfter {
-		// A failure here still leaves the results to write and print.
+		// Written whether or not the run failed, as it would have been
+		// before a run that builds its prompts ahead; a failure here
+		// still leaves the results to write and print.
 		if inputsErr = writeInputs(plan); inputsErr != nil {
 			log.Error("writing inputs.json failed", "error", inputsErr, fileOnly)
 		}
+	}
+	if err != nil {
+		log.Error("run failed", "error", err, fileOnly)
+		return err
 	}
 	if err := writeArtifacts(plan, res, rio); err != nil {
 		log.Error("writing artifacts failed", "error", err, fileOnly)
