@@ -6,7 +6,6 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -19,20 +18,13 @@ import (
 	"github.com/prometheus/common/model"
 
 	"github.com/aiperf-go/aiperf/internal/api/apitest"
+	"github.com/aiperf-go/aiperf/internal/cli/clitest"
 	"github.com/aiperf-go/aiperf/internal/environ"
 )
 
 // freePort returns a loopback port nothing listens on (for flags that
 // take a fixed port).
-func freePort(t *testing.T) int {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
-}
+func freePort(t *testing.T) int { return clitest.FreePort(t) }
 
 // TestAPIAgainstLiveRun runs a real benchmark against the embedded mock
 // with --api-port and exercises every route while it runs and after it

@@ -19,35 +19,21 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aiperf-go/aiperf/internal/benchmark"
+	"github.com/aiperf-go/aiperf/internal/cli/clitest"
 	"github.com/aiperf-go/aiperf/internal/mockserver"
 )
 
 // The end-to-end tests run the real program as separate processes: the test
 // binary re-executes itself as `aiperf` when this variable is set, so no
 // separate build step is needed and nothing is mocked.
-const asAIPerfEnv = "AIPERF_TEST_RUN_AS_MAIN"
+const asAIPerfEnv = clitest.AsMainEnv
 
 func TestMain(m *testing.M) {
-	if os.Getenv(asAIPerfEnv) == "1" {
-		os.Exit(Main(context.Background(), os.Args[1:], OSEnv()))
-	}
-	// Runs against the mock need no server-metrics flush wait (the mock
-	// counts each token before writing it), and must not pick up a DCGM
-	// exporter someone runs on this machine's default ports. The
-	// processes the tests start inherit both.
-	os.Setenv(benchmark.EnvServerMetricsFlush, "0")
-	os.Setenv(benchmark.EnvGPUDefaultDCGM, "")
-	os.Exit(m.Run())
+	clitest.Main(m, func() int { return Main(context.Background(), os.Args[1:], OSEnv()) })
 }
 
 // aiperfCmd returns a command running `aiperf args...` as its own process.
-func aiperfCmd(t *testing.T, args ...string) *exec.Cmd {
-	t.Helper()
-	cmd := exec.Command(os.Args[0], args...)
-	cmd.Env = append(os.Environ(), asAIPerfEnv+"=1")
-	return cmd
-}
+func aiperfCmd(t *testing.T, args ...string) *exec.Cmd { return clitest.Cmd(t, args...) }
 
 var listenRE = regexp.MustCompile(`listening on (http://127\.0\.0\.1:\d+)`)
 
@@ -96,16 +82,7 @@ type stats struct {
 }
 
 func readSummary(t *testing.T, path string) map[string]json.RawMessage {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var doc map[string]json.RawMessage
-	if err := json.Unmarshal(b, &doc); err != nil {
-		t.Fatalf("%s is not valid JSON: %v", path, err)
-	}
-	return doc
+	return clitest.ReadSummary(t, path)
 }
 
 func metric(t *testing.T, doc map[string]json.RawMessage, tag string) stats {

@@ -10,11 +10,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/aiperf-go/aiperf/internal/cli/clitest"
 	"github.com/aiperf-go/aiperf/internal/mockserver"
 )
 
@@ -33,22 +33,7 @@ func startInProcessMock(t *testing.T, ttft, itl time.Duration) *mockserver.Runni
 }
 
 // lockedBuffer collects a child's stderr while the test reads it.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
+type lockedBuffer = clitest.LockedBuffer
 
 // waitFor polls cond until it holds, failing the test if the child exits
 // or a generous hang guard passes first. It asserts nothing about timing.

@@ -117,6 +117,7 @@ var Vars = []Var{
 	// Tests and their helper packages.
 	{Name: "AIPERF_TEST_MODELS", Default: "$XDG_CACHE_HOME/aiperf-go/test-models", Meaning: "where the tokenizer test models are fetched", Users: "tokenizer/testmodels", Test: true},
 	{Name: "AIPERF_REQUIRE_", Prefix: true, Meaning: "AIPERF_REQUIRE_<TOOL>=1 makes a test that lacks the tool fail instead of skip (.ci/run sets them)", Users: "testenv", Test: true},
+	{Name: "AIPERF_TEST_RUN_AS_MAIN", Meaning: "1: the test binary runs `aiperf` instead of its tests (the end-to-end tests re-execute it)", Users: "cli/clitest", Test: true},
 	{Name: "AIPERF_ENVTEST", Meaning: "set: run the tests against a real kube-apiserver", Users: "kube/kubetest", Test: true},
 	{Name: "KUBEBUILDER_ASSETS", Meaning: "directory of the etcd and kube-apiserver binaries for AIPERF_ENVTEST", Users: "kube/kubetest", Test: true},
 }

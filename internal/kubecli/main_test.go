@@ -4,43 +4,26 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"net"
 	"net/http/httptest"
 	"os"
 	"os/exec"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/aiperf-go/aiperf/internal/benchmark"
 	"github.com/aiperf-go/aiperf/internal/cli"
+	"github.com/aiperf-go/aiperf/internal/cli/clitest"
 	"github.com/aiperf-go/aiperf/internal/config"
 	"github.com/aiperf-go/aiperf/internal/mockserver"
 )
 
 // The end-to-end tests run the pods' command lines as real processes: the
-// test binary re-executes itself as `aiperf` (cli.Main) when this variable
-// is set.
-const asAIPerfEnv = "AIPERF_TEST_RUN_AS_MAIN"
-
+// test binary re-executes itself as `aiperf` (cli.Main).
 func TestMain(m *testing.M) {
-	if os.Getenv(asAIPerfEnv) == "1" {
-		os.Exit(cli.Main(context.Background(), os.Args[1:], cli.OSEnv()))
-	}
-	// As internal/cli's tests: no server-metrics flush wait against the
-	// mock, and no DCGM exporter of this machine picked up.
-	os.Setenv(benchmark.EnvServerMetricsFlush, "0")
-	os.Setenv(benchmark.EnvGPUDefaultDCGM, "")
-	os.Exit(m.Run())
+	clitest.Main(m, func() int { return cli.Main(context.Background(), os.Args[1:], cli.OSEnv()) })
 }
 
 // aiperfCmd returns a command running `aiperf args...` as its own process.
-func aiperfCmd(t *testing.T, args ...string) *exec.Cmd {
-	t.Helper()
-	cmd := exec.Command(os.Args[0], args...)
-	cmd.Env = append(os.Environ(), asAIPerfEnv+"=1")
-	return cmd
-}
+func aiperfCmd(t *testing.T, args ...string) *exec.Cmd { return clitest.Cmd(t, args...) }
 
 // result is what one in-process run of the command line produced.
 type result struct {
@@ -93,43 +76,11 @@ func startMock(t *testing.T, ttft, itl time.Duration) *httptest.Server {
 }
 
 func readSummary(t *testing.T, path string) map[string]json.RawMessage {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var doc map[string]json.RawMessage
-	if err := json.Unmarshal(b, &doc); err != nil {
-		t.Fatalf("%s is not valid JSON: %v", path, err)
-	}
-	return doc
+	return clitest.ReadSummary(t, path)
 }
 
-func freePort(t *testing.T) int {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
-}
+func freePort(t *testing.T) int { return clitest.FreePort(t) }
 
 // lockedBuffer is a bytes.Buffer a child process's output and the test
 // may use at once.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
+type lockedBuffer = clitest.LockedBuffer
