@@ -123,7 +123,7 @@ var errUnreachable = errors.New("nothing is listening")
 // refused), the run stops with one message instead of recording thousands
 // of identical errors a second. A request that got any answer disarms it.
 func (g *failureGuard) observeRecord(rec *record.Record) {
-	if g == nil {
+	if g == nil || rec.CancelledAtPhaseEnd() { // no failure: AIPerf counts it nowhere
 		return
 	}
 	if g.unreachable && !g.Tripped() {

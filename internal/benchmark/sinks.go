@@ -97,7 +97,7 @@ func (pl *pipeline) count(p *metrics.Processed) {
 		c.cancelled.Add(1)
 	}
 	c.done.Add(1)
-	if rec.Error != nil {
+	if rec.Error != nil && !rec.CancelledAtPhaseEnd() { // cut off at the phase's end: no error, as in AIPerf
 		c.errors.Add(1)
 	}
 	if lag := rec.Lag(); lag > metrics.LateThreshold {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/aiperf-go/aiperf/internal/metrics"
 	"github.com/aiperf-go/aiperf/internal/metrics/stats"
+	"github.com/aiperf-go/aiperf/internal/record"
 )
 
 // DefaultConsoleWidth is the width AIPerf renders its end-of-run tables at
@@ -136,6 +137,12 @@ func Console(w io.Writer, s *metrics.Summary, o ConsoleOptions) error {
 		b.WriteString("\n\n")
 		b.WriteString(errorTable(s.Errors, width))
 	}
+	if n := s.CancelledAtPhaseEnd; n > 0 {
+		b.WriteString("\n")
+		for _, l := range wrapText(phaseEndNote(n), width) {
+			b.WriteString(l + "\n")
+		}
+	}
 	results := visibleResults(s)
 	if len(s.Errors) > 0 && validRequests(s) == 0 {
 		// Every request failed: the error table says what happened; the
@@ -168,6 +175,18 @@ func Console(w io.Writer, s *metrics.Summary, o ConsoleOptions) error {
 	b.WriteString(o.Footer)
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// phaseEndNote says what became of the n requests cut off at the end of the
+// phase, which are in no table.
+func phaseEndNote(n int) string {
+	what := "requests were"
+	if n == 1 {
+		what = "request was"
+	}
+	return fmt.Sprintf("%d %s still in flight when the phase ended (its grace period ran out, or the run was stopped) "+
+		"and cancelled: sent, but in none of these results and not counted as errors, as in AIPerf "+
+		"(cancelled_at_phase_end_count; their lines in profile_export.jsonl have the error type %s)", n, what, record.TypePhaseEndCancelled)
 }
 
 // WriteConsoleTxt saves Console's output to path atomically.

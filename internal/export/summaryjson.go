@@ -235,6 +235,17 @@ func SummaryJSON(s *metrics.Summary, info RunInfo) ([]byte, error) {
 		w.key(r.Metric.Tag)
 		writeResultJSON(&w, r)
 	}
+	if n := s.CancelledAtPhaseEnd; n > 0 {
+		// Ours: requests sent but cut off at the end of the phase, which
+		// AIPerf leaves out without a trace (metrics.Summary.CancelledAtPhaseEnd).
+		w.key("cancelled_at_phase_end_count")
+		w.open('{')
+		w.key("unit")
+		w.str("requests")
+		w.key("avg")
+		w.float(float64(n))
+		w.close('}')
+	}
 	if a := info.Accuracy; a != nil {
 		if err := writeAccuracyJSON(&w, a); err != nil {
 			return nil, err

@@ -31,6 +31,9 @@ type Accumulator struct {
 	// specHist pools the valid records' speculative-decoding acceptance
 	// histograms (Summary.SpecDecodeHistogram).
 	specHist []int64
+	// cancelledAtPhaseEnd counts the records cut off by the end of the phase
+	// (record.Record.CancelledAtPhaseEnd), which Add otherwise ignores.
+	cancelledAtPhaseEnd int
 
 	anyRecord           bool
 	firstStart, lastEnd int64 // wall ns over every record (Summary.Start/End)
@@ -126,6 +129,12 @@ func (a *Accumulator) observationWindow() time.Duration {
 func (a *Accumulator) Add(p *Processed) {
 	rec := p.Record
 	if rec == nil || rec.Phase != a.phase {
+		return
+	}
+	if rec.CancelledAtPhaseEnd() {
+		// AIPerf has no record of it: no metric, no error, not in the
+		// phase's window; only counted apart.
+		a.cancelledAtPhaseEnd++
 		return
 	}
 	for i := range p.Values {
@@ -254,7 +263,7 @@ func (a *Accumulator) Summarize() Summary {
 		}
 		return cmp.Or(cmp.Compare(ox, oy), cmp.Compare(x.Metric.Tag, y.Metric.Tag))
 	})
-	s := Summary{Results: results, Errors: a.errorCounts(),
+	s := Summary{Results: results, Errors: a.errorCounts(), CancelledAtPhaseEnd: a.cancelledAtPhaseEnd,
 		ErrorAdjusted: a.errorAdjustedResults(func(m *Metric) bool { return dc.dist[m.idx] != nil })}
 	if a.anyRecord {
 		s.Start, s.End = time.Unix(0, a.firstStart), time.Unix(0, a.lastEnd)

@@ -83,3 +83,42 @@ func TestErrorAdjustedMetrics(t *testing.T) {
 		})
 	}
 }
+
+// TestCancelledAtPhaseEndIsNoError: a request cut off by the end of its phase
+// (record.TypePhaseEndCancelled) is counted apart and nowhere else, as AIPerf,
+// which keeps no record of it: no error row, no error count, no adj_*
+// inflation, no request.
+func TestCancelledAtPhaseEndIsNoError(t *testing.T) {
+	t.Parallel()
+	reg := Builtin()
+	sel := reg.Select(chatStreaming(false))
+	acc := NewAccumulator(reg, sel, nil)
+	proc := newTestProcessor(t, reg, func(o *ProcessorOptions) { o.Metrics = sel })
+	ok := streamRec(0, 1, 10, 20)
+	p := proc.Process(ok)
+	acc.Add(&p)
+	for i := range 3 {
+		e := record.CancelledError(2e9)
+		e.Type = record.TypePhaseEndCancelled
+		r := &record.Record{Seq: uint64(10 + i), Sent: msDur(5), End: msDur(5000), InputTokens: 10, Streaming: true, Cancelled: true, Error: e}
+		p := proc.Process(r)
+		acc.Add(&p)
+	}
+	s := acc.Summarize()
+	if s.CancelledAtPhaseEnd != 3 {
+		t.Errorf("CancelledAtPhaseEnd = %d, want 3", s.CancelledAtPhaseEnd)
+	}
+	if len(s.Errors) != 0 || len(s.ErrorAdjusted) != 0 {
+		t.Errorf("errors %+v, adj %d; want none", s.Errors, len(s.ErrorAdjusted))
+	}
+	if _, ok := s.Get(tagErrorRequestCount); ok {
+		t.Error("error_request_count present")
+	}
+	if r, ok := s.Get(tagRequestCount); !ok || r.Value != 1 {
+		t.Errorf("request_count = %v, %v; want 1", r.Value, ok)
+	}
+	// The window ends with the one request that finished, not 5 s later.
+	if r, ok := s.Get("benchmark_duration"); !ok || r.Value > 0.1 {
+		t.Errorf("benchmark_duration = %v s; the cut-off requests stretched it", r.Value)
+	}
+}

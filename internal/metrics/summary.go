@@ -48,6 +48,11 @@ type Summary struct {
 	// counts as a latency without end) and their std is NaN; only the
 	// exporters that write them as AIPerf does read them.
 	ErrorAdjusted []Result
+	// CancelledAtPhaseEnd counts the requests still in flight when the phase
+	// ended that the client cancelled (record.TypePhaseEndCancelled): sent,
+	// but in no result and no error, as AIPerf, which keeps no record of
+	// them.
+	CancelledAtPhaseEnd int
 	// Errors groups failed records by (code, type, message), most frequent
 	// first.
 	Errors []ErrorCount

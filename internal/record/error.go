@@ -28,7 +28,21 @@ const (
 	TypeJSON           = "JSONDecodeError"          // a response chunk was not valid JSON
 	TypeInvalidResult  = "InvalidInferenceResultError"
 	TypeServerReported = "ServerError" // an error object or SSE error event in a 200 response
+	// TypePhaseEndCancelled (code 499) marks a request still in flight when
+	// its phase ended that the client cancelled: the grace period ran out,
+	// or the run was stopped (an interrupt, an abort rule). AIPerf cancels
+	// those credits, writes no record for them and counts them nowhere.
+	// Here they were sent, so their lines stay in the per-request files,
+	// but they are no error and in no metric: the summary counts them apart
+	// (cancelled_at_phase_end_count). See Record.CancelledAtPhaseEnd.
+	TypePhaseEndCancelled = "PhaseEndCancellation"
 )
+
+// CancelledAtPhaseEnd reports a request cut off by the end of its phase
+// (TypePhaseEndCancelled): sent, but no result, and no error.
+func (r *Record) CancelledAtPhaseEnd() bool {
+	return r.Error != nil && r.Error.Type == TypePhaseEndCancelled
+}
 
 // CancelledCode is the status AIPerf assigns to client-cancelled requests.
 const CancelledCode = 499

@@ -333,6 +333,12 @@ func (p *Pool) sendTurn(workerID string, s *Stream, o TurnOptions, t int, last b
 	if !res.Failed && !last && p.o.Endpoint != nil {
 		p.remember(s, conv.Context, sent, rec)
 	}
+	if res.Cancelled && rec.Cancelled && p.ctx.Err() != nil {
+		// Cut off by the end of the phase (Cancel: the grace period ran
+		// out, or an interrupt), not by a planned cancellation, whose
+		// context is the request's own.
+		rec.Error.Type = record.TypePhaseEndCancelled
+	}
 	p.emit(rec)
 	return res
 }
