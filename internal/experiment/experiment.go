@@ -96,6 +96,10 @@ type experiment struct {
 	plan     *search.Plan
 	adaptive bool
 
+	// runStderr is the stderr the runs get: rio.Stderr before openTopLog
+	// teed it into the experiment's log; nil before.
+	runStderr io.Writer
+
 	// run executes one benchmark (Run; replaced in tests).
 	runOne func(ctx context.Context, cfg *config.Config, rio benchmark.IO) error
 	// sleep waits d or until ctx is done.
@@ -277,6 +281,7 @@ func (x *experiment) run(ctx context.Context) error {
 	if err := benchmark.PrepareArtifactDir(x.base); err != nil {
 		return err
 	}
+	defer x.openTopLog()()
 	total := len(x.vars) * x.trials
 	fmt.Fprintf(x.rio.Stderr, "Experiment: %d variation(s) x %d run(s) = %d benchmarks; artifacts in %s\n",
 		len(x.vars), x.trials, total, x.base)
@@ -422,6 +427,9 @@ func (x *experiment) runTrial(ctx context.Context, v, t, n, total int) error {
 		cfg.Conversation.NumWarmupSessions = nil
 	}
 	rio := x.rio
+	if x.runStderr != nil {
+		rio.Stderr = x.runStderr // the experiment's log keeps its own lines only
+	}
 	rio.Trial, rio.RunLabel = t, runLabel(t)
 	if x.sweep {
 		rio.Sweep = x.sweepRun(v)

@@ -62,6 +62,7 @@ func RunSearch(ctx context.Context, base config.Config, plan *search.Plan, rio b
 	if err := benchmark.PrepareArtifactDir(x.base); err != nil {
 		return err
 	}
+	defer x.openTopLog()()
 	budget := plan.MaxIter
 	if plan.Planner == search.PlannerGrid {
 		budget = len(plan.Points)
