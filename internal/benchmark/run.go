@@ -108,33 +108,9 @@ func Run(ctx context.Context, cfg *config.Config, rio IO) error {
 		log.Error("endpoint not ready", "error", err, fileOnly)
 		return err
 	}
-	started := time.Now()
-	if err := plan.BuildDataset(); err != nil {
-		log.Error("dataset", "error", err, fileOnly)
+	inputsAfter, err := prepareDataset(plan, log)
+	if err != nil {
 		return err
-	}
-	log.Info("dataset ready", "conversations", plan.Dataset.Len(), "tokenizer", plan.Tokenizer.Name(),
-		"tokenizer_source", plan.TokenizerSource, "seed", plan.Seed, "elapsed", time.Since(started))
-	if err := plan.planSessions(); err != nil {
-		log.Error("sessions", "error", err, fileOnly)
-		return err
-	}
-	if flags := plan.replayWarnings(); len(flags) > 0 {
-		log.Warn("only the baseten_trace loader honours these trace-replay flags; they have no effect on this dataset", "flags", flags)
-	}
-	if plan.ChatTemplateErr != nil {
-		log.Warn("--apply-chat-template has no effect: input tokens are counted on the bare prompt text", "reason", plan.ChatTemplateErr)
-	}
-	// A deferred dataset's inputs.json is written after the run: writing
-	// it now would build every prompt before the first request.
-	inputsAfter := plan.Dataset.Deferred()
-	if plan.skipsInputsJSON() {
-		log.Info("inputs.json not written: the requests of a trace or verbatim dataset are its source replayed (as AIPerf 0.13 skips it)", "type", plan.DatasetType)
-		inputsAfter = false
-	} else if !inputsAfter {
-		if err := writeInputs(plan); err != nil {
-			return err
-		}
 	}
 
 	if hooks := controlHooks(plan); hooks != nil && cfg.Telemetry.ResetKVCache != nil {
@@ -166,6 +142,41 @@ func Run(ctx context.Context, cfg *config.Config, rio IO) error {
 		return inputsErr
 	}
 	return exitStatus(res)
+}
+
+// prepareDataset builds the dataset and plans its sessions, logging what
+// the dataset's options will not do, and writes inputs.json now unless the
+// dataset builds its prompts as they are sent (then inputsAfter: it is
+// written after the run, since writing it now would build every prompt
+// before the first request) or the dataset skips it.
+func prepareDataset(plan *Plan, log *slog.Logger) (inputsAfter bool, err error) {
+	started := time.Now()
+	if err := plan.BuildDataset(); err != nil {
+		log.Error("dataset", "error", err, fileOnly)
+		return false, err
+	}
+	log.Info("dataset ready", "conversations", plan.Dataset.Len(), "tokenizer", plan.Tokenizer.Name(),
+		"tokenizer_source", plan.TokenizerSource, "seed", plan.Seed, "elapsed", time.Since(started))
+	if err := plan.planSessions(); err != nil {
+		log.Error("sessions", "error", err, fileOnly)
+		return false, err
+	}
+	if flags := plan.replayWarnings(); len(flags) > 0 {
+		log.Warn("only the baseten_trace loader honours these trace-replay flags; they have no effect on this dataset", "flags", flags)
+	}
+	if plan.ChatTemplateErr != nil {
+		log.Warn("--apply-chat-template has no effect: input tokens are counted on the bare prompt text", "reason", plan.ChatTemplateErr)
+	}
+	inputsAfter = plan.Dataset.Deferred()
+	if plan.skipsInputsJSON() {
+		log.Info("inputs.json not written: the requests of a trace or verbatim dataset are its source replayed (as AIPerf 0.13 skips it)", "type", plan.DatasetType)
+		inputsAfter = false
+	} else if !inputsAfter {
+		if err := writeInputs(plan); err != nil {
+			return false, err
+		}
+	}
+	return inputsAfter, nil
 }
 
 // waitForModel runs the readiness probes the configuration asks for
