@@ -44,12 +44,13 @@ var allowed = map[string][]string{
 	"internal/kubecli": {"internal/cli", "internal/config", "internal/configfile", "internal/kube", "internal/kube/api/v1alpha1", "internal/kube/operator"},
 	"internal/cli": {"internal/configfile", "internal/config", "internal/option", "internal/benchmark", "internal/experiment", "internal/compare", "internal/metricview", "internal/llmd", "internal/results", "internal/search", "internal/builtin", "internal/plugin", "internal/mockserver", "internal/ui", "internal/chattemplate", "internal/report", "internal/export",
 		"internal/api", "internal/otel", "internal/mlflow", "internal/wandb", "internal/accuracy", "internal/metrics", "internal/endpoint", "internal/transport", "internal/tokenizer/hub", // integrations, chat
-		"internal/dataset", "internal/dataset/loader", "internal/dataset/agenticcode"}, // synthesize and validate are dataset tools, not runs
+		"internal/dataset", "internal/dataset/loader", "internal/dataset/agenticcode", // synthesize and validate are dataset tools, not runs
+		"internal/doctor"},
 	"internal/benchmark": {"internal/accuracy", "internal/config", "internal/configfile", "internal/builtin", "internal/plugin", "internal/dataset", "internal/dataset/loader", "internal/dataset/synthesis", "internal/dataset/media", "internal/dataset/public", "internal/timing", "internal/worker", "internal/endpoint", "internal/transport", "internal/metrics", "internal/metrics/stats", "internal/export", "internal/ui", "internal/chattemplate", "internal/verdict", "internal/metricview", "internal/llmd", "internal/adaptive",
 		"internal/controlhook", "internal/telemetry/servermetrics", "internal/telemetry/gpu", "internal/telemetry/dcgm", "internal/telemetry/nvml", "internal/telemetry/energy", "internal/telemetry/netlatency",
 		"internal/cluster", // --workers: the controller-worker protocol
 		"internal/clienthealth", "internal/cancellation", "internal/readiness", "internal/connbudget",
-		"internal/servertrace", "internal/validity",
+		"internal/servertrace", "internal/validity", "internal/doctor",
 		"internal/remote", "internal/tokenizer/hub"}, // remote --input-file
 	// kube/operator: the AIPerfJob reconciler (controller-runtime lives
 	// only here) builds its objects with kube's builders.
@@ -62,6 +63,10 @@ var allowed = map[string][]string{
 	// clienthealth judges the load generator from its records, its
 	// scheduler's counts and its transport's connection events.
 	"internal/clienthealth": {"internal/metrics", "internal/timing", "internal/transport", "internal/validity"},
+	// doctor judges the machine and the configuration before a run: it
+	// reads the tokenizer and its chat template the way the dataset does,
+	// and shares the machine readers of the validity verdict.
+	"internal/doctor": {"internal/config", "internal/validity", "internal/chattemplate", "internal/dataset/synthesis"},
 	// servertrace receives servers' per-request OTLP spans and joins them
 	// to records (record is a leaf).
 	"internal/servertrace": {},

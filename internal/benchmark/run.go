@@ -20,6 +20,7 @@ import (
 	"github.com/aiperf-go/aiperf/internal/cluster"
 	"github.com/aiperf-go/aiperf/internal/config"
 	"github.com/aiperf-go/aiperf/internal/dataset"
+	"github.com/aiperf-go/aiperf/internal/doctor"
 	"github.com/aiperf-go/aiperf/internal/environ"
 	"github.com/aiperf-go/aiperf/internal/export"
 	"github.com/aiperf-go/aiperf/internal/live"
@@ -102,6 +103,10 @@ func Run(ctx context.Context, cfg *config.Config, rio IO) error {
 	log.Info("aiperf-go starting", "version", rio.Version, "command", rio.CLICommand, "artifacts", plan.Paths.Dir)
 	for _, n := range compatNotes(cfg) {
 		log.Info(n)
+	}
+	// aiperf doctor's cheap checks: silent when all is fine.
+	for _, r := range doctor.Preflight(doctor.Cheap(cfg, doctor.Local())) {
+		log.Warn(r.Reason, "check", r.Check, "fix", r.Fix)
 	}
 
 	if err := waitForModel(ctx, plan, rio.Stderr, log); err != nil {

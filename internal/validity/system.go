@@ -6,11 +6,24 @@ import (
 	"strings"
 )
 
+// ReadFunc reads a file of /sys or /proc; os.ReadFile on a real machine,
+// a fixture in tests.
+type ReadFunc func(path string) ([]byte, error)
+
+// The files the machine facts come from (Linux).
+const (
+	GovernorPath  = "/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor"
+	PortRangePath = "/proc/sys/net/ipv4/ip_local_port_range"
+)
+
 // Governor returns the CPU frequency governor of the first CPU
 // ("performance", "powersave", ...), or "" where there is none to read
 // (no cpufreq, not Linux).
-func Governor() string {
-	b, err := os.ReadFile("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor")
+func Governor() string { return GovernorFrom(os.ReadFile) }
+
+// GovernorFrom is Governor reading through read.
+func GovernorFrom(read ReadFunc) string {
+	b, err := read(GovernorPath)
 	if err != nil {
 		return ""
 	}
@@ -19,8 +32,11 @@ func Governor() string {
 
 // EphemeralPorts returns how many local ports outgoing connections may
 // use (Linux's ip_local_port_range), or 0 where it cannot be read.
-func EphemeralPorts() int {
-	b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range")
+func EphemeralPorts() int { return EphemeralPortsFrom(os.ReadFile) }
+
+// EphemeralPortsFrom is EphemeralPorts reading through read.
+func EphemeralPortsFrom(read ReadFunc) int {
+	b, err := read(PortRangePath)
 	if err != nil {
 		return 0
 	}
