@@ -59,13 +59,11 @@ func newDoctorCommand(env *Env) *cobra.Command {
 // fails only when a check does.
 func (p *profileCommand) doctor(ctx context.Context) error {
 	cfg := p.cfg
-	if cfg.Endpoint.MockServer {
-		stop, err := startEmbeddedMock(&cfg, p.env.Stderr)
-		if err != nil {
-			return &runError{err}
-		}
-		defer stop()
+	stop, err := p.startMock(&cfg)
+	if err != nil {
+		return err
 	}
+	defer stop()
 	f := doctor.Cheap(&cfg, doctor.Local())
 	doctor.Prober{Getenv: p.env.Getenv}.Probe(ctx, &cfg, f)
 	rs := doctor.Run(f)

@@ -153,13 +153,11 @@ func (p *profileCommand) run(ctx context.Context, args []string) error {
 	}
 
 	cfg := p.cfg
-	if cfg.Endpoint.MockServer {
-		stop, err := startEmbeddedMock(&cfg, p.env.Stderr)
-		if err != nil {
-			return &runError{err}
-		}
-		defer stop()
+	stop, err := p.startMock(&cfg)
+	if err != nil {
+		return err
 	}
+	defer stop()
 	rio := RunIO{
 		Stdout:     p.env.Stdout,
 		Stderr:     p.env.Stderr,
@@ -171,7 +169,7 @@ func (p *profileCommand) run(ctx context.Context, args []string) error {
 		Getenv:     p.env.Getenv,
 		Env:        p.env.Snapshot,
 	}
-	err := p.env.Runner(ctx, &cfg, rio)
+	err = p.env.Runner(ctx, &cfg, rio)
 	switch {
 	case err != nil:
 		return &runError{err}
@@ -195,6 +193,19 @@ func (p *profileCommand) inUserWords(problems []error) []error {
 		}
 	}
 	return out
+}
+
+// startMock starts the embedded mock when cfg asks for it (--mock-server)
+// and points cfg at it; stop closes it (a no-op without one).
+func (p *profileCommand) startMock(cfg *config.Config) (stop func(), err error) {
+	if !cfg.Endpoint.MockServer {
+		return func() {}, nil
+	}
+	stop, err = startEmbeddedMock(cfg, p.env.Stderr)
+	if err != nil {
+		return nil, &runError{err}
+	}
+	return stop, nil
 }
 
 // startEmbeddedMock starts the mock server for --mock-server on a free
