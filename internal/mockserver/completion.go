@@ -193,6 +193,9 @@ type response struct {
 	predict float64       // Config.PredictionAcceptRate
 	queue   time.Duration // Config.ServerQueue: how long it was held before arrival
 	reqID   string        // X-Request-ID, for the vllm-otlp span
+	// reasoning is how many output tokens a shaped stream sends as
+	// reasoning (usage's reasoning_tokens); 0 otherwise.
+	reasoning int
 }
 
 // usage is OpenAI's token usage object.
@@ -203,10 +206,11 @@ type usage struct {
 	CompletionDetails *completionDetails `json:"completion_tokens_details,omitempty"`
 }
 
-// completionDetails is OpenAI's predicted-output accounting.
+// completionDetails is OpenAI's reasoning and predicted-output accounting.
 type completionDetails struct {
-	Accepted int `json:"accepted_prediction_tokens"`
-	Rejected int `json:"rejected_prediction_tokens"`
+	Reasoning int  `json:"reasoning_tokens,omitempty"`
+	Accepted  *int `json:"accepted_prediction_tokens,omitempty"`
+	Rejected  *int `json:"rejected_prediction_tokens,omitempty"`
 }
 
 // usage returns the usage of the response: with a prediction accept rate,
@@ -216,7 +220,14 @@ func (r *response) usage() usage {
 	u := usage{PromptTokens: r.plan.PromptTokens, CompletionTokens: r.plan.Count, TotalTokens: r.plan.PromptTokens + r.plan.Count}
 	if r.predict > 0 {
 		acc := int(math.Round(r.predict * float64(r.plan.Count)))
-		u.CompletionDetails = &completionDetails{Accepted: acc, Rejected: r.plan.Count - acc}
+		rej := r.plan.Count - acc
+		u.CompletionDetails = &completionDetails{Accepted: &acc, Rejected: &rej}
+	}
+	if r.reasoning > 0 {
+		if u.CompletionDetails == nil {
+			u.CompletionDetails = &completionDetails{}
+		}
+		u.CompletionDetails.Reasoning = r.reasoning
 	}
 	return u
 }

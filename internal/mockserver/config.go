@@ -116,6 +116,15 @@ type Config struct {
 	// none, vllm, trtllm or llamacpp; SpecDecodeK is the draft block.
 	SpecDecode  string
 	SpecDecodeK int
+
+	// The shape of a streamed chat answer (shape.go; --chunk-tokens,
+	// --reasoning-tokens, --tool-call-tokens, --usage-chunks): tokens per
+	// chunk (0 or 1: one), the first ReasoningTokens as reasoning_content
+	// deltas, the last ToolCallTokens as one tool call's deltas, and a
+	// usage-only chunk after every content chunk. Faults and the
+	// completions API keep the plain one-token stream.
+	ChunkTokens, ReasoningTokens, ToolCallTokens int
+	UsageChunks                                  bool
 }
 
 // DefaultConfig returns AIPerf's mock-server defaults: 127.0.0.1:8000,
@@ -179,6 +188,7 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 		"simulated KV-cache capacity in tokens, for the KV-cache usage gauges")
 	c.DCGM.registerFlags(fs)        // --dcgm-* (dcgm.go)
 	c.registerServerTimingFlags(fs) // --server-timing, --server-queue-ms, --otlp-traces-* (servertiming.go)
+	c.registerShapeFlags(fs)        // --chunk-tokens, --reasoning-tokens, --tool-call-tokens, --usage-chunks (shape.go)
 	c.registerSpecDecodeFlags(fs)   // --spec-decode, --spec-decode-k (specdecode.go)
 }
 

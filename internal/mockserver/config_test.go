@@ -114,6 +114,7 @@ func TestRegisterFlagsNamesAndDefaults(t *testing.T) {
 		"dcgm-window-sec": "1", "dcgm-hostname": "localhost",
 		"server-timing": "none", "server-queue-ms": "0", "otlp-traces-endpoint": "", "otlp-traces-protocol": "grpc",
 		"spec-decode": "none", "spec-decode-k": "4",
+		"chunk-tokens": "0", "reasoning-tokens": "0", "tool-call-tokens": "0", "usage-chunks": "false",
 	}
 	got := map[string]string{}
 	fs.VisitAll(func(f *flag.Flag) { got[f.Name] = f.DefValue })

@@ -118,7 +118,7 @@ func (r *Recorder) Wrap(h http.Handler) http.Handler {
 // stream has no role chunk; a non-streaming answer is one body chunk.
 const (
 	chunkRole   = "role"   // chat's first chunk, the assistant role only
-	chunkToken  = "token"  // one content token (what TTFT and ICL count)
+	chunkToken  = "token"  // content tokens (what TTFT and ICL count)
 	chunkFinish = "finish" // the chunk carrying finish_reason
 	chunkUsage  = "usage"  // the usage chunk (stream_options.include_usage)
 	chunkDone   = "done"   // data: [DONE]
@@ -142,6 +142,10 @@ func chunkKind(b []byte) string {
 		return chunkFinish
 	case bytes.Contains(b, []byte(chatTokenPrefix)), bytes.Contains(b, []byte(textTokenPrefix)):
 		return chunkToken
+	case bytes.Contains(b, []byte(chatReasoningPrefix)):
+		return ChunkReasoning
+	case bytes.Contains(b, []byte(chatToolPrefix)):
+		return ChunkTool
 	}
 	return chunkBody
 }
@@ -329,7 +333,7 @@ type RecordedChunk struct {
 	WriteNs int64 `json:"write_ns"`
 	Ns      int64 `json:"ns"`
 	Bytes   int   `json:"bytes"`
-	// Kind is role, token, finish, usage, done or body.
+	// Kind is role, token, reasoning, tool, finish, usage, done or body.
 	Kind string `json:"kind"`
 }
 

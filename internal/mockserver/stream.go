@@ -104,7 +104,16 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, resp *response, 
 	ctx := r.Context()
 	cut := faultCut(resp.plan.Count)
 	var first, last time.Time // when the first and the last token left
-	for i := range resp.plan.Count {
+	plain := resp.plan.Count  // tokens written one per chunk below
+	if chat && resp.fault == FaultNone && s.cfg.Shaped() {
+		resp.reasoning = min(s.cfg.ReasoningTokens, resp.plan.Count)
+		var ok bool
+		if first, last, ok = s.streamShaped(ctx, e, resp, wt); !ok {
+			return
+		}
+		plain = 0
+	}
+	for i := range plain {
 		word := s.wordJSON[words.next(len(s.wordJSON))]
 		if resp.batch != nil {
 			if resp.batch.await(ctx, s.done) != nil {
