@@ -45,7 +45,7 @@ var allowed = map[string][]string{
 	"internal/cli": {"internal/configfile", "internal/config", "internal/option", "internal/benchmark", "internal/experiment", "internal/compare", "internal/metricview", "internal/llmd", "internal/results", "internal/search", "internal/builtin", "internal/plugin", "internal/mockserver", "internal/ui", "internal/chattemplate", "internal/report", "internal/export",
 		"internal/api", "internal/otel", "internal/mlflow", "internal/wandb", "internal/accuracy", "internal/metrics", "internal/endpoint", "internal/transport", "internal/tokenizer/hub", // integrations, chat
 		"internal/dataset", "internal/dataset/loader", "internal/dataset/agenticcode", // synthesize and validate are dataset tools, not runs
-		"internal/doctor"},
+		"internal/doctor", "internal/selftest"},
 	"internal/benchmark": {"internal/accuracy", "internal/config", "internal/configfile", "internal/builtin", "internal/plugin", "internal/dataset", "internal/dataset/loader", "internal/dataset/synthesis", "internal/dataset/media", "internal/dataset/public", "internal/timing", "internal/worker", "internal/endpoint", "internal/transport", "internal/metrics", "internal/metrics/stats", "internal/export", "internal/ui", "internal/chattemplate", "internal/verdict", "internal/metricview", "internal/llmd", "internal/adaptive",
 		"internal/controlhook", "internal/telemetry/servermetrics", "internal/telemetry/gpu", "internal/telemetry/dcgm", "internal/telemetry/nvml", "internal/telemetry/energy", "internal/telemetry/netlatency",
 		"internal/cluster", // --workers: the controller-worker protocol
@@ -67,6 +67,9 @@ var allowed = map[string][]string{
 	// reads the tokenizer and its chat template the way the dataset does,
 	// and shares the machine readers of the validity verdict.
 	"internal/doctor": {"internal/config", "internal/validity", "internal/chattemplate", "internal/dataset/synthesis"},
+	// selftest runs the profile pipeline against the embedded mock and
+	// checks it against the mock's record.
+	"internal/selftest": {"internal/benchmark", "internal/config", "internal/mockserver", "internal/results"},
 	// servertrace receives servers' per-request OTLP spans and joins them
 	// to records (record is a leaf).
 	"internal/servertrace": {},

@@ -278,7 +278,7 @@ func newRootCommand(env *Env) (*cobra.Command, *profileCommand) {
 	root.AddCommand(newPluginsCommand(env), newEnvCommand(env))
 	root.AddCommand(newChatCommand(env), newSpeedBenchCommand(env), newServiceCommand())
 	root.AddCommand(newSynthesizeCommand(env), newValidateCommand(env))
-	root.AddCommand(newDoctorCommand(env))
+	root.AddCommand(newDoctorCommand(env), newSelftestCommand(env))
 	kube := newKubeStubCommand
 	if env.Kube != nil {
 		kube = env.Kube
