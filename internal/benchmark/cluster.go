@@ -66,9 +66,13 @@ type clusterRun struct {
 }
 
 // startCluster serves the protocol on a loopback port, starts the local
-// load workers and waits until every one is ready.
+// load workers and waits until every one is ready; nil when the run has no
+// load workers (--workers unset), whose close does nothing.
 func startCluster(ctx context.Context, plan *Plan, clk *clock.Clock, version string, log *slog.Logger) (*clusterRun, error) {
 	n := plan.Config.Cluster.Workers
+	if n <= 0 {
+		return nil, nil
+	}
 	var blob bytes.Buffer
 	if err := gob.NewEncoder(&blob).Encode(&clusterSetup{
 		Config: plan.Config, Seed: plan.Seed, Dataset: plan.Dataset, Payloads: plan.Payloads,
@@ -148,6 +152,9 @@ func (c *clusterRun) spawn(exe, addr string, n int) error {
 // close shuts the workers down (they exit on the controller's shutdown),
 // kills those still running after workerStopGrace, and stops the server.
 func (c *clusterRun) close() {
+	if c == nil {
+		return
+	}
 	c.ctl.Close(workerStopGrace)
 	deadline := time.After(workerStopGrace)
 	for i, exited := range c.exited {

@@ -271,9 +271,7 @@ func execute(ctx context.Context, plan *Plan, rio IO, log *slog.Logger, board *l
 	if err != nil {
 		return nil, err
 	}
-	if recv != nil {
-		defer recv.Close()
-	}
+	defer recv.Close()
 	stop, requests, sat := newSaturationGuard(stop, requests, plan, log)
 	pl, err := startPipeline(plan, clk, log, guard, sat, rio.Records, recv)
 	if err != nil {
@@ -292,19 +290,14 @@ func execute(ctx context.Context, plan *Plan, rio IO, log *slog.Logger, board *l
 	runner := &phaseRunner{
 		plan: plan, clk: clk, client: client, sampler: sampler, pl: pl, log: log,
 		interruptGrace: grace(plan.Config.GracePeriod()),
-		abort:          rio.Abort,
-		schedStat:      rio.SchedStat,
-		onStart:        w.phaseStarted,
-		requests:       requests,
-		runID:          res.BenchmarkID,
-		bust:           plan.cacheBust(res.BenchmarkID),
+		abort:          rio.Abort, schedStat: rio.SchedStat,
+		onStart: w.phaseStarted, requests: requests,
+		runID: res.BenchmarkID, bust: plan.cacheBust(res.BenchmarkID),
 	}
-	if plan.Config.Cluster.Workers > 0 { // load workers
-		if runner.cluster, err = startCluster(ctx, plan, clk, rio.Version, log); err != nil {
-			return nil, err
-		}
-		defer runner.cluster.close()
+	if runner.cluster, err = startCluster(ctx, plan, clk, rio.Version, log); err != nil {
+		return nil, err
 	}
+	defer runner.cluster.close()
 	if err := writeRunConfig(plan, rio, res.BenchmarkID); err != nil {
 		log.Warn("run_config.json not written", "error", err) // the run's own artifacts still are
 	}
@@ -312,34 +305,45 @@ func execute(ctx context.Context, plan *Plan, rio IO, log *slog.Logger, board *l
 	res.Stopped = res.Stopped || ctx.Err() != nil
 	pl.wait()
 	w.stop(ctx, pl, res)
-	if reason := guard.Reason(); reason != "" {
-		res.Stopped, res.Aborted, res.AbortCode = true, reason, guard.ExitCode()
-	}
-	res.Saturation = sat.summary()
-	if res.Saturation != nil && res.Saturation.Stopped && ctx.Err() == nil && res.Aborted == "" {
-		// --over-saturation enforce ended the phase: the stop condition
-		// the user chose, not an interruption (over_saturation says so).
-		res.Stopped = false
-	}
-	res.WriteErr = pl.close()
-	res.Accuracy = pl.accuracy
+	settle(ctx, res, pl, guard, sat)
 	if loop.err != nil {
 		return nil, loop.err
 	}
 	summarize(res, plan, pl, loop, w.tel)
 	res.Decomposition = decompose(&res.Summary, &pl.sources)
 	if loop.cpu != nil {
-		res.Health = runHealth(loop.cpu, res, plan, &pl.sends, client, preOpened, runner.cluster != nil, log)
-		var workers []cluster.WorkerInfo
-		if runner.cluster != nil {
-			workers = runner.cluster.ctl.Workers()
-		}
-		v := judgeValidity(plan, res.Health, res.Decomposition, workers, pl.sends.Records())
-		res.Health.Validity = &v
-		res.FailOnInvalid = plan.Config.Fidelity.FailOnInvalid
-		log.Info("run validity: "+v.Verdict.String(), "reasons", len(v.Reasons))
+		judge(res, plan, pl, loop, client, preOpened, runner.cluster, log)
 	}
 	return res, nil
+}
+
+// settle records how the run ended once its records are all in: stopped
+// by the failure guard, or ended by --over-saturation enforce (the stop
+// condition the user chose, not an interruption: over_saturation says
+// so); and closes the pipeline's writers.
+func settle(ctx context.Context, res *result, pl *pipeline, guard *failureGuard, sat *saturationGuard) {
+	if reason := guard.Reason(); reason != "" {
+		res.Stopped, res.Aborted, res.AbortCode = true, reason, guard.ExitCode()
+	}
+	res.Saturation = sat.summary()
+	if res.Saturation != nil && res.Saturation.Stopped && ctx.Err() == nil && res.Aborted == "" {
+		res.Stopped = false
+	}
+	res.WriteErr = pl.close()
+	res.Accuracy = pl.accuracy
+}
+
+// judge writes the client's health and the run's validity verdict.
+func judge(res *result, plan *Plan, pl *pipeline, loop *phaseLoop, client *transport.Client, preOpened int, cl *clusterRun, log *slog.Logger) {
+	res.Health = runHealth(loop.cpu, res, plan, &pl.sends, client, preOpened, cl != nil, log)
+	var workers []cluster.WorkerInfo
+	if cl != nil {
+		workers = cl.ctl.Workers()
+	}
+	v := judgeValidity(plan, res.Health, res.Decomposition, workers, pl.sends.Records())
+	res.Health.Validity = &v
+	res.FailOnInvalid = plan.Config.Fidelity.FailOnInvalid
+	log.Info("run validity: "+v.Verdict.String(), "reasons", len(v.Reasons))
 }
 
 // openClient raises the open-file limit and tunes the garbage collector

@@ -67,6 +67,9 @@ func (r *Receiver) Addr() string { return r.ln.Addr().String() }
 
 // Close stops serving.
 func (r *Receiver) Close() {
+	if r == nil { // no receiver was asked for
+		return
+	}
 	r.grpc.Stop()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
