@@ -179,11 +179,11 @@ func judgeValidity(plan *Plan, h *clienthealth.Report, d *timeDecomposition, wor
 	if c := h.CPUUtilizationPct; c != nil {
 		f.CPUKnown, f.CPU = true, *c/100
 	}
-	if w := h.CPUWaitPct; w != nil && len(workers) == 0 {
+	if w := h.CPUWaitPerWakeUs; w != nil && len(workers) == 0 {
 		// With load workers this process only gathers the records: their
 		// times were stamped on the workers, so its own wait for a CPU
 		// is in none of them.
-		f.CPUWaitKnown, f.CPUWait = true, *w/100
+		f.CPUWaitKnown, f.CPUWait = true, time.Duration(*w*float64(time.Microsecond))
 	}
 	if n := plan.Profiling.Concurrency; n > 0 {
 		if l, ok := fdlimit.Current(); ok && l.Soft > 0 && l.Soft < math.MaxInt32 {

@@ -228,9 +228,9 @@ func wantInvalid(t *testing.T, cfg *config.Config, out string, err error, check,
 }
 
 // schedStats returns a reader of the client's thread times that, on
-// each call, adds run to the threads' time on a CPU and wait to their
-// wait for one: the CPU wait a run reports is wait / (run + wait), set
-// by the test and not by this machine's load.
+// each call, adds run to the threads' time on a CPU, wait to their wait
+// for one, and one time put on a CPU: the CPU wait per wake a run reports
+// is wait, set by the test and not by this machine's load.
 func schedStats(run, wait time.Duration) func() (clienthealth.SchedStat, bool) {
 	var s clienthealth.SchedStat
 	var mu sync.Mutex
@@ -239,6 +239,7 @@ func schedStats(run, wait time.Duration) func() (clienthealth.SchedStat, bool) {
 		defer mu.Unlock()
 		s.Run += run
 		s.Wait += wait
+		s.Slices++
 		return s, true
 	}
 }
@@ -257,9 +258,9 @@ func runSched(t *testing.T, cfg *config.Config, sched func() (clienthealth.Sched
 	return out.String() + errOut.String(), err
 }
 
-// TestRunCPUStarvedVerdict: a client whose threads waited for a CPU as
-// long as they ran (what a busy loop pinned to its core causes: the
-// scheduler shares the core evenly) is INVALID for its CPU wait, and
+// TestRunCPUStarvedVerdict: a client whose threads waited 2 ms for a CPU
+// each time they woke (what a loaded machine causes) is INVALID for its
+// CPU wait, and
 // --fail-on-invalid exits with ExitInvalidRun. The wait is injected: this
 // machine's own load must not decide the verdict (docs/explain.md has the
 // busy-loop run measured end to end).
@@ -268,8 +269,8 @@ func TestRunCPUStarvedVerdict(t *testing.T) {
 	cfg := baseConfig(t, url)
 	cfg.Load.Concurrency = ptr(1)
 	cfg.Fidelity.FailOnInvalid = true
-	out, err := runSched(t, cfg, schedStats(time.Millisecond, time.Millisecond))
-	wantInvalid(t, cfg, out, err, validity.CheckCPUWait, "50.0%")
+	out, err := runSched(t, cfg, schedStats(time.Millisecond, 2*time.Millisecond))
+	wantInvalid(t, cfg, out, err, validity.CheckCPUWait, "2000 µs")
 }
 
 // TestRunQuietVerdict: a quiet closed-loop run against the mock, its
@@ -339,8 +340,8 @@ func TestRunHeldVerdict(t *testing.T) {
 // process sent the requests, and not with load workers, whose records
 // were timed on their own machines.
 func TestJudgeCPUWaitWorkers(t *testing.T) {
-	half := 50.0
-	h := &clienthealth.Report{CPUWaitPct: &half}
+	perWake := 2000.0 // µs
+	h := &clienthealth.Report{CPUWaitPerWakeUs: &perWake}
 	cfg := config.Defaults()
 	plan := &Plan{Config: &cfg}
 	for _, c := range []struct {

@@ -64,7 +64,7 @@ type IO struct {
 	// carries the ID the artifacts will have.
 	BenchmarkID string
 	// SchedStat reads how long the process's threads ran and waited for a
-	// CPU (client_health's cpu_wait_pct, the client_cpu_wait check); nil
+	// CPU (client_health's cpu_wait_per_wake_us, the client_cpu_wait check); nil
 	// reads this process's from the kernel.
 	SchedStat func() (clienthealth.SchedStat, bool)
 	// Env is the environment the run reads (AIPERF_* tunables, proxies,

@@ -50,10 +50,10 @@ const (
 	// MinRate is the fraction of the scheduled request rate the
 	// client must achieve in request-rate mode.
 	MinRate = 0.99
-	// MaxCPUWait is the share of the time the client's threads were
-	// runnable that they may spend waiting for a CPU (SchedStat): past it
+	// MaxCPUWaitPerWake is how long on average the client's threads may
+	// wait for a CPU each time they become runnable (SchedStat): past it
 	// another process on the client's cores is in its timings.
-	MaxCPUWait = validity.CPUWaitDegraded
+	MaxCPUWaitPerWake = validity.CPUWaitDegraded
 )
 
 // Report is the client's self-assessment of a profiling phase,
@@ -77,13 +77,17 @@ type Report struct {
 	// CPUCapacityCores is what the process can use: GOMAXPROCS, or the
 	// cgroup CPU quota when that is lower.
 	CPUCapacityCores *float64 `json:"cpu_capacity_cores,omitzero"`
-	// CPUWaitPct is the share of the time the client's threads were
-	// runnable in the phase that they waited for a CPU (the kernel's run
-	// delay over run time plus run delay), in percent; CPUWaitSeconds the
-	// wait itself, summed over the threads. Absent where the kernel does
-	// not report it.
-	CPUWaitPct     *float64 `json:"cpu_wait_pct,omitzero"`
-	CPUWaitSeconds *float64 `json:"cpu_wait_seconds,omitzero"`
+	// CPUWaitPerWakeUs is how long on average the client's threads
+	// waited for a CPU each time they became runnable in the phase (the
+	// kernel's run delay over the times they were put on a CPU), in µs:
+	// about how late a time stamped on waking is. CPUWaitPct is the
+	// share of their runnable time that was such waiting, and
+	// CPUWaitSeconds the wait itself, summed over the threads: for the
+	// record, not judged (see SchedStat). Absent where the kernel does not
+	// report them.
+	CPUWaitPerWakeUs *float64 `json:"cpu_wait_per_wake_us,omitzero"`
+	CPUWaitPct       *float64 `json:"cpu_wait_pct,omitzero"`
+	CPUWaitSeconds   *float64 `json:"cpu_wait_seconds,omitzero"`
 	// ScheduleLagP99Ms is schedule_lag's p99 (Sent - Due) in ms.
 	ScheduleLagP99Ms *float64 `json:"schedule_lag_p99_ms,omitzero"`
 	// TargetRequestRate is --request-rate (rate mode only).
@@ -163,7 +167,7 @@ type Report struct {
 // need this source to interpret the warnings.
 type Thresholds struct {
 	CPUUtilizationPct   float64 `json:"max_cpu_utilization_pct"`
-	CPUWaitPct          float64 `json:"max_cpu_wait_pct"`
+	CPUWaitPerWakeUs    float64 `json:"max_cpu_wait_per_wake_us"`
 	ScheduleLagP99Ms    float64 `json:"max_schedule_lag_p99_ms"`
 	AchievedRateOfPlanP float64 `json:"min_achieved_rate_pct"`
 }
@@ -197,7 +201,7 @@ func assessHealth(f healthFigures) Report {
 		HeldBy:   f.heldBy,
 		Thresholds: Thresholds{
 			CPUUtilizationPct:   100 * MaxCPU,
-			CPUWaitPct:          100 * MaxCPUWait,
+			CPUWaitPerWakeUs:    us(MaxCPUWaitPerWake),
 			ScheduleLagP99Ms:    ms(lagLimit),
 			AchievedRateOfPlanP: 100 * MinRate,
 		},
@@ -219,10 +223,13 @@ func assessHealth(f healthFigures) Report {
 	if share, ok := f.sched.WaitShare(); f.schedOK && ok {
 		h.CPUWaitPct = finitePtr(100 * share)
 		h.CPUWaitSeconds = finitePtr(f.sched.Wait.Seconds())
-		if share > MaxCPUWait {
+	}
+	if per, ok := f.sched.WaitPerWake(); f.schedOK && ok {
+		h.CPUWaitPerWakeUs = finitePtr(us(per))
+		if per > MaxCPUWaitPerWake {
 			h.Warnings = append(h.Warnings, fmt.Sprintf(
-				"the client's threads waited for a CPU %.1f%% of the time they were ready to run (over %.0f%%): another process shares its cores, and its timings include the wait",
-				100*share, 100*MaxCPUWait))
+				"the client's threads waited %.0f µs on average for a CPU each time they became runnable (over %.0f µs): another process shares its cores, and each time it stamps on waking is late by about that much",
+				us(per), us(MaxCPUWaitPerWake)))
 		}
 	}
 	if f.lagOK {
@@ -515,3 +522,6 @@ func parseCPUMax(s string) (float64, bool) {
 	}
 	return float64(quota) / float64(period), true
 }
+
+// us is d in microseconds.
+func us(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }

@@ -7,7 +7,7 @@ import (
 func TestParseSchedStat(t *testing.T) {
 	t.Parallel()
 	for in, want := range map[string]SchedStat{
-		"262175705 692526677 83\n": {Run: 262175705, Wait: 692526677},
+		"262175705 692526677 83\n": {Run: 262175705, Wait: 692526677, Slices: 83},
 		"0 0 0":                    {},
 	} {
 		if got, ok := parseSchedStat(in); !ok || got != want {

@@ -80,13 +80,14 @@ const (
 	// CPUDegraded is the client CPU share (of the cores it can use) above
 	// which it may be the bottleneck.
 	CPUDegraded = 0.85
-	// CPUWaitDegraded and CPUWaitInvalid bound the share of the time the
-	// client's threads were ready to run that they waited for a CPU: the
-	// timings stamp that wait as the server's. A busy loop pinned to the
-	// client's core takes about half of it (the scheduler shares the core
-	// evenly between them).
-	CPUWaitDegraded = 0.10
-	CPUWaitInvalid  = 0.30
+	// CPUWaitDegraded and CPUWaitInvalid bound how long on average the
+	// client's threads waited for a CPU each time they became runnable:
+	// a time stamped on waking is late by about that much, and the
+	// timings carry it as the server's. On an idle machine a woken thread
+	// runs within microseconds (6-11 µs measured on an idle 2-core VM);
+	// 100 µs is a few percent of a 5 ms inter-token latency, 1 ms a fifth.
+	CPUWaitDegraded = 100 * time.Microsecond
+	CPUWaitInvalid  = time.Millisecond
 	// FDDegraded is the share of the open-file limit the connections the
 	// run needs may use.
 	FDDegraded = 0.8
@@ -127,7 +128,7 @@ type Figures struct {
 	CPU      float64 // fraction of the cores the process can use
 
 	CPUWaitKnown bool
-	CPUWait      float64 // fraction of the threads' runnable time spent waiting for a CPU
+	CPUWait      time.Duration // mean wait for a CPU per time a thread became runnable
 
 	Workers, LostWorkers int // load workers (0 without --workers)
 
@@ -234,9 +235,9 @@ func (j *judge) clientHost(f Figures) {
 	if f.CPUWaitKnown {
 		switch w := f.CPUWait; {
 		case w > CPUWaitInvalid:
-			add(CheckCPUWait, Invalid, "the client's threads waited for a CPU %.1f%% of the time they were ready to run (over %.0f%%): another process took the client's cores, and its timings carry the wait as the server's", 100*w, 100*CPUWaitInvalid)
+			add(CheckCPUWait, Invalid, "the client's threads waited %.0f µs on average for a CPU each time they became runnable (over %.0f µs): another process took the client's cores, and its timings carry the wait as the server's", usOf(w), usOf(CPUWaitInvalid))
 		case w > CPUWaitDegraded:
-			add(CheckCPUWait, Degraded, "the client's threads waited for a CPU %.1f%% of the time they were ready to run (over %.0f%%): another process shares the client's cores", 100*w, 100*CPUWaitDegraded)
+			add(CheckCPUWait, Degraded, "the client's threads waited %.0f µs on average for a CPU each time they became runnable (over %.0f µs): another process shares the client's cores", usOf(w), usOf(CPUWaitDegraded))
 		}
 	}
 	if f.LostWorkers > 0 {
@@ -283,3 +284,6 @@ func Console(v Verdict) string {
 	}
 	return b.String()
 }
+
+// usOf is d in microseconds.
+func usOf(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }

@@ -39,11 +39,12 @@ func TestJudge(t *testing.T) {
 		{"rate under 90% held", held(rate(10)), Valid, CheckRate},
 		{"cpu at 85%", Figures{CPUKnown: true, CPU: 0.85}, Valid, ""},
 		{"cpu over 85%", Figures{CPUKnown: true, CPU: 0.851}, Degraded, CheckCPU},
-		{"cpu wait at 10%", Figures{CPUWaitKnown: true, CPUWait: 0.10}, Valid, ""},
-		{"cpu wait over 10%", Figures{CPUWaitKnown: true, CPUWait: 0.101}, Degraded, CheckCPUWait},
-		{"cpu wait at 30%", Figures{CPUWaitKnown: true, CPUWait: 0.30}, Degraded, CheckCPUWait},
-		// A busy loop sharing the client's core: about half.
-		{"cpu wait over 30%", Figures{CPUWaitKnown: true, CPUWait: 0.5}, Invalid, CheckCPUWait},
+		{"cpu wait of an idle machine", Figures{CPUWaitKnown: true, CPUWait: 6 * time.Microsecond}, Valid, ""},
+		{"cpu wait at 100 µs", Figures{CPUWaitKnown: true, CPUWait: 100 * time.Microsecond}, Valid, ""},
+		{"cpu wait over 100 µs", Figures{CPUWaitKnown: true, CPUWait: 101 * time.Microsecond}, Degraded, CheckCPUWait},
+		{"cpu wait at 1 ms", Figures{CPUWaitKnown: true, CPUWait: time.Millisecond}, Degraded, CheckCPUWait},
+		// A loaded machine: each woken thread waits milliseconds.
+		{"cpu wait over 1 ms", Figures{CPUWaitKnown: true, CPUWait: 3 * time.Millisecond}, Invalid, CheckCPUWait},
 		{"workers all there", Figures{Workers: 4}, Valid, ""},
 		{"a worker lost", Figures{Workers: 4, LostWorkers: 1}, Invalid, CheckWorkers},
 		{"governor performance", Figures{Governor: "performance"}, Valid, ""},
