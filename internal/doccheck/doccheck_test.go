@@ -377,9 +377,17 @@ func script(b block) string {
 	var s strings.Builder
 	s.WriteString("set -euo pipefail\ntrap 'kill $(jobs -p) 2>/dev/null || true' EXIT\n")
 	sc := bufio.NewScanner(strings.NewReader(b.text))
+	var logical strings.Builder // the command so far, across "\" continuations
 	for sc.Scan() {
 		line := sc.Text()
 		s.WriteString(line + "\n")
+		if cont, ok := strings.CutSuffix(line, "\\"); ok {
+			logical.WriteString(cont)
+			continue
+		}
+		logical.WriteString(line)
+		line = logical.String()
+		logical.Reset()
 		if backgroundMock.MatchString(line) {
 			port := "8000"
 			if m := portFlag.FindStringSubmatch(line); m != nil {
@@ -505,4 +513,22 @@ func tail(b []byte, n int) string {
 		b = b[len(b)-n:]
 	}
 	return string(b)
+}
+
+// TestScriptWaitsForBackgroundServers: a mock server started in the
+// background gets a wait for its port before the next line, also when
+// its command runs over several lines ("\" continuations, the "&" on the
+// last): without the wait the next line raced the server's listen.
+func TestScriptWaitsForBackgroundServers(t *testing.T) {
+	for _, text := range []string{
+		"./aiperf mock-server -p 8033 &\n./aiperf profile -u localhost:8033\n",
+		"./aiperf mock-server -p 8033 --ttft 30 \\\n  --itl 5 &\n./aiperf profile -u localhost:8033\n",
+	} {
+		got := script(block{text: text})
+		wait := fmt.Sprintf(waitForServer, "8033")
+		i, j := strings.Index(got, wait), strings.Index(got, "./aiperf profile")
+		if i < 0 || j < i {
+			t.Errorf("no wait for port 8033 before the profile line:\n%s", got)
+		}
+	}
 }
