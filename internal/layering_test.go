@@ -38,10 +38,10 @@ var allowed = map[string][]string{
 	// aiperf-kube is aiperf's command line with `aiperf kube` built in;
 	// kubecli is that command and the only importer of the Kubernetes
 	// packages besides kube itself.
-	"cmd/aiperf-kube":  {"internal/cli", "internal/kubecli"},
+	"cmd/aiperf-kube": {"internal/cli", "internal/kubecli"},
 	// clitest: the end-to-end test helpers of cli and kubecli.
 	"internal/cli/clitest": {"internal/benchmark", "internal/environ"},
-	"internal/kubecli": {"internal/cli", "internal/config", "internal/configfile", "internal/kube", "internal/kube/api/v1alpha1", "internal/kube/operator"},
+	"internal/kubecli":     {"internal/cli", "internal/config", "internal/configfile", "internal/kube", "internal/kube/api/v1alpha1", "internal/kube/operator"},
 	"internal/cli": {"internal/configfile", "internal/config", "internal/option", "internal/benchmark", "internal/experiment", "internal/compare", "internal/metricview", "internal/llmd", "internal/results", "internal/search", "internal/builtin", "internal/plugin", "internal/mockserver", "internal/ui", "internal/chattemplate", "internal/report", "internal/export",
 		"internal/api", "internal/otel", "internal/mlflow", "internal/wandb", "internal/accuracy", "internal/metrics", "internal/endpoint", "internal/transport", "internal/tokenizer/hub", // integrations, chat
 		"internal/dataset", "internal/dataset/loader", "internal/dataset/agenticcode", // synthesize and validate are dataset tools, not runs

@@ -13,9 +13,15 @@ import (
 
 func TestSpanTiming(t *testing.T) {
 	kv := func(k string, v *commonpb.AnyValue) *commonpb.KeyValue { return &commonpb.KeyValue{Key: k, Value: v} }
-	d := func(v float64) *commonpb.AnyValue { return &commonpb.AnyValue{Value: &commonpb.AnyValue_DoubleValue{DoubleValue: v}} }
-	i := func(v int64) *commonpb.AnyValue { return &commonpb.AnyValue{Value: &commonpb.AnyValue_IntValue{IntValue: v}} }
-	s := func(v string) *commonpb.AnyValue { return &commonpb.AnyValue{Value: &commonpb.AnyValue_StringValue{StringValue: v}} }
+	d := func(v float64) *commonpb.AnyValue {
+		return &commonpb.AnyValue{Value: &commonpb.AnyValue_DoubleValue{DoubleValue: v}}
+	}
+	i := func(v int64) *commonpb.AnyValue {
+		return &commonpb.AnyValue{Value: &commonpb.AnyValue_IntValue{IntValue: v}}
+	}
+	s := func(v string) *commonpb.AnyValue {
+		return &commonpb.AnyValue{Value: &commonpb.AnyValue_StringValue{StringValue: v}}
+	}
 	ms := time.Millisecond
 	cases := []struct {
 		name  string
