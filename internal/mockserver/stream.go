@@ -74,6 +74,22 @@ func (e *sseWriter) write(b []byte) error {
 // then the finish chunk, the usage chunk when asked for, and [DONE]. It
 // returns early, without error, when the client goes away or the server
 // closes.
+// tokenEvent writes one token's chunk, spoiled as the fault asks when it
+// is the last chunk before the fault's cut (atCut).
+func tokenEvent(e *sseWriter, fault Fault, atCut bool, prefix, word, suffix string) error {
+	switch {
+	case fault == FaultEmptyChoices:
+		return e.event(suffix)
+	case atCut && fault == FaultHugeChunk:
+		chunk := padChunk(string(e.head[len("data: "):]) + prefix + word + suffix)
+		return e.write([]byte("data: " + chunk + "\n\n"))
+	case atCut && fault == FaultInvalidUTF8:
+		return e.event(prefix, withInvalidUTF8(word), suffix)
+	default:
+		return e.event(prefix, word, suffix)
+	}
+}
+
 func (s *Server) stream(w http.ResponseWriter, r *http.Request, resp *response, wt *waiter, includeUsage bool) {
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
@@ -115,33 +131,13 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, resp *response, 
 	}
 	for i := range plain {
 		word := s.wordJSON[words.next(len(s.wordJSON))]
-		if resp.batch != nil {
-			if resp.batch.await(ctx, s.done) != nil {
-				return
-			}
-		} else if resp.clock != nil {
-			if wt.until(ctx, resp.arrival.Add(resp.clock.next())) != nil {
-				return
-			}
-		} else if ctx.Err() != nil {
+		if !s.awaitToken(ctx, resp, wt) {
 			return
 		}
 		if i == cut && s.streamFault(w, r, e, resp.fault) {
 			return
 		}
-		var err error
-		switch {
-		case resp.fault == FaultEmptyChoices:
-			err = e.event(tokenSuffix)
-		case i == cut-1 && resp.fault == FaultHugeChunk:
-			chunk := padChunk(string(e.head[len("data: "):]) + tokenPrefix + word + tokenSuffix)
-			err = e.write([]byte("data: " + chunk + "\n\n"))
-		case i == cut-1 && resp.fault == FaultInvalidUTF8:
-			err = e.event(tokenPrefix, withInvalidUTF8(word), tokenSuffix)
-		default:
-			err = e.event(tokenPrefix, word, tokenSuffix)
-		}
-		if err != nil {
+		if tokenEvent(e, resp.fault, i == cut-1, tokenPrefix, word, tokenSuffix) != nil {
 			return
 		}
 		last = time.Now()
